@@ -1,0 +1,103 @@
+"""The event envelope of DESIGN.md, shared by every command and event.
+
+Every message on the log is ``Envelope`` subclass ``<Type>`` with a typed ``payload``; the
+concrete classes are built from the payload models in :mod:`contracts.messages` so the envelope
+is written once. Streams are single-writer: each stream id names its owner (see
+:func:`stream_for`), so ``seq`` is gap-free from 1 per stream, and the Kafka partition key is the
+aggregate (``game-<id>`` or ``tournament-<id>``) so that all of one game's streams stay in order
+on one partition.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import ClassVar, Literal
+from uuid import UUID, uuid4
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Actor(BaseModel):
+    """Who caused a message: a player (by player id), an arbiter, or a service (by name)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["player", "arbiter", "service", "organiser"]
+    id: str = Field(min_length=1, max_length=120)
+
+
+class Payload(BaseModel):
+    """Base of every command/event payload.
+
+    Class variables (not serialised): ``VERSION`` (the schema_version of the message), ``TOPIC``
+    (logical topic, see :mod:`contracts.topics`), ``KIND`` ("command" or "event").
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    VERSION: ClassVar[int] = 1
+    TOPIC: ClassVar[str] = ""
+    KIND: ClassVar[str] = "event"
+
+
+class Envelope(BaseModel):
+    """Fields every message carries (DESIGN.md, Events).
+
+    - ``event_id``: UUID of this message (commands too), the idempotency key.
+    - ``type``: the payload's type name (discriminator), e.g. ``"MoveAccepted"``.
+    - ``schema_version``: integer version of this type's payload schema.
+    - ``stream``: single-writer stream id, e.g. ``game-g1`` (validation), ``game-g1.clock``.
+    - ``seq``: position in the stream, gap-free from 1.
+    - ``occurred_at``: UTC instant with microseconds (event time; for commands the gateway's
+      receive time).
+    - ``causation_id``/``correlation_id``: the message that caused this one / the original request.
+    - ``actor``: who caused it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    event_id: UUID = Field(default_factory=uuid4)
+    type: str
+    schema_version: int
+    stream: str = Field(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_\-]+(\.[a-z]+)?$")
+    seq: int = Field(ge=1)
+    occurred_at: datetime
+    causation_id: UUID | None = None
+    correlation_id: UUID | None = None
+    actor: Actor
+    payload: Payload
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _utc(cls, v: datetime) -> datetime:
+        if v.tzinfo is None:
+            raise ValueError("occurred_at must be timezone-aware (UTC)")
+        return v.astimezone(timezone.utc)
+
+    @property
+    def key(self) -> str:
+        """Partition key: the aggregate the stream belongs to (``game-<id>``/``tournament-<id>``)."""
+        return self.stream.split(".", 1)[0]
+
+    @property
+    def at_ms(self) -> int:
+        """``occurred_at`` as integer epoch milliseconds (what the domain cores use)."""
+        return ms_of(self.occurred_at)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def ms_of(dt: datetime) -> int:
+    """Epoch milliseconds (int) of an aware datetime; sub-millisecond parts are floored."""
+    return (dt - _EPOCH) // timedelta(milliseconds=1)
+
+
+def dt_of(ms: int) -> datetime:
+    """Aware UTC datetime of integer epoch milliseconds."""
+    return _EPOCH + timedelta(milliseconds=ms)
+
+
+def stream_for(aggregate: str, owner: str | None = None) -> str:
+    """Stream id of an aggregate's stream written by ``owner``.
+
+    ``stream_for("game-g1")`` is the validation service's game record; ``stream_for("game-g1",
+    "clock")`` is the clock's stream of that game; ``"commands"`` is the gateway's command stream.
+    """
+    return aggregate if owner is None else f"{aggregate}.{owner}"

@@ -1,0 +1,482 @@
+"""Every command and event of Arbiter, as pydantic v2 payload models plus their envelopes.
+
+Topics (Kafka topic names; the memory log uses the same names):
+
+- ``arbiter.game.commands``: commands on one game, stream ``game-<id>.commands`` (gateway).
+- ``arbiter.game.events``: facts about one game; streams ``game-<id>`` (validation),
+  ``game-<id>.clock`` (clock), ``game-<id>.result`` (adjudication), ``game-<id>.penalties``.
+- ``arbiter.tournament.commands``: stream ``tournament-<id>.commands`` (gateway).
+- ``arbiter.tournament.events``: streams ``tournament-<id>`` (pairing: the tournament record),
+  ``tournament-<id>.standings`` (standings).
+
+All messages are keyed by aggregate (``game-<id>`` / ``tournament-<id>``) so a game's or a
+tournament's messages stay in order on one partition. The union :data:`Message` discriminates on
+``type``; :data:`MESSAGE_TYPES` maps a type name to its envelope class.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+
+from contracts.envelope import Envelope, Payload
+
+GAME_COMMANDS = "arbiter.game.commands"
+GAME_EVENTS = "arbiter.game.events"
+TOURNAMENT_COMMANDS = "arbiter.tournament.commands"
+TOURNAMENT_EVENTS = "arbiter.tournament.events"
+TOPICS = (GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS)
+
+Colour = Literal["white", "black"]
+Result = Literal["1-0", "0-1", "1/2-1/2"]
+GameId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
+PlayerId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Rule(_M):
+    """The rule a decision applied: game, ruleset and article, e.g. chess / FIDE-1994 / 10.1."""
+
+    game: Literal["chess", "xiangqi", "go"] = "chess"
+    ruleset: str
+    article: str
+    summary: str = ""
+
+
+# ----------------------------------------------------------------------------- tournament commands
+class _TCmd(Payload):
+    TOPIC = TOURNAMENT_COMMANDS
+    KIND = "command"
+    tournament_id: GameId
+
+
+class CreateTournament(_TCmd):
+    """Create a tournament. ``time_control`` is a PGN TimeControl tag (seconds), e.g. ``"300+2"``.
+
+    ``system``: ``round-robin`` (Berger tables), ``double-round-robin`` or ``swiss`` (Dutch).
+    ``tiebreaks``: FIDE codes in order (SB, BH, BH-C1, WIN, DE, ...). ``default_time_s``: a player
+    absent this long after the start of the round loses by forfeit (0 = no limit).
+    """
+
+    name: str = Field(min_length=1, max_length=200)
+    system: Literal["round-robin", "double-round-robin", "swiss"] = "round-robin"
+    rounds: int | None = Field(default=None, ge=1, le=99)
+    time_control: str = "5400+30"
+    tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE")
+    start_fen: str | None = None
+    default_time_s: int = Field(default=3600, ge=0)
+
+
+class RegisterPlayer(_TCmd):
+    """Register a player (before round 1). ``rating``: Elo points."""
+
+    player_id: PlayerId
+    name: str = Field(min_length=1, max_length=200)
+    rating: int | None = Field(default=None, ge=0, le=4000)
+    fide_id: str | None = None
+    title: str | None = None
+
+
+class DrawLots(_TCmd):
+    """Assign round-robin draw numbers (Berger table numbers, 1..n), one per registered player."""
+
+    numbers: dict[str, int]
+
+
+class ManualBoard(_M):
+    white: PlayerId
+    black: PlayerId
+
+
+class StartRound(_TCmd):
+    """Pair and start round ``round``. With ``boards`` the organiser's manual pairing is used;
+    ``bye`` names a player without a game in a manual pairing."""
+
+    round: int = Field(ge=1, le=99)
+    boards: tuple[ManualBoard, ...] | None = None
+    bye: PlayerId | None = None
+
+
+# ------------------------------------------------------------------------------ tournament events
+class _TEvt(Payload):
+    TOPIC = TOURNAMENT_EVENTS
+    tournament_id: GameId
+
+
+class TournamentCreated(_TEvt):
+    name: str
+    system: str
+    rounds: int | None
+    time_control: str
+    tiebreaks: tuple[str, ...]
+    start_fen: str | None = None
+    default_time_s: int = 3600
+
+
+class PlayerRegistered(_TEvt):
+    player_id: PlayerId
+    name: str
+    rating: int | None = None
+    fide_id: str | None = None
+    title: str | None = None
+
+
+class LotsDrawn(_TEvt):
+    numbers: dict[str, int]
+
+
+class Board(_M):
+    board: int
+    game_id: GameId
+    white: PlayerId
+    black: PlayerId
+
+
+class RoundPaired(_TEvt):
+    """A round's pairing: boards (white first), bye, the system and the inputs' hash."""
+
+    round: int
+    system: str
+    boards: tuple[Board, ...]
+    bye: PlayerId | None = None
+    manual: bool = False
+    inputs_hash: str = ""
+    rule: Rule | None = None
+
+
+class StandingRow(_M):
+    rank: int
+    player_id: PlayerId
+    name: str
+    score: float
+    games: int
+    tiebreaks: dict[str, float]
+
+
+class StandingsUpdated(_TEvt):
+    """Standings after ``round`` (all of its games finished). ``order``: tie-break codes used."""
+
+    round: int
+    order: tuple[str, ...]
+    rows: tuple[StandingRow, ...]
+
+
+class TournamentFinished(_TEvt):
+    rounds: int
+
+
+class TournamentCommandRejected(_TEvt):
+    """A tournament command refused: nothing changed. ``code`` is machine-readable."""
+
+    command_id: str
+    command_type: str
+    code: str
+    reason: str
+
+
+# ------------------------------------------------------------------------------------ game commands
+class _GCmd(Payload):
+    TOPIC = GAME_COMMANDS
+    KIND = "command"
+    game_id: GameId
+
+
+class CreateGame(_GCmd):
+    """Create a game outside a tournament (or for one). ``time_control``: PGN TimeControl tag."""
+
+    white: PlayerId
+    black: PlayerId
+    time_control: str = "300"
+    start_fen: str | None = None
+    tournament_id: str | None = None
+    round: int | None = None
+    board: int | None = None
+    default_time_s: int = Field(default=3600, ge=0)
+
+
+class SubmitMove(_GCmd):
+    """A move in UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``)."""
+
+    player_id: PlayerId
+    move: str = Field(min_length=1, max_length=16)
+
+
+class Resign(_GCmd):
+    player_id: PlayerId
+
+
+class OfferDraw(_GCmd):
+    player_id: PlayerId
+
+
+class AcceptDraw(_GCmd):
+    player_id: PlayerId
+
+
+class DeclineDraw(_GCmd):
+    player_id: PlayerId
+
+
+class ClaimDraw(_GCmd):
+    """Claim under FIDE 1994 art. 10.10 (``threefold``) or 10.12 (``fifty-moves``); ``move``
+    is the intended move written down but not played (art. 10.10(1)), if any."""
+
+    player_id: PlayerId
+    reason: Literal["threefold", "fifty-moves"]
+    move: str | None = Field(default=None, max_length=16)
+
+
+class RecordResult(_GCmd):
+    """An arbiter enters a result (over-the-board game, results-only record, ruling)."""
+
+    result: Result
+    reason: str = Field(default="arbiter", max_length=80)
+
+
+class IssuePenalty(_GCmd):
+    """An arbiter penalty (FIDE 1994 art. 16.5): warning, time penalty (``ms`` taken from the
+    player's remaining time), time bonus for the opponent (``ms`` added), or loss of the game."""
+
+    player_id: PlayerId
+    kind: Literal["warning", "time-penalty", "time-bonus", "loss"]
+    ms: int = Field(default=0, ge=0, le=24 * 3600 * 1000)
+    note: str = Field(default="", max_length=500)
+
+
+class ReportAbsence(_GCmd):
+    """An arbiter reports that ``player_id`` has not arrived; forfeits if past the default time."""
+
+    player_id: PlayerId
+
+
+# -------------------------------------------------------------------------------------- game events
+class _GEvt(Payload):
+    TOPIC = GAME_EVENTS
+    game_id: GameId
+
+
+class GameStarted(_GEvt):
+    white: PlayerId
+    black: PlayerId
+    start_fen: str
+    time_control: str
+    tournament_id: str | None = None
+    round: int | None = None
+    board: int | None = None
+    default_time_s: int = 3600
+
+
+PositionStatus = Literal[
+    "ongoing", "checkmate", "stalemate", "insufficient-material",
+    "fivefold-repetition", "seventyfive-moves",
+]
+
+
+class MoveAccepted(_GEvt):
+    """A legal move. ``occurred_at`` is the gateway's receive time. ``status`` is the position
+    after the move as the rules see it without a claim (terminal or ongoing)."""
+
+    ply: int
+    player_id: PlayerId
+    colour: Colour
+    uci: str
+    san: str
+    fen_after: str
+    status: PositionStatus = "ongoing"
+    halfmove_clock: int = 0
+    repetitions: int = 1
+
+
+RejectCode = Literal[
+    "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
+    "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
+]
+
+
+class MoveRejected(_GEvt):
+    player_id: str
+    move: str
+    code: RejectCode
+    reason: str
+    rule: Rule | None = None
+
+
+class GameCommandRejected(_GEvt):
+    """A non-move game command refused (nothing changed)."""
+
+    command_id: str
+    command_type: str
+    player_id: str | None = None
+    code: RejectCode
+    reason: str
+
+
+class DrawOffered(_GEvt):
+    player_id: PlayerId
+    colour: Colour
+    ply: int
+
+
+class DrawOfferDeclined(_GEvt):
+    player_id: PlayerId
+    colour: Colour
+    by_move: bool = False
+
+
+class DrawAgreed(_GEvt):
+    player_id: PlayerId
+    colour: Colour
+
+
+class Resigned(_GEvt):
+    player_id: PlayerId
+    colour: Colour
+
+
+class DrawClaimed(_GEvt):
+    player_id: PlayerId
+    colour: Colour
+    reason: Literal["threefold", "fifty-moves"]
+    move: str | None = None
+    ply: int
+
+
+class ResultRecorded(_GEvt):
+    result: Result
+    reason: str
+
+
+class AbsenceReported(_GEvt):
+    player_id: PlayerId
+    colour: Colour
+
+
+class ClockStarted(_GEvt):
+    time_control: str
+    white_ms: int
+    black_ms: int
+    running: Colour
+
+
+class ClockUpdated(_GEvt):
+    """Remaining times (integer ms) after ply ``ply``; ``deadline_ms`` is the epoch ms at which
+    the running side's flag falls (None when untimed)."""
+
+    ply: int
+    mover: Colour
+    elapsed_ms: int
+    white_ms: int
+    black_ms: int
+    running: Colour
+    deadline_ms: int | None = None
+    period: int = 0
+
+
+class FlagFell(_GEvt):
+    """The running side's time ran out at ``deadline_ms`` with no move received before it;
+    ``observed_ms`` is the tick (or late move) at which the clock service saw it."""
+
+    colour: Colour
+    deadline_ms: int
+    observed_ms: int
+    white_ms: int
+    black_ms: int
+    rule: Rule
+
+
+class ClockAdjusted(_GEvt):
+    colour: Colour
+    delta_ms: int
+    white_ms: int
+    black_ms: int
+    cause: str
+
+
+class ClockStopped(_GEvt):
+    white_ms: int
+    black_ms: int
+
+
+class GameEnded(_GEvt):
+    """The result and why: ``reason`` (checkmate, resignation, timeout, ...) and the ``rule``."""
+
+    result: Result
+    reason: str
+    rule: Rule
+    winner: Colour | None = None
+    detail: str = ""
+
+
+class DrawClaimRejected(_GEvt):
+    player_id: PlayerId
+    colour: Colour
+    reason: str
+    detail: str
+    rule: Rule
+
+
+class PenaltyApplied(_GEvt):
+    """A penalty: ``kind`` warning / time (``time_delta_ms`` added to the penalised player's
+    remaining time, negative = time taken) / bonus to the opponent / forfeit (loss)."""
+
+    player_id: PlayerId
+    colour: Colour
+    kind: Literal["warning", "time", "bonus", "forfeit"]
+    time_delta_ms: int = 0
+    rule: Rule
+    cause: str
+
+
+PAYLOADS: tuple[type[Payload], ...] = (
+    CreateTournament, RegisterPlayer, DrawLots, StartRound,
+    TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
+    TournamentFinished, TournamentCommandRejected,
+    CreateGame, SubmitMove, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
+    IssuePenalty, ReportAbsence,
+    GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,
+    DrawAgreed, Resigned, DrawClaimed, ResultRecorded, AbsenceReported, ClockStarted,
+    ClockUpdated, FlagFell, ClockAdjusted, ClockStopped, GameEnded, DrawClaimRejected,
+    PenaltyApplied,
+)
+
+
+def _envelope_class(p: type[Payload]) -> type[Envelope]:
+    return create_model(  # type: ignore[call-overload]
+        p.__name__ + "Message",
+        __base__=Envelope,
+        __doc__=f"Envelope of {p.__name__} ({p.KIND}, topic {p.TOPIC}). " + (p.__doc__ or ""),
+        type=(Literal[p.__name__], p.__name__),
+        schema_version=(Literal[p.VERSION], p.VERSION),
+        payload=(p, ...),
+    )
+
+
+MESSAGE_TYPES: dict[str, type[Envelope]] = {p.__name__: _envelope_class(p) for p in PAYLOADS}
+PAYLOAD_TYPES: dict[str, type[Payload]] = {p.__name__: p for p in PAYLOADS}
+
+Message = Annotated[Union[tuple(MESSAGE_TYPES.values())], Field(discriminator="type")]  # type: ignore[valid-type]
+MESSAGE_ADAPTER: TypeAdapter = TypeAdapter(Message)
+
+
+def parse_message(data: bytes | str | dict) -> Envelope:
+    """Parse one message (JSON bytes/str or dict) into its typed envelope.
+
+    Raises ``pydantic.ValidationError`` for an unknown type or a malformed message.
+    """
+    if isinstance(data, dict):
+        return MESSAGE_ADAPTER.validate_python(data)
+    return MESSAGE_ADAPTER.validate_json(data)
+
+
+def envelope(payload: Payload, *, stream: str, seq: int, occurred_at, actor, causation_id=None,
+             correlation_id=None, event_id=None) -> Envelope:
+    """Wrap ``payload`` in its typed envelope (type and schema_version filled from the payload)."""
+    cls = MESSAGE_TYPES[type(payload).__name__]
+    kw = dict(stream=stream, seq=seq, occurred_at=occurred_at, actor=actor,
+              causation_id=causation_id, correlation_id=correlation_id, payload=payload)
+    if event_id is not None:
+        kw["event_id"] = event_id
+    return cls(**kw)

@@ -1,0 +1,91 @@
+"""The event-log interface every service runs on (DESIGN.md, Transports).
+
+Two implementations: :class:`shared.eventlog.memory.MemoryLog` (one process; demo, unit tests)
+and :class:`shared.eventlog.kafka.KafkaLog` (FastStream + aiokafka). Messages are
+:class:`contracts.envelope.Envelope` instances, serialised as JSON, keyed by ``envelope.key``
+(the aggregate) so that one game's or one tournament's messages stay in order.
+
+Delivery is at-least-once: a handler may see a message again (redelivery after a crash, a
+producer retry). Consumers make that harmless with :class:`Deduper`.
+"""
+from __future__ import annotations
+
+import abc
+from collections.abc import Awaitable, Callable, Sequence
+
+from contracts.envelope import Envelope
+
+Handler = Callable[[str, Envelope], Awaitable[None]]
+
+
+class EventLog(abc.ABC):
+    """Append-only, per-key ordered log of topics.
+
+    - :meth:`publish` appends one message to ``topic`` under key ``msg.key``; returns once the
+      log has it (Kafka: acks=all on an idempotent producer).
+    - :meth:`subscribe` registers ``handler(topic, msg)`` for ``topics`` in consumer group
+      ``group``; each group sees every message at least once, in order per key. Call before
+      :meth:`start`.
+    - :meth:`read` returns every message of ``topic`` currently in the log, from the start, in
+      log order (replay/audit/export).
+    """
+
+    @abc.abstractmethod
+    async def start(self) -> None: ...
+
+    @abc.abstractmethod
+    async def stop(self) -> None: ...
+
+    @abc.abstractmethod
+    async def publish(self, topic: str, msg: Envelope) -> None: ...
+
+    @abc.abstractmethod
+    def subscribe(self, topics: Sequence[str], group: str, handler: Handler) -> None: ...
+
+    @abc.abstractmethod
+    async def read(self, topic: str) -> list[Envelope]: ...
+
+    async def idle(self, timeout: float = 30.0) -> None:  # pragma: no cover - overridden
+        """Wait until every subscribed group has handled every message published so far."""
+
+    async def __aenter__(self) -> "EventLog":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.stop()
+
+
+class Deduper:
+    """Skips messages already applied: by ``event_id``, and by (``stream``, ``seq``) at or below
+    the last applied seq of that stream (DESIGN.md invariant 3)."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, int] = {}
+        self._ids: set = set()
+
+    def seen(self, msg: Envelope) -> bool:
+        """True when ``msg`` was applied before (and must be skipped)."""
+        return msg.event_id in self._ids or msg.seq <= self._last.get(msg.stream, 0)
+
+    def mark(self, msg: Envelope) -> None:
+        """Record ``msg`` as applied."""
+        self._ids.add(msg.event_id)
+        if msg.seq > self._last.get(msg.stream, 0):
+            self._last[msg.stream] = msg.seq
+
+
+def open_log(bus: str) -> EventLog:
+    """Build an event log from a ``--bus`` value: ``memory`` or ``kafka://HOST:PORT``.
+
+    Raises ``ValueError`` for anything else.
+    """
+    if bus == "memory":
+        from shared.eventlog.memory import MemoryLog
+
+        return MemoryLog()
+    if bus.startswith("kafka://") and len(bus) > len("kafka://"):
+        from shared.eventlog.kafka import KafkaLog
+
+        return KafkaLog(bus[len("kafka://"):])
+    raise ValueError(f"unknown bus {bus!r}: use 'memory' or 'kafka://HOST:PORT'")

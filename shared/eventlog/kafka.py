@@ -1,0 +1,143 @@
+"""Kafka event log: FastStream (KafkaBroker) subscribers and publisher on aiokafka.
+
+- Producer: idempotent (``enable_idempotence=True``, ``acks="all"``), key = aggregate, so a
+  game's messages stay in order on one partition.
+- Consumers: one FastStream subscriber per (group, topics), ``auto_offset_reset=earliest``,
+  acknowledged (offset committed) only after the handler has returned, i.e. after its effects
+  were published (``AckPolicy.ACK``): a crash before that redelivers, and :class:`Deduper`
+  makes the redelivery harmless.
+- :meth:`KafkaLog.read`: a group-less aiokafka consumer reading every partition from the
+  beginning to the end offsets seen at call time (replay, export, audit).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError
+from faststream import AckPolicy
+from faststream.kafka import KafkaBroker, KafkaMessage
+
+from contracts.envelope import Envelope
+from contracts.messages import TOPICS, parse_message
+from shared.eventlog.base import EventLog, Handler
+
+log = logging.getLogger("arbiter.kafka")
+
+
+class KafkaLog(EventLog):
+    """:class:`EventLog` on a Kafka cluster at ``bootstrap`` (``host:port``).
+
+    ``partitions``: partitions per topic when this log creates the topics (default 8).
+    """
+
+    def __init__(self, bootstrap: str, partitions: int = 8, client_id: str = "arbiter") -> None:
+        self.bootstrap = bootstrap
+        self.partitions = partitions
+        self.broker = KafkaBroker(
+            bootstrap, client_id=client_id, enable_idempotence=True, acks="all",
+            linger_ms=0, logger=None, graceful_timeout=10.0,
+        )
+        self._inflight = 0
+        self._started = False
+
+    def subscribe(self, topics: Sequence[str], group: str, handler: Handler) -> None:
+        sub = self.broker.subscriber(
+            *topics, group_id=group, auto_offset_reset="earliest", ack_policy=AckPolicy.ACK,
+            fetch_max_wait_ms=20, max_poll_records=200,
+        )
+
+        async def _consume(msg: KafkaMessage) -> None:
+            self._inflight += 1
+            try:
+                await handler(msg.raw_message.topic, parse_message(msg.body))
+            finally:
+                self._inflight -= 1
+
+        sub(_consume)
+
+    async def ensure_topics(self, topics: Sequence[str] = TOPICS) -> None:
+        """Create ``topics`` with ``self.partitions`` partitions if they do not exist."""
+        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
+        await admin.start()
+        try:
+            existing = set(await admin.list_topics())
+            new = [NewTopic(t, self.partitions, 1) for t in topics if t not in existing]
+            if new:
+                try:
+                    await admin.create_topics(new)
+                except TopicAlreadyExistsError:
+                    pass
+        finally:
+            await admin.close()
+
+    async def start(self) -> None:
+        await self.ensure_topics()
+        await self.broker.start()
+        self._started = True
+
+    async def stop(self) -> None:
+        if self._started:
+            await self.broker.stop()
+            self._started = False
+
+    async def publish(self, topic: str, msg: Envelope) -> None:
+        if not self._started:
+            await self.broker.connect()
+            self._started = True
+        await self.broker.publish(
+            msg.model_dump_json().encode(), topic=topic, key=msg.key.encode(),
+            headers={"type": msg.type},
+        )
+
+    async def _partitions(self, topic: str) -> list[int]:
+        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
+        await admin.start()
+        try:
+            desc = await admin.describe_topics([topic])
+        finally:
+            await admin.close()
+        return [p["partition"] for d in desc if d.get("error_code", 0) == 0 for p in d["partitions"]]
+
+    async def read(self, topic: str) -> list[Envelope]:
+        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        try:
+            parts = await self._partitions(topic)
+            tps = [TopicPartition(topic, p) for p in sorted(parts)]
+            if not tps:
+                return []
+            consumer.assign(tps)
+            await consumer.seek_to_beginning(*tps)
+            end = await consumer.end_offsets(tps)
+            rows: list[tuple[int, int, int, bytes]] = []
+            remaining = {tp for tp in tps if end[tp] > 0}
+            while remaining:
+                batch = await consumer.getmany(*remaining, timeout_ms=1000)
+                for tp, records in batch.items():
+                    for r in records:
+                        if r.offset < end[tp]:
+                            rows.append((r.timestamp, tp.partition, r.offset, r.value))
+                    if records and records[-1].offset >= end[tp] - 1:
+                        remaining.discard(tp)
+                if not batch:
+                    pos = {tp: await consumer.position(tp) for tp in remaining}
+                    remaining = {tp for tp in remaining if pos[tp] < end[tp]}
+            rows.sort(key=lambda r: (r[0], r[1], r[2]))
+            return [parse_message(r[3]) for r in rows]
+        finally:
+            await consumer.stop()
+
+    async def idle(self, timeout: float = 30.0) -> None:
+        """Best effort: wait until no handler of this process is running for a short while."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        quiet = 0
+        while quiet < 10:
+            quiet = quiet + 1 if self._inflight == 0 else 0
+            if loop.time() > end:
+                raise TimeoutError("kafka log not idle")
+            await asyncio.sleep(0.05)

@@ -294,7 +294,8 @@ def dutch_pair(
           1. both players have the same absolute colour preference (a 3rd same colour in a row
              or a colour difference beyond +-2 would follow) -- only when unavoidable;
           2. score differences: pairs crossing each score-group boundary, counted boundary by
-             boundary from the top (fewest and lowest down-floaters);
+             boundary from the top (fewest and lowest down-floaters); then the sum of squared
+             score differences (a down-floater meets the next group, not one further down);
           3. repeated floats (down-floater who floated down last round, up-floater who floated
              up last round);
           4. unmet colour preferences (weighted by the strength of the preference lost);
@@ -365,20 +366,30 @@ def dutch_pair(
             return 1, 0
         return 0, min(sa, sb)
 
-    raw: list[tuple[str, str, tuple[int, int, int, int, int]]] = []
+    def squared_gap(a: SwissPlayer, b: SwissPlayer) -> int:
+        return round(2 * (a.score - b.score)) ** 2  # in half points, exact integers
+
+    raw: list[tuple[str, str, tuple[int, ...]]] = []
     for x, a in enumerate(pool):
         for b in pool[x + 1:]:
             if not _legal(a, b):
                 continue
             absolute, pref = colour_costs(a, b)
-            raw.append(
-                (a.id, b.id, (absolute, score_cost(a, b), float_cost(a, b), pref, order_cost(a, b)))
+            cost = (
+                absolute,
+                score_cost(a, b),
+                squared_gap(a, b),
+                float_cost(a, b),
+                pref,
+                order_cost(a, b),
             )
+            raw.append((a.id, b.id, cost))
 
     # turn the cost tuples into one integer: each tier's multiplier exceeds the largest possible
     # sum of all lower tiers over a matching (pairs_max edges)
-    weights = [1] * 5
-    for tier in range(3, -1, -1):
+    tiers = 6
+    weights = [1] * tiers
+    for tier in range(tiers - 2, -1, -1):
         top_lower = max((c[tier + 1] for _, _, c in raw), default=0)
         weights[tier] = weights[tier + 1] * (top_lower * pairs_max + 1)
     costs = {(u, v): sum(w * c for w, c in zip(weights, cost)) for u, v, cost in raw}

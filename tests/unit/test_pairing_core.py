@@ -282,3 +282,16 @@ def test_dutch_round2_after_top_wins():
     # colour preferences (4 and 2 had black).  Same in the 0 group: 5-8? 5,6 / 7,8 -> 5-7, 6-8
     # both conflict, transposition 5-8, 6-7 satisfies everyone.
     assert rnd.boards == [("p4", "p1"), ("p2", "p3"), ("p5", "p8"), ("p7", "p6")]
+
+
+def test_lone_leader_floats_to_next_group_not_further():
+    # A alone on 2 points, B and C on 1, D on 0.  Either way two pairs cross a boundary, but the
+    # down-floater must meet the next score group (C.04.3: minimise score differences), and
+    # the highest ranked there (S2 of the heterogeneous bracket starts with B).
+    players = [
+        SwissPlayer("A", 4, 2.0), SwissPlayer("B", 1, 1.0),
+        SwissPlayer("C", 2, 1.0), SwissPlayer("D", 3, 0.0),
+    ]
+    rnd = dutch_pair(players, 3)
+    assert {frozenset(b) for b in rnd.boards} == {frozenset("AB"), frozenset("CD")}
+    assert rnd.floats == {"A": "d", "B": "u", "C": "d", "D": "u"}

@@ -655,9 +655,12 @@ def adjust(
     deadline by exactly ``delta_ms``.  If the result is ``<= 0`` the flag of ``colour`` falls
     at once: the state comes back flagged (``flagged = colour``, clocks stopped,
     ``flagged_at = at_ms``, which may be ``None``; "if this means he has exceeded the time
-    limit, he loses", 1994 art. 10.13(2)).  A running player whose adjusted time is positive
-    but already used up is caught by :func:`check_flag`.  Raises :class:`ClockError` for a
-    zero or non-int delta, a bad colour, or a state that is already flagged.
+    limit, he loses", 1994 art. 10.13(2)).  With ``at_ms`` the clock that was running is
+    charged up to ``at_ms`` before it stops (without it, that time is not charged).  A running
+    player whose adjusted time is positive but already used up is caught by
+    :func:`check_flag`; callers should run :func:`check_flag` before adjusting so an earlier
+    flag fall is not overtaken.  Raises :class:`ClockError` for a zero or non-int delta, a bad
+    colour, ``at_ms`` before the running clock's start, or a state that is already flagged.
     """
     if not isinstance(state, ClockState):
         raise ClockError(f"adjust needs a ClockState, got {state!r}")
@@ -669,10 +672,19 @@ def adjust(
         _check_int("at_ms", at_ms)
     if state.flagged is not None:
         raise ClockError(f"cannot adjust: {state.flagged}'s flag has already fallen")
+    if at_ms is not None and state.running is not None:
+        _check_now(state, "at_ms", at_ms)
     side = state.side(colour)
     new = state._with_side(colour, replace(side, remaining_ms=side.remaining_ms + delta_ms))
     if side.remaining_ms + delta_ms > 0:
         return new
+    if at_ms is not None and new.running is not None:
+        # Charge the running clock up to at_ms before stopping it (no clamp for the flagged
+        # colour, so its negative time records the penalty).
+        shown = _display(new, at_ms)
+        if new.running != colour:
+            shown = max(0, shown)
+        new = new._with_side(new.running, replace(new.side(new.running), remaining_ms=shown))
     return replace(
         new,
         running=None,

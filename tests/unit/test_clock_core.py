@@ -330,6 +330,8 @@ def test_adjust_minus_5_min_makes_flag_fall():
     f = adjust(s, "white", -5 * MIN, at_ms=T0 + 130 * S)
     assert f.flagged == "white" and f.flagged_at == T0 + 130 * S
     assert f.white.remaining_ms == 180_000 - 300_000 == -120_000
+    # Black's clock ran from T0 + 120 s to T0 + 130 s and is charged: 300 000 - 10 000.
+    assert f.black.remaining_ms == 290_000
     assert f.running is None and deadline(f, c) is None
     assert check_flag(f, c, T0 + 131 * S) == T0 + 130 * S
     assert remaining_at(f, c, "white", T0 + 131 * S) == 0
@@ -339,6 +341,15 @@ def test_adjust_minus_5_min_makes_flag_fall():
     z = adjust(s, "white", -180_000)
     assert z.flagged == "white" and z.flagged_at is None
     assert check_flag(z, c, T0 + 200 * S) == T0 + 200 * S
+    assert z.black.remaining_ms == 300_000  # no at_ms: black's running time is not charged
+    # The *running* player penalised to zero: white (running since T0, 300 000 stored) loses
+    # 5 min at T0 + 10 s.
+    r = start(c, T0)
+    g = adjust(r, "white", -5 * MIN, at_ms=T0 + 10 * S)
+    # 300 000 - 300 000 = 0 -> flag falls; charged 10 s more: 0 - 10 000 = -10 000.
+    assert (g.flagged, g.white.remaining_ms, g.black.remaining_ms) == ("white", -10_000, 300_000)
+    with pytest.raises(ClockError, match="before the running clock"):
+        adjust(r, "white", -5 * MIN, at_ms=T0 - 1)
 
 
 def test_adjust_running_clock_shifts_deadline():

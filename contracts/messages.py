@@ -355,10 +355,13 @@ class AbsenceReported(_GEvt):
 
 
 class ClockStarted(_GEvt):
+    """The game's clock starts: ``running`` side's time runs from ``occurred_at``."""
+
     time_control: str
     white_ms: int
     black_ms: int
     running: Colour
+    deadline_ms: int | None = None
 
 
 class ClockUpdated(_GEvt):

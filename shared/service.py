@@ -70,9 +70,9 @@ class Core:
         return None
 
 
-def derived_id(cause: uuid.UUID | None, index: int, extra: str = "") -> uuid.UUID:
-    """Deterministic event id of the ``index``-th decision caused by ``cause``."""
-    return uuid.uuid5(_NS, f"{cause}:{index}:{extra}")
+def derived_id(service: str, cause: uuid.UUID | None, index: int, extra: str = "") -> uuid.UUID:
+    """Deterministic event id of the ``index``-th decision of ``service`` caused by ``cause``."""
+    return uuid.uuid5(_NS, f"{service}:{cause}:{index}:{extra}")
 
 
 class ServiceHost:
@@ -139,7 +139,7 @@ class ServiceHost:
                 e.payload, stream=e.stream, seq=seq, occurred_at=at, actor=self.actor,
                 causation_id=cause.event_id if cause else None,
                 correlation_id=(cause.correlation_id or cause.event_id) if cause else None,
-                event_id=derived_id(cause.event_id if cause else None, i, extra),
+                event_id=derived_id(self.core.name, cause.event_id if cause else None, i, extra),
             )
             if out.event_id in self._recorded:
                 continue  # already in the log (recovery after a crash)

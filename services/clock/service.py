@@ -1,0 +1,129 @@
+"""Clock service: turns event time into remaining time (pure event handler around core.py).
+
+Consumes game events: GameStarted (the clock starts, white's time runs; 1994 art. 12.3),
+MoveAccepted (the mover's clock is pressed at the move's receive time), MoveRejected with code
+``flag-fallen`` and the timer's ticks (a deadline passed with no move received before it),
+PenaltyApplied (time penalties and bonuses), GameEnded (stop). Writes ``game-<id>.clock``:
+ClockStarted, ClockUpdated, ClockAdjusted, FlagFell, ClockStopped. All times integer ms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from contracts.envelope import Envelope, stream_for
+from contracts.messages import (
+    GAME_EVENTS, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, FlagFell, GameEnded,
+    GameStarted, MoveAccepted, MoveRejected, PenaltyApplied, Rule,
+)
+from services.clock import core as clk
+from shared.rules.chess import RULES
+from shared.service import Core, Emit
+
+
+@dataclass
+class _Game:
+    tc: clk.TimeControl
+    state: clk.ClockState
+    cause: Envelope  # the event that set the current deadline (causation of a ticked flag)
+    over: bool = False
+
+
+@dataclass
+class ClockCore(Core):
+    name: str = "clock"
+    inputs: tuple[str, ...] = (GAME_EVENTS,)
+    outputs: tuple[str, ...] = (GAME_EVENTS,)
+    games: dict[str, _Game] = field(default_factory=dict)
+
+    def handle(self, msg: Envelope) -> list[Emit]:
+        p = msg.payload
+        if isinstance(p, GameStarted):
+            return self._start(msg, p)
+        g = self.games.get(getattr(p, "game_id", ""))
+        if g is None or g.over:
+            return []
+        if isinstance(p, MoveAccepted):
+            return self._press(msg, p, g)
+        if isinstance(p, MoveRejected) and p.code == "flag-fallen":
+            return self._flag(g, p.game_id, msg.at_ms, RULES["timeout"])
+        if isinstance(p, PenaltyApplied) and p.kind in ("time", "bonus"):
+            return self._adjust(msg, p, g)
+        if isinstance(p, GameEnded):
+            g.over = True
+            if g.state.running is None:
+                return []
+            g.state = clk.stop(g.state, max(msg.at_ms, g.state.turn_started_at or msg.at_ms))
+            return [Emit(self._stream(p.game_id), ClockStopped(
+                game_id=p.game_id, white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms))]
+        return []
+
+    @staticmethod
+    def _stream(game_id: str) -> str:
+        return stream_for(f"game-{game_id}", "clock")
+
+    def _start(self, msg: Envelope, p: GameStarted) -> list[Emit]:
+        if p.game_id in self.games:
+            return []
+        tc = clk.TimeControl.parse(p.time_control)
+        if tc is None:  # untimed game
+            return []
+        first = "white" if " w " in p.start_fen else "black"
+        state = clk.start(tc, msg.at_ms, first=first)
+        self.games[p.game_id] = _Game(tc, state, msg)
+        return [Emit(self._stream(p.game_id), ClockStarted(
+            game_id=p.game_id, time_control=p.time_control, white_ms=state.white.remaining_ms,
+            black_ms=state.black.remaining_ms, running=first, deadline_ms=clk.deadline(state, tc)))]
+
+    def _press(self, msg: Envelope, p: MoveAccepted, g: _Game) -> list[Emit]:
+        try:
+            g.state, r = clk.press(g.state, g.tc, p.colour, msg.at_ms)
+        except clk.FlagAlreadyFell:
+            return self._flag(g, p.game_id, msg.at_ms, RULES["timeout"])
+        g.cause = msg
+        return [Emit(self._stream(p.game_id), ClockUpdated(
+            game_id=p.game_id, ply=p.ply, mover=r.mover, elapsed_ms=r.elapsed_ms,
+            white_ms=r.white_ms, black_ms=r.black_ms, running=r.running,
+            deadline_ms=r.deadline_ms, period=r.period_index))]
+
+    def _flag(self, g: _Game, game_id: str, now_ms: int, rule: Rule) -> list[Emit]:
+        dl = clk.check_flag(g.state, g.tc, now_ms)
+        if dl is None:
+            return []
+        colour = g.state.running
+        g.state = clk.flag(g.state, g.tc, now_ms)
+        g.over = True
+        return [Emit(self._stream(game_id), FlagFell(
+            game_id=game_id, colour=colour, deadline_ms=dl, observed_ms=now_ms,
+            white_ms=max(0, g.state.white.remaining_ms), black_ms=max(0, g.state.black.remaining_ms),
+            rule=rule), at_ms=dl)]
+
+    def _adjust(self, msg: Envelope, p: PenaltyApplied, g: _Game) -> list[Emit]:
+        colour = p.colour if p.kind == "time" else ("black" if p.colour == "white" else "white")
+        g.state = clk.adjust(g.state, colour, p.time_delta_ms, at_ms=msg.at_ms)
+        out = [Emit(self._stream(p.game_id), ClockAdjusted(
+            game_id=p.game_id, colour=colour, delta_ms=p.time_delta_ms,
+            white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms, cause=p.cause))]
+        if g.state.flagged is not None:
+            g.over = True
+            out.append(Emit(self._stream(p.game_id), FlagFell(
+                game_id=p.game_id, colour=g.state.flagged, deadline_ms=msg.at_ms, observed_ms=msg.at_ms,
+                white_ms=max(0, g.state.white.remaining_ms), black_ms=max(0, g.state.black.remaining_ms),
+                rule=p.rule)))
+        else:
+            g.cause = msg
+        return out
+
+    # -------------------------------------------------------------------------------- timer
+    def next_deadline(self) -> int | None:
+        ds = [clk.deadline(g.state, g.tc) for g in self.games.values() if not g.over]
+        ds = [d for d in ds if d is not None]
+        return min(ds) if ds else None
+
+    def tick(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
+        out = []
+        for gid, g in self.games.items():
+            if g.over:
+                continue
+            for e in self._flag(g, gid, now_ms, RULES["timeout"]):
+                out.append((g.cause, e))
+        return out

@@ -1,0 +1,230 @@
+"""Pairing service: owns the tournament record, stream ``tournament-<id>`` (pure event handler).
+
+Consumes tournament commands (CreateTournament, RegisterPlayer, DrawLots, StartRound) and the
+results of its games (GameEnded). Writes TournamentCreated, PlayerRegistered, LotsDrawn,
+RoundPaired (boards with game ids, colours, bye, system, inputs hash), TournamentFinished, and
+TournamentCommandRejected for a refused command (nothing changes).
+
+Systems: ``round-robin`` / ``double-round-robin`` by Berger tables built by the method of
+appendix 1 of the xiangqi rules (identical to FIDE's Berger tables), draw numbers from DrawLots
+(else registration order); ``swiss``: the Dutch system of :func:`services.pairing.core.dutch_pair`;
+or the organiser's manual pairing (StartRound with boards).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from contracts.envelope import Envelope, stream_for
+from contracts.messages import (
+    GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, CreateTournament, DrawLots,
+    GameEnded, LotsDrawn, PlayerRegistered, RegisterPlayer, RoundPaired, Rule, StartRound,
+    TournamentCommandRejected, TournamentCreated, TournamentFinished,
+)
+from services.pairing import core as pc
+from shared.service import Core, Emit
+
+BERGER_RULE = Rule(game="chess", ruleset="xiangqi-1999-appendix-1",
+                   summary="Berger tables (循环赛对局秩序表), same as FIDE C.05 Annex 1", article="appendix 1")
+DUTCH_RULE = Rule(game="chess", ruleset="FIDE-C.04.3", article="Dutch system (first version)")
+MANUAL_RULE = Rule(game="chess", ruleset="organiser", article="manual pairing")
+
+
+@dataclass
+class _Tournament:
+    created: TournamentCreated
+    players: list[PlayerRegistered] = field(default_factory=list)
+    numbers: dict[str, int] | None = None
+    rounds: list[RoundPaired] = field(default_factory=list)
+    results: dict[str, str] = field(default_factory=dict)  # game id -> result ("+-" for forfeits)
+    finished: bool = False
+
+    def total_rounds(self) -> int | None:
+        n = len(self.players) + len(self.players) % 2
+        if self.created.system == "round-robin":
+            return n - 1
+        if self.created.system == "double-round-robin":
+            return 2 * (n - 1)
+        return self.created.rounds
+
+    def open_games(self) -> list[str]:
+        return [b.game_id for r in self.rounds for b in r.boards if b.game_id not in self.results]
+
+
+@dataclass
+class PairingCore(Core):
+    name: str = "pairing"
+    inputs: tuple[str, ...] = (TOURNAMENT_COMMANDS, GAME_EVENTS)
+    outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)
+    tournaments: dict[str, _Tournament] = field(default_factory=dict)
+    game_index: dict[str, str] = field(default_factory=dict)
+
+    def handle(self, msg: Envelope) -> list[Emit]:
+        p = msg.payload
+        if isinstance(p, GameEnded):
+            return self._result(p)
+        h = getattr(self, "_on_" + type(p).__name__, None)
+        if h is None:
+            return []
+        if not isinstance(p, CreateTournament) and p.tournament_id not in self.tournaments:
+            return self._reject(msg, "no-such-tournament", f"no tournament {p.tournament_id}")
+        return h(msg, p)
+
+    def _stream(self, tid: str) -> str:
+        return stream_for(f"tournament-{tid}")
+
+    def _reject(self, msg: Envelope, code: str, reason: str) -> list[Emit]:
+        p = msg.payload
+        return [Emit(self._stream(p.tournament_id), TournamentCommandRejected(
+            tournament_id=p.tournament_id, command_id=str(msg.event_id), command_type=msg.type,
+            code=code, reason=reason))]
+
+    def _on_CreateTournament(self, msg, p: CreateTournament):
+        from services.clock.core import ClockError, TimeControl
+        from services.standings.core import TIEBREAKS
+        if p.tournament_id in self.tournaments:
+            return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")
+        bad = [t for t in p.tiebreaks if t not in TIEBREAKS]
+        if bad:
+            return self._reject(msg, "invalid", f"unknown tie-break(s) {bad}; known: {list(TIEBREAKS)}")
+        if p.system == "swiss" and not p.rounds:
+            return self._reject(msg, "invalid", "a Swiss tournament needs the number of rounds")
+        try:
+            TimeControl.parse(p.time_control)
+        except ClockError as e:
+            return self._reject(msg, "invalid", f"bad time control: {e}")
+        if p.start_fen:
+            from shared.rules.chess import board_from_fen
+            try:
+                board_from_fen(p.start_fen)
+            except ValueError as e:
+                return self._reject(msg, "invalid", f"bad start FEN: {e}")
+        ev = TournamentCreated(**p.model_dump())
+        self.tournaments[p.tournament_id] = _Tournament(ev)
+        return [Emit(self._stream(p.tournament_id), ev)]
+
+    def _on_RegisterPlayer(self, msg, p: RegisterPlayer):
+        t = self.tournaments[p.tournament_id]
+        if t.rounds:
+            return self._reject(msg, "closed", "registration is closed: round 1 has been paired")
+        if any(x.player_id == p.player_id for x in t.players):
+            return self._reject(msg, "already-exists", f"player {p.player_id} is already registered")
+        ev = PlayerRegistered(**p.model_dump())
+        t.players.append(ev)
+        return [Emit(self._stream(p.tournament_id), ev)]
+
+    def _on_DrawLots(self, msg, p: DrawLots):
+        t = self.tournaments[p.tournament_id]
+        if t.rounds:
+            return self._reject(msg, "closed", "lots must be drawn before round 1")
+        ids = {x.player_id for x in t.players}
+        if set(p.numbers) != ids:
+            return self._reject(msg, "invalid", "draw numbers must name every registered player exactly once")
+        if sorted(p.numbers.values()) != list(range(1, len(ids) + 1)):
+            return self._reject(msg, "invalid", f"draw numbers must be 1..{len(ids)}, each once")
+        t.numbers = dict(p.numbers)
+        return [Emit(self._stream(p.tournament_id), LotsDrawn(tournament_id=p.tournament_id, numbers=t.numbers))]
+
+    def _on_StartRound(self, msg, p: StartRound):
+        t = self.tournaments[p.tournament_id]
+        expected = len(t.rounds) + 1
+        if p.round != expected:
+            return self._reject(msg, "invalid", f"the next round is {expected}, not {p.round}")
+        total = t.total_rounds()
+        if total is not None and p.round > total:
+            return self._reject(msg, "invalid", f"the tournament has {total} rounds")
+        if len(t.players) < 2:
+            return self._reject(msg, "invalid", "at least two players are needed")
+        if t.open_games():
+            return self._reject(msg, "round-running",
+                                f"round {expected - 1} is not finished: {len(t.open_games())} game(s) running")
+        try:
+            pairs, bye, system, rule, inputs = (self._manual(t, p) if p.boards is not None
+                                                else self._by_system(t, p.round))
+        except pc.PairingError as e:
+            return self._reject(msg, "invalid", str(e))
+        boards = tuple(Board(board=i + 1, game_id=f"{p.tournament_id}-r{p.round}-b{i + 1}", white=w, black=b)
+                       for i, (w, b) in enumerate(pairs))
+        digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
+        ev = RoundPaired(tournament_id=p.tournament_id, round=p.round, system=system, boards=boards,
+                         bye=bye, manual=p.boards is not None, inputs_hash=digest, rule=rule)
+        t.rounds.append(ev)
+        for b in boards:
+            self.game_index[b.game_id] = p.tournament_id
+        return [Emit(self._stream(p.tournament_id), ev)]
+
+    def _manual(self, t: _Tournament, p: StartRound):
+        ids = [x.player_id for x in t.players]
+        seen: list[str] = []
+        for b in p.boards:
+            for pid in (b.white, b.black):
+                if pid not in ids:
+                    raise pc.PairingError(f"{pid} is not registered")
+                if pid in seen:
+                    raise pc.PairingError(f"{pid} is paired twice")
+                seen.append(pid)
+        if p.bye is not None and (p.bye not in ids or p.bye in seen):
+            raise pc.PairingError(f"bye {p.bye} is not registered or is also paired")
+        pairs = [(b.white, b.black) for b in p.boards]
+        return pairs, p.bye, "manual", MANUAL_RULE, {"manual": pairs, "bye": p.bye}
+
+    def _by_system(self, t: _Tournament, rnd: int):
+        ids = [x.player_id for x in t.players]
+        if t.created.system in ("round-robin", "double-round-robin"):
+            numbers = t.numbers or {pid: i + 1 for i, pid in enumerate(ids)}
+            by_no = {n: pid for pid, n in numbers.items()}
+            cycles = 2 if t.created.system == "double-round-robin" else 1
+            plan = pc.round_robin(len(ids), cycles)[rnd - 1]
+            pairs = [(by_no[w], by_no[b]) for w, b in plan.boards]
+            bye = by_no[plan.bye] if plan.bye else None
+            return pairs, bye, t.created.system, BERGER_RULE, {"numbers": numbers, "round": rnd}
+        players = self._swiss_players(t)
+        sr = pc.dutch_pair(players, rnd)
+        inputs = {"players": [[x.id, x.pairing_no, x.score, list(x.opponents), list(x.colours), x.had_bye]
+                              for x in players], "round": rnd}
+        return list(sr.boards), sr.bye, "swiss-dutch", DUTCH_RULE, inputs
+
+    def _swiss_players(self, t: _Tournament) -> list[pc.SwissPlayer]:
+        order = sorted(t.players, key=lambda x: (-(x.rating or 0), x.name))
+        score = {x.player_id: 0.0 for x in t.players}
+        opps = {x.player_id: [] for x in t.players}
+        cols = {x.player_id: [] for x in t.players}
+        byes = set()
+        pts = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
+        for r in t.rounds:
+            for b in r.boards:
+                res = t.results.get(b.game_id)
+                w, bl = pts.get(res, (0, 0))
+                score[b.white] += w
+                score[b.black] += bl
+                opps[b.white].append(b.black)
+                opps[b.black].append(b.white)
+                cols[b.white].append("w")
+                cols[b.black].append("b")
+            if r.bye:
+                score[r.bye] += 1.0
+                byes.add(r.bye)
+                cols[r.bye].append("-")
+        return [pc.SwissPlayer(id=x.player_id, pairing_no=i + 1, score=score[x.player_id],
+                               opponents=tuple(opps[x.player_id]), colours=tuple(cols[x.player_id]),
+                               had_bye=x.player_id in byes) for i, x in enumerate(order)]
+
+    def _result(self, p: GameEnded) -> list[Emit]:
+        tid = self.game_index.get(p.game_id)
+        if tid is None:
+            return []
+        t = self.tournaments[tid]
+        t.results[p.game_id] = result_code(p)
+        if not t.finished and not t.open_games() and len(t.rounds) == t.total_rounds():
+            t.finished = True
+            return [Emit(self._stream(tid), TournamentFinished(tournament_id=tid, rounds=len(t.rounds)))]
+        return []
+
+
+def result_code(p: GameEnded) -> str:
+    """Crosstable result of a GameEnded: ``1-0``/``0-1``/``1/2-1/2``, or ``+-``/``-+`` for a
+    forfeit (xiangqi 1999 art. 21.4 marks forfeits + and -)."""
+    if p.reason == "forfeit":
+        return "+-" if p.result == "1-0" else "-+"
+    return p.result

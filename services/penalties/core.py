@@ -1,0 +1,114 @@
+"""Penalties: fouls, warnings, time penalties and forfeits (pure core, no I/O).
+
+- An incorrect draw claim (adjudication's DrawClaimRejected) adds 5 minutes to the claimant's
+  used time, i.e. takes 300 000 ms from the remaining time (FIDE 1994 art. 10.13(2)); if that
+  passes the limit the clock's flag falls and the claimant loses.
+- Arbiter penalties (1994 art. 16.5): warning, time penalty, time bonus to the opponent, loss.
+- Absence: a player reported absent who has not moved when the event's default time has passed
+  since the start of the game loses by forfeit (1994 art. 10.15, one hour; the event sets it).
+
+Writes ``game-<id>.penalties``: PenaltyApplied, or GameCommandRejected for a refused command.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from contracts.envelope import Envelope, stream_for
+from contracts.messages import (
+    GAME_COMMANDS, GAME_EVENTS, AbsenceReported, DrawClaimRejected, GameCommandRejected, GameEnded,
+    GameStarted, IssuePenalty, MoveAccepted, PenaltyApplied,
+)
+from shared.rules import chess as rules
+from shared.service import Core, Emit
+
+INCORRECT_CLAIM_MS = 5 * 60 * 1000
+
+
+@dataclass
+class _Game:
+    white: str
+    black: str
+    started_ms: int
+    default_time_s: int
+    moved: set = field(default_factory=set)
+    warnings: dict = field(default_factory=dict)
+    over: bool = False
+
+    def colour_of(self, pid: str) -> str | None:
+        return "white" if pid == self.white else "black" if pid == self.black else None
+
+
+@dataclass
+class PenaltiesCore(Core):
+    name: str = "penalties"
+    inputs: tuple[str, ...] = (GAME_COMMANDS, GAME_EVENTS)
+    outputs: tuple[str, ...] = (GAME_EVENTS,)
+    games: dict[str, _Game] = field(default_factory=dict)
+
+    def handle(self, msg: Envelope) -> list[Emit]:
+        p = msg.payload
+        if isinstance(p, GameStarted):
+            self.games.setdefault(p.game_id, _Game(p.white, p.black, msg.at_ms, p.default_time_s))
+            return []
+        g = self.games.get(getattr(p, "game_id", ""))
+        if isinstance(p, IssuePenalty):
+            return self._issue(msg, p, g)
+        if g is None or g.over:
+            return []
+        if isinstance(p, MoveAccepted):
+            g.moved.add(p.colour)
+        elif isinstance(p, GameEnded):
+            g.over = True
+        elif isinstance(p, DrawClaimRejected):
+            return [self._apply(p.game_id, p.player_id, p.colour, "time", -INCORRECT_CLAIM_MS,
+                                rules.RULES["incorrect-claim"], f"incorrect {p.reason} claim: {p.detail}")]
+        elif isinstance(p, AbsenceReported):
+            return self._absence(msg, p, g)
+        return []
+
+    def _apply(self, game_id, player_id, colour, kind, delta, rule, cause) -> Emit:
+        return Emit(stream_for(f"game-{game_id}", "penalties"), PenaltyApplied(
+            game_id=game_id, player_id=player_id, colour=colour, kind=kind, time_delta_ms=delta,
+            rule=rule, cause=cause))
+
+    def _reject(self, msg: Envelope, p, code: str, reason: str) -> list[Emit]:
+        return [Emit(stream_for(f"game-{p.game_id}", "penalties"), GameCommandRejected(
+            game_id=p.game_id, command_id=str(msg.event_id), command_type=msg.type,
+            player_id=p.player_id, code=code, reason=reason))]
+
+    def _issue(self, msg: Envelope, p: IssuePenalty, g: _Game | None) -> list[Emit]:
+        if g is None:
+            return self._reject(msg, p, "no-such-game", f"no game {p.game_id}")
+        if msg.actor.kind != "arbiter":
+            return self._reject(msg, p, "invalid", "only an arbiter may issue a penalty")
+        colour = g.colour_of(p.player_id)
+        if colour is None:
+            return self._reject(msg, p, "not-a-player", f"{p.player_id} does not play in game {p.game_id}")
+        if g.over:
+            return self._reject(msg, p, "game-over", "the game is over")
+        rule = rules.RULES["penalty"]
+        if p.kind == "warning":
+            g.warnings[colour] = g.warnings.get(colour, 0) + 1
+            return [self._apply(p.game_id, p.player_id, colour, "warning", 0, rule,
+                                f"warning {g.warnings[colour]}: {p.note}".rstrip(": "))]
+        if p.kind in ("time-penalty", "time-bonus") and p.ms <= 0:
+            return self._reject(msg, p, "invalid", "a time penalty or bonus needs ms > 0")
+        if p.kind == "time-penalty":
+            return [self._apply(p.game_id, p.player_id, colour, "time", -p.ms, rule, p.note or "time penalty")]
+        if p.kind == "time-bonus":
+            return [self._apply(p.game_id, p.player_id, colour, "bonus", p.ms, rule,
+                                p.note or "time added to the opponent")]
+        return [self._apply(p.game_id, p.player_id, colour, "forfeit", 0, rule, p.note or "loss by arbiter decision")]
+
+    def _absence(self, msg: Envelope, p: AbsenceReported, g: _Game) -> list[Emit]:
+        if p.colour in g.moved:
+            return self._reject(msg, p, "invalid", f"{p.player_id} has already moved in this game")
+        if g.default_time_s <= 0:
+            return self._reject(msg, p, "invalid", "this event has no default time")
+        due = g.started_ms + g.default_time_s * 1000
+        if msg.at_ms < due:
+            return self._reject(msg, p, "invalid",
+                                f"default time not reached: {(due - msg.at_ms) / 1000:.1f} s left")
+        return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, rules.RULES["absence"],
+                            f"absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
+                            f"(default time {g.default_time_s} s)")]

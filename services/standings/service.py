@@ -1,0 +1,89 @@
+"""Standings service: scores, tie-breaks and ranks after every finished round (pure handler).
+
+Consumes the tournament record (TournamentCreated, PlayerRegistered, RoundPaired) and results
+(GameEnded). When every game of a round has ended it writes StandingsUpdated on stream
+``tournament-<id>.standings`` with the tournament's tie-break order (FIDE codes, computed by
+:func:`services.standings.core.compute_standings`). Byes score 1 point.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from contracts.envelope import Envelope, stream_for
+from contracts.messages import (
+    GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, PlayerRegistered, RoundPaired, StandingRow,
+    StandingsUpdated, TournamentCreated,
+)
+from services.pairing.service import result_code
+from services.standings import core as sc
+from shared.service import Core, Emit
+
+
+@dataclass
+class _T:
+    created: TournamentCreated
+    players: list[PlayerRegistered] = field(default_factory=list)
+    rounds: dict[int, RoundPaired] = field(default_factory=dict)
+    results: dict[str, str] = field(default_factory=dict)
+    published: set = field(default_factory=set)
+
+
+@dataclass
+class StandingsCore(Core):
+    name: str = "standings"
+    inputs: tuple[str, ...] = (TOURNAMENT_EVENTS, GAME_EVENTS)
+    outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)
+    tournaments: dict[str, _T] = field(default_factory=dict)
+    game_index: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def handle(self, msg: Envelope) -> list[Emit]:
+        p = msg.payload
+        if isinstance(p, TournamentCreated):
+            self.tournaments.setdefault(p.tournament_id, _T(p))
+        elif isinstance(p, PlayerRegistered) and p.tournament_id in self.tournaments:
+            self.tournaments[p.tournament_id].players.append(p)
+        elif isinstance(p, RoundPaired) and p.tournament_id in self.tournaments:
+            self.tournaments[p.tournament_id].rounds[p.round] = p
+            for b in p.boards:
+                self.game_index[b.game_id] = (p.tournament_id, p.round)
+            if not p.boards:
+                return self._publish(p.tournament_id, p.round)
+        elif isinstance(p, GameEnded) and p.game_id in self.game_index:
+            tid, rnd = self.game_index[p.game_id]
+            t = self.tournaments[tid]
+            t.results[p.game_id] = result_code(p)
+            if all(b.game_id in t.results for b in t.rounds[rnd].boards):
+                return self._publish(tid, rnd)
+        return []
+
+    def _publish(self, tid: str, rnd: int) -> list[Emit]:
+        t = self.tournaments[tid]
+        if rnd in t.published:
+            return []
+        t.published.add(rnd)
+        table = compute(t, upto=rnd)
+        rows = tuple(StandingRow(rank=r.rank, player_id=r.id, name=r.name, score=r.score,
+                                 games=table[1].get(r.id, 0), tiebreaks=r.tiebreaks)
+                     for r in table[0].rows)
+        return [Emit(stream_for(f"tournament-{tid}", "standings"), StandingsUpdated(
+            tournament_id=tid, round=rnd, order=tuple(t.created.tiebreaks), rows=rows))]
+
+
+def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
+    """Standings of tournament state ``t`` over rounds 1..``upto`` and games played per player."""
+    players = [sc.Player(id=x.player_id, name=x.name, rating=x.rating) for x in t.players]
+    games, byes, played = [], [], {}
+    for rnd in sorted(t.rounds):
+        if rnd > upto:
+            continue
+        r = t.rounds[rnd]
+        for b in r.boards:
+            res = t.results.get(b.game_id)
+            if res is None:
+                continue
+            games.append(sc.GameResult(round=rnd, white=b.white, black=b.black, result=res))
+            for pid in (b.white, b.black):
+                played[pid] = played.get(pid, 0) + 1
+        if r.bye:
+            byes.append(sc.Bye(round=rnd, player=r.bye, points=1.0))
+    return sc.compute_standings(players, games, byes, order=tuple(t.created.tiebreaks)), played

@@ -1,0 +1,148 @@
+"""Chess rules used by validation and adjudication, on python-chess.
+
+Articles cite the FIDE Laws of Chess 1994 (Chinese text in ../shared/rules/chess-fide-laws-1994-zh.txt)
+and, where the current FIDE Laws (2023) differ or add a rule, those: fivefold repetition and the
+75-move rule (2023 art. 9.6) did not exist in 1994; a flag against a player who cannot be mated
+by any series of legal moves is a draw (1994 art. 10.5/10.14 speak of a bare king; 2023 art. 6.9
+of "any possible series of legal moves", which python-chess approximates by insufficient material).
+"""
+from __future__ import annotations
+
+import re
+
+import chess
+
+from contracts.messages import Rule
+
+F94 = "FIDE-1994"
+F23 = "FIDE-2023"
+
+RULES: dict[str, Rule] = {
+    "checkmate": Rule(ruleset=F94, article="10.1", summary="checkmate wins the game"),
+    "resignation": Rule(ruleset=F94, article="10.2", summary="a player who resigns loses"),
+    "stalemate": Rule(ruleset=F94, article="10.3", summary="stalemate is a draw"),
+    "insufficient-material": Rule(ruleset=F94, article="10.4",
+                                  summary="K v K, K v K+B or K+N, K+B v K+B same colour: draw"),
+    "agreement": Rule(ruleset=F94, article="10.6", summary="draw by agreement"),
+    "threefold": Rule(ruleset=F94, article="10.10", summary="threefold repetition claimed"),
+    "fifty-moves": Rule(ruleset=F94, article="10.12", summary="50 moves without capture or pawn move claimed"),
+    "incorrect-claim": Rule(ruleset=F94, article="10.13(2)",
+                            summary="incorrect draw claim: 5 minutes added to the claimant's used time"),
+    "timeout": Rule(ruleset=F94, article="10.14", summary="flag fell before the time control was met"),
+    "timeout-vs-insufficient": Rule(ruleset=F23, article="6.9",
+                                    summary="flag fell but the opponent cannot checkmate: draw "
+                                            "(1994 art. 10.5/10.14: bare king)"),
+    "fivefold-repetition": Rule(ruleset=F23, article="9.6.1", summary="fivefold repetition: automatic draw"),
+    "seventyfive-moves": Rule(ruleset=F23, article="9.6.2", summary="75 moves without capture or pawn move: automatic draw"),
+    "absence": Rule(ruleset=F94, article="10.15", summary="absent at the default time: loses by forfeit"),
+    "penalty": Rule(ruleset=F94, article="16.5", summary="arbiter penalty: warning, time, loss"),
+    "arbiter": Rule(ruleset=F94, article="16.3", summary="result entered or ruled by the arbiter"),
+}
+
+UCI_RE = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
+
+
+class MoveError(ValueError):
+    """A move that cannot be played: ``code`` is ``malformed`` (not UCI/SAN) or ``illegal``."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def board_from_fen(fen: str | None) -> chess.Board:
+    """A board from FEN (standard start when None). Raises ``ValueError`` for an invalid FEN or a
+    position that is not legal to start from (python-chess ``Board.is_valid``)."""
+    board = chess.Board() if fen is None else chess.Board(fen)
+    if not board.is_valid():
+        raise ValueError(f"invalid start position: {board.status()!r}")
+    return board
+
+
+def parse_move(board: chess.Board, text: str) -> chess.Move:
+    """Parse ``text`` as UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``) in
+    ``board``. Raises :class:`MoveError` (``malformed`` / ``illegal``) naming the problem."""
+    t = text.strip()
+    if not t:
+        raise MoveError("malformed", "empty move")
+    if UCI_RE.match(t.lower()) or t == "0000":
+        try:
+            mv = chess.Move.from_uci(t.lower())
+        except ValueError:
+            raise MoveError("malformed", f"not a UCI move: {text!r}") from None
+        if mv in board.legal_moves:
+            return mv
+        # python-chess also accepts king-takes-rook castling only in chess960; we don't.
+        raise MoveError("illegal", f"{t} is not legal in this position" + _why(board, mv))
+    try:
+        return board.parse_san(t)
+    except chess.InvalidMoveError:
+        raise MoveError("malformed", f"neither UCI nor SAN: {text!r}") from None
+    except chess.AmbiguousMoveError:
+        raise MoveError("illegal", f"ambiguous SAN {text!r}: add the file or rank") from None
+    except chess.IllegalMoveError:
+        raise MoveError("illegal", f"{text} is not legal in this position") from None
+
+
+def _why(board: chess.Board, mv: chess.Move) -> str:
+    piece = board.piece_at(mv.from_square)
+    if piece is None:
+        return f" (no piece on {chess.square_name(mv.from_square)})"
+    if piece.color != board.turn:
+        return f" (the piece on {chess.square_name(mv.from_square)} is not the mover's)"
+    if board.is_pseudo_legal(mv):
+        return " (it leaves the king in check)"
+    return ""
+
+
+def position_status(board: chess.Board) -> str:
+    """Status of the position as the rules see it without a claim: ``checkmate``, ``stalemate``,
+    ``insufficient-material`` (1994 art. 10.4), ``fivefold-repetition``, ``seventyfive-moves``
+    (FIDE 2023 art. 9.6) or ``ongoing``."""
+    if board.is_checkmate():
+        return "checkmate"
+    if board.is_stalemate():
+        return "stalemate"
+    if board.is_insufficient_material():
+        return "insufficient-material"
+    if board.is_fivefold_repetition():
+        return "fivefold-repetition"
+    if board.is_seventyfive_moves():
+        return "seventyfive-moves"
+    return "ongoing"
+
+
+def colour_name(c: chess.Color) -> str:
+    return "white" if c == chess.WHITE else "black"
+
+
+def claim_is_valid(board: chess.Board, reason: str, move: chess.Move | None) -> tuple[bool, str]:
+    """Check a draw claim by the side to move (1994 art. 10.10, 10.12).
+
+    With ``move`` the claim is about the position after that (written, unplayed) move
+    (art. 10.10(1)); without, about the current position (10.10(2)). Returns (valid, detail).
+    """
+    b = board.copy(stack=True)
+    if move is not None:
+        b.push(move)
+    if reason == "threefold":
+        n = repetitions(b)
+        return n >= 3, f"position occurred {n} time(s)"
+    if reason == "fifty-moves":
+        return b.halfmove_clock >= 100, f"{b.halfmove_clock} half-moves without capture or pawn move"
+    raise ValueError(f"unknown claim {reason!r}")
+
+
+def repetitions(board: chess.Board) -> int:
+    """How many times the current position (same pieces, side to move, castling and en passant
+    rights: 1994 art. 10.10) has occurred in the game so far, this time included."""
+    n = 1
+    while board.is_repetition(n + 1):
+        n += 1
+    return n
+
+
+def can_checkmate(board: chess.Board, colour: str) -> bool:
+    """Whether ``colour`` still has mating material (python-chess ``has_insufficient_material``)."""
+    return not board.has_insufficient_material(chess.WHITE if colour == "white" else chess.BLACK)

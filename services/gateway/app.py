@@ -1,0 +1,595 @@
+"""The gateway: the HTTP face of Arbiter (FastAPI; OpenAPI at ``/docs``).
+
+- The only writer of the command streams: ``game-<gid>.commands`` (topic
+  ``arbiter.game.commands``) and ``tournament-<tid>.commands`` (``arbiter.tournament.commands``),
+  gap-free ``seq`` from 1 per stream (learned from the log on startup, so a restarted gateway
+  continues where the last one stopped).
+- Stamps every command with its receive time (``occurred_at``, DESIGN.md invariant 2) and its
+  actor: the player named in the body, or the arbiter when the request carries
+  ``X-Arbiter-Token`` equal to ``admin_token``. **With ``admin_token=None`` the arbiter endpoints
+  are open** (every caller may act as arbiter: development, demo and tests only).
+- Read models (:mod:`services.gateway.readmodel`) fed by all four topics in a fresh consumer
+  group ``gateway-<hex>``, and live pushes (SSE) per aggregate.
+- Bad input is a 4xx with ``{"detail": ...}`` and publishes nothing (invariant 4).
+
+Usage::
+
+    log = MemoryLog()
+    app = create_app(log)                  # subscribes the read model at once
+    # uvicorn.run(app)  /  async with app.router.lifespan_context(app): ...
+
+With ``manage_log=False`` the caller starts and stops the log; create the app (or call
+``app.state.gateway.attach()``, which is idempotent) **before** ``log.start()``.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+import traceback
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Header, Query, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from sse_starlette import EventSourceResponse
+
+from contracts.envelope import Actor, Envelope, Payload, dt_of
+from contracts.messages import (
+    GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
+    AcceptDraw, ClaimDraw, CreateGame, CreateTournament, DeclineDraw, DrawLots, IssuePenalty,
+    OfferDraw, RecordResult, RegisterPlayer, ReportAbsence, Resign, StartRound, SubmitMove,
+    envelope,
+)
+from shared.eventlog.base import Deduper, EventLog
+from services.gateway.readmodel import ReadModel
+
+logger = logging.getLogger("arbiter.gateway")
+
+COMMANDS = Counter("arbiter_gateway_commands_total", "Commands published", ["type"])
+OUTCOMES = Counter("arbiter_gateway_outcomes_total", "Outcomes of waited commands", ["outcome"])
+REJECTED = Counter("arbiter_gateway_http_rejections_total", "Requests refused before publishing",
+                   ["status"])
+WAIT = Histogram("arbiter_gateway_command_seconds", "Publish to outcome of a command")
+SSE_CLIENTS = Gauge("arbiter_gateway_sse_clients", "Open SSE streams")
+
+REJECTIONS = {"MoveRejected", "GameCommandRejected", "TournamentCommandRejected"}
+ARBITER = Actor(kind="arbiter", id="arbiter")
+ORGANISER = Actor(kind="organiser", id="organiser")
+
+
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class HTTPError(Exception):
+    """A refusal before anything is published: ``status`` and a specific ``detail``."""
+
+    def __init__(self, status: int, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status, self.detail, self.extra = status, detail, extra
+
+
+# --------------------------------------------------------------------------------- request bodies
+def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
+          optional: tuple[str, ...] = (), at_ms: bool = True) -> type[BaseModel]:
+    """A request body model with the fields of ``payload`` (minus ``drop``; ``optional`` ones
+    default to None) and, for commands an arbiter may backdate, ``at_ms``."""
+    fields: dict[str, Any] = {}
+    for n, f in payload.model_fields.items():
+        if n in drop:
+            continue
+        if n in optional:
+            fields[n] = (f.annotation | None, Field(default=None, description=f.description))
+        else:
+            fields[n] = (f.annotation, f)
+    if at_ms:
+        fields["at_ms"] = (int | None, Field(
+            default=None, ge=0, description="Arbiter only: the recorded time (epoch ms) to stamp "
+            "instead of the receive time."))
+    return create_model(name, __config__=ConfigDict(extra="forbid"),
+                        __doc__=payload.__doc__, **fields)
+
+
+CreateTournamentBody = _body("CreateTournamentBody", CreateTournament, optional=("tournament_id",),
+                             at_ms=False)
+RegisterPlayerBody = _body("RegisterPlayerBody", RegisterPlayer, drop=("tournament_id",), at_ms=False)
+DrawLotsBody = _body("DrawLotsBody", DrawLots, drop=("tournament_id",), at_ms=False)
+StartRoundBody = _body("StartRoundBody", StartRound, drop=("tournament_id",), at_ms=False)
+CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",))
+MoveBody = _body("MoveBody", SubmitMove, drop=("game_id",))
+PlayerBody = _body("PlayerBody", Resign, drop=("game_id",))
+ClaimBody = _body("ClaimBody", ClaimDraw, drop=("game_id",))
+ResultBody = _body("ResultBody", RecordResult, drop=("game_id",))
+PenaltyBody = _body("PenaltyBody", IssuePenalty, drop=("game_id",))
+AbsenceBody = _body("AbsenceBody", ReportAbsence, drop=("game_id",))
+
+
+def _short_id() -> str:
+    return secrets.token_hex(4)
+
+
+def _validation_detail(exc: ValidationError) -> str:
+    parts = []
+    for e in exc.errors():
+        loc = ".".join(str(x) for x in e.get("loc", ()))
+        parts.append(f"{loc}: {e.get('msg')}" if loc else str(e.get("msg")))
+    return "; ".join(parts) or "invalid request"
+
+
+# -------------------------------------------------------------------------------------- the gateway
+class Gateway:
+    """State of one gateway process: the read model, command-stream seqs, waiters, SSE fan-out."""
+
+    def __init__(self, log: EventLog, *, admin_token: str | None, now_ms: Callable[[], int],
+                 wait_timeout: float = 5.0) -> None:
+        self.log = log
+        self.admin_token = admin_token
+        self.now_ms = now_ms
+        self.wait_timeout = wait_timeout
+        self.group = f"gateway-{secrets.token_hex(6)}"
+        self.rm = ReadModel()
+        self.dedupe = Deduper()
+        self.seqs: dict[str, int] = {}
+        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.waiters: dict[uuid.UUID, tuple[str, asyncio.Future]] = {}
+        self.subscribers: dict[str, set[asyncio.Queue]] = defaultdict(set)
+        self.ready = False
+        self._attached = False
+
+    # ------------------------------------------------------------------------------ consumption
+    def attach(self) -> None:
+        """Subscribe the read model to all four topics (idempotent; before ``log.start()``)."""
+        if not self._attached:
+            self.log.subscribe((TOURNAMENT_COMMANDS, GAME_COMMANDS, TOURNAMENT_EVENTS, GAME_EVENTS),
+                               self.group, self.on_message)
+            self._attached = True
+
+    async def bootstrap(self) -> None:
+        """Catch up from ``log.read`` before serving: known aggregates and command seqs (the
+        subscription replays the same messages later; :class:`Deduper` skips them)."""
+        for topic in (TOURNAMENT_COMMANDS, GAME_COMMANDS, TOURNAMENT_EVENTS, GAME_EVENTS):
+            try:
+                msgs = await self.log.read(topic)
+            except Exception:  # the subscription will catch up anyway
+                logger.warning("gateway: could not read %s at startup", topic, exc_info=True)
+                continue
+            for m in msgs:
+                if m.stream.endswith(".commands"):
+                    self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
+                self.ingest(m)
+
+    async def on_message(self, topic: str, msg: Envelope) -> None:
+        self.ingest(msg)
+
+    def ingest(self, msg: Envelope) -> None:
+        if self.dedupe.seen(msg):
+            return
+        self.dedupe.mark(msg)
+        try:
+            self.rm.apply(msg)
+        except Exception:  # a projection bug must not stop the gateway's consumer
+            logger.error("gateway: read model failed on %s %s:%s\n%s", msg.type, msg.stream,
+                         msg.seq, traceback.format_exc())
+        self._fan_out(msg)
+        if msg.causation_id is not None and not msg.stream.endswith(".commands"):
+            w = self.waiters.get(msg.causation_id)
+            if w is not None and w[0] == msg.key and not w[1].done():
+                w[1].set_result(msg)
+
+    def _fan_out(self, msg: Envelope) -> None:
+        for q in list(self.subscribers.get(msg.key, ())):
+            try:
+                q.put_nowait(msg)
+            except asyncio.QueueFull:  # a slow client: close its stream, it may reconnect
+                self.subscribers[msg.key].discard(q)
+                while not q.empty():
+                    q.get_nowait()
+                q.put_nowait(None)
+
+    def open_stream(self, key: str) -> tuple[list[Envelope], asyncio.Queue]:
+        """Snapshot of ``key``'s history plus a queue of everything after it (no gap: no await
+        between the two)."""
+        q: asyncio.Queue = asyncio.Queue(maxsize=10_000)
+        backlog = list(self.rm.history.get(key, ()))
+        self.subscribers[key].add(q)
+        return backlog, q
+
+    def close_stream(self, key: str, q: asyncio.Queue) -> None:
+        self.subscribers[key].discard(q)
+
+    def close_all_streams(self) -> None:
+        for qs in self.subscribers.values():
+            for q in qs:
+                try:
+                    q.put_nowait(None)
+                except asyncio.QueueFull:
+                    pass
+            qs.clear()
+
+    # ---------------------------------------------------------------------------------- auth
+    def is_arbiter(self, token: str | None) -> bool:
+        return self.admin_token is None or (token is not None
+                                            and secrets.compare_digest(token, self.admin_token))
+
+    def require_arbiter(self, token: str | None) -> None:
+        if not self.is_arbiter(token):
+            raise HTTPError(403, "arbiter only: missing or wrong X-Arbiter-Token")
+
+    def player_actor(self, player_id: str, token: str | None, at_ms: int | None) -> Actor:
+        """The actor of a player command: the arbiter when the arbiter token is presented (or
+        the endpoints are open and the header is present), else the player."""
+        if at_ms is not None and not self.is_arbiter(token):
+            raise HTTPError(403, "at_ms (a recorded time) may only be given by an arbiter")
+        if token is not None and self.is_arbiter(token):
+            return ARBITER
+        try:
+            return Actor(kind="player", id=player_id)
+        except ValidationError as exc:
+            raise HTTPError(422, _validation_detail(exc)) from None
+
+    # ------------------------------------------------------------------------------- commands
+    async def send(self, payload: Payload, aggregate: str, actor: Actor, *, at_ms: int | None,
+                   wait: bool, correlation: str | None = None) -> tuple[Envelope, Envelope | None]:
+        """Publish ``payload`` on ``<aggregate>.commands`` with the next seq; with ``wait``, wait
+        for the first event of the aggregate caused by it (or the timeout: None)."""
+        stream = f"{aggregate}.commands"
+        occurred = dt_of(at_ms if at_ms is not None else self.now_ms())
+        corr = None
+        if correlation:
+            try:
+                corr = uuid.UUID(correlation)
+            except ValueError:
+                raise HTTPError(422, "X-Correlation-Id must be a UUID") from None
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future = loop.create_future()
+        async with self.locks[stream]:
+            seq = max(self.seqs.get(stream, 0), self.rm.command_seqs.get(stream, 0)) + 1
+            try:
+                msg = envelope(payload, stream=stream, seq=seq, occurred_at=occurred, actor=actor,
+                               correlation_id=corr)
+            except ValidationError as exc:
+                raise HTTPError(422, _validation_detail(exc)) from None
+            self.waiters[msg.event_id] = (aggregate, fut)
+            try:
+                await self.log.publish(payload.TOPIC, msg)
+            except BaseException:
+                self.waiters.pop(msg.event_id, None)
+                raise
+            self.seqs[stream] = seq
+            # The read model knows the command at once (a just-created game is not a 404); the
+            # subscription's copy is skipped by the deduper.
+            self.ingest(msg)
+        COMMANDS.labels(msg.type).inc()
+        t0 = time.perf_counter()
+        try:
+            if not wait:
+                return msg, None
+            try:
+                resp = await asyncio.wait_for(asyncio.shield(fut), timeout=self.wait_timeout)
+            except asyncio.TimeoutError:
+                OUTCOMES.labels("timeout").inc()
+                return msg, None
+            WAIT.observe(time.perf_counter() - t0)
+            return msg, resp
+        finally:
+            self.waiters.pop(msg.event_id, None)
+            if not fut.done():
+                fut.cancel()
+
+
+def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
+    """HTTP answer for a published command: 200 + event payload, 409/422/404 for a rejection
+    event, 202 when not (yet) answered."""
+    base = {"command_id": str(cmd.event_id), "stream": cmd.stream, "seq": cmd.seq, **extra}
+    if resp is None:
+        return JSONResponse({**base, "outcome": "pending"}, status_code=202)
+    payload = resp.payload.model_dump(mode="json")
+    info = {"event": resp.type, "event_id": str(resp.event_id), "event_stream": resp.stream,
+            "event_seq": resp.seq, "payload": payload}
+    if resp.type in REJECTIONS:
+        code = payload.get("code", "invalid")
+        status = 422 if code == "malformed" else 404 if code == "no-such-game" else 409
+        OUTCOMES.labels("rejected").inc()
+        return JSONResponse({"detail": payload.get("reason", "rejected"), "code": code,
+                             "outcome": "rejected", **base, **info}, status_code=status)
+    OUTCOMES.labels("accepted").inc()
+    body = {k: v for k, v in payload.items() if k not in base}
+    return JSONResponse({**body, **base, "outcome": "accepted", **info}, status_code=200)
+
+
+# ----------------------------------------------------------------------------------------- the app
+def create_app(log: EventLog, *, admin_token: str | None = None,
+               now_ms: Callable[[], int] | None = None, manage_log: bool = True,
+               wait_timeout: float = 5.0) -> FastAPI:
+    """Build the gateway app on ``log``.
+
+    The read model is subscribed here (consumer group ``gateway-<hex>``), so the app must be
+    created before the log is started. On startup the app reads the log to learn known games,
+    tournaments and the last seq of every command stream, then (``manage_log=True``) starts the
+    log; on shutdown it closes SSE streams and (``manage_log=True``) stops the log.
+    ``admin_token=None`` leaves arbiter endpoints open. ``now_ms``: receive-time clock (epoch
+    ms). ``wait_timeout``: seconds a command waits for its outcome before answering 202.
+    """
+    gw = Gateway(log, admin_token=admin_token, now_ms=now_ms or _wall_ms, wait_timeout=wait_timeout)
+    gw.attach()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        await gw.bootstrap()
+        if manage_log:
+            await log.start()
+        gw.ready = True
+        try:
+            yield
+        finally:
+            gw.ready = False
+            gw.close_all_streams()
+            if manage_log:
+                await log.stop()
+
+    app = FastAPI(title="Arbiter gateway", version="1", lifespan=lifespan,
+                  description=__doc__.split("Usage::")[0])
+    app.state.gateway = gw
+
+    @app.exception_handler(HTTPError)
+    async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
+        REJECTED.labels(str(exc.status)).inc()
+        return JSONResponse({"detail": exc.detail, **exc.extra}, status_code=exc.status)
+
+    @app.exception_handler(ValidationError)
+    async def _validation_error(request: Request, exc: ValidationError) -> JSONResponse:
+        REJECTED.labels("422").inc()
+        return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        logger.error("gateway: unhandled error on %s %s\n%s", request.method, request.url.path,
+                     "".join(traceback.format_exception(exc)))
+        return JSONResponse({"detail": "internal error"}, status_code=500)
+
+    # ---------------------------------------------------------------------------- helpers
+    def game_or_404(gid: str):
+        g = gw.rm.game(gid)
+        if g is None:
+            raise HTTPError(404, f"no such game: {gid}")
+        return g
+
+    def live_game(gid: str):
+        g = game_or_404(gid)
+        if g.over:
+            raise HTTPError(409, f"game {gid} is over ({g.result or 'result pending'}"
+                                 f"{', ' + g.reason if g.reason else ''})", code="game-over")
+        return g
+
+    def tournament_or_404(tid: str):
+        t = gw.rm.tournament(tid)
+        if t is None:
+            raise HTTPError(404, f"no such tournament: {tid}")
+        return t
+
+    def live_tournament(tid: str):
+        t = tournament_or_404(tid)
+        if t.status == "finished":
+            raise HTTPError(409, f"tournament {tid} is finished", code="finished")
+        return t
+
+    def build(cls: type[Payload], **fields: Any) -> Payload:
+        try:
+            return cls(**fields)
+        except ValidationError as exc:
+            raise HTTPError(422, _validation_detail(exc)) from None
+
+    def org_actor(token: str | None) -> Actor:
+        return ARBITER if token is not None and gw.is_arbiter(token) else ORGANISER
+
+    async def player_command(cls: type[Payload], gid: str, body: BaseModel, token: str | None,
+                             wait: bool, corr: str | None) -> JSONResponse:
+        live_game(gid)
+        data = body.model_dump(exclude={"at_ms"})
+        actor = gw.player_actor(data["player_id"], token, body.at_ms)
+        payload = build(cls, game_id=gid, **data)
+        cmd, resp = await gw.send(payload, f"game-{gid}", actor, at_ms=body.at_ms, wait=wait,
+                                  correlation=corr)
+        return outcome(cmd, resp)
+
+    TOKEN = Header(default=None, alias="X-Arbiter-Token",
+                   description="Arbiter token (arbiter-only endpoints, at_ms)")
+    CORR = Header(default=None, alias="X-Correlation-Id", description="Optional UUID")
+    WAIT_Q = Query(default=True, description="wait for the outcome event (else 202 at once)")
+
+    # ------------------------------------------------------------------------------ health
+    @app.get("/healthz", tags=["ops"])
+    async def healthz() -> dict:
+        return {"status": "ok", "ready": gw.ready, "group": gw.group, "applied": gw.rm.applied,
+                "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments)}
+
+    @app.get("/metrics", tags=["ops"])
+    async def metrics() -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    # -------------------------------------------------------------------------- tournaments
+    @app.post("/tournaments", tags=["tournaments"])
+    async def create_tournament(body: CreateTournamentBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                                x_arbiter_token: str | None = TOKEN,
+                                x_correlation_id: str | None = CORR) -> JSONResponse:
+        data = body.model_dump()
+        tid = data.pop("tournament_id") or _short_id()
+        if gw.rm.tournament(tid) is not None:
+            raise HTTPError(409, f"tournament {tid} already exists", code="already-exists")
+        payload = build(CreateTournament, tournament_id=tid, **data)
+        cmd, resp = await gw.send(payload, f"tournament-{tid}", org_actor(x_arbiter_token),
+                                  at_ms=None, wait=wait, correlation=x_correlation_id)
+        return outcome(cmd, resp, tournament_id=tid)
+
+    async def tournament_command(cls: type[Payload], tid: str, body: BaseModel, token, wait, corr):
+        live_tournament(tid)
+        payload = build(cls, tournament_id=tid, **body.model_dump(exclude_none=False))
+        cmd, resp = await gw.send(payload, f"tournament-{tid}", org_actor(token), at_ms=None,
+                                  wait=wait, correlation=corr)
+        return outcome(cmd, resp, tournament_id=tid)
+
+    @app.post("/tournaments/{tid}/players", tags=["tournaments"])
+    async def register_player(tid: str, body: RegisterPlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                              x_arbiter_token: str | None = TOKEN,
+                              x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await tournament_command(RegisterPlayer, tid, body, x_arbiter_token, wait,
+                                        x_correlation_id)
+
+    @app.post("/tournaments/{tid}/lots", tags=["tournaments"])
+    async def draw_lots(tid: str, body: DrawLotsBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                        x_arbiter_token: str | None = TOKEN,
+                        x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await tournament_command(DrawLots, tid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/tournaments/{tid}/rounds", tags=["tournaments"])
+    async def start_round(tid: str, body: StartRoundBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                          x_arbiter_token: str | None = TOKEN,
+                          x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await tournament_command(StartRound, tid, body, x_arbiter_token, wait,
+                                        x_correlation_id)
+
+    @app.get("/tournaments/{tid}", tags=["tournaments"])
+    async def get_tournament(tid: str) -> dict:
+        return tournament_or_404(tid).to_dict(gw.rm.games)
+
+    @app.get("/tournaments/{tid}/standings", tags=["tournaments"])
+    async def get_standings(tid: str) -> dict:
+        return tournament_or_404(tid).standings_dict()
+
+    @app.get("/tournaments/{tid}/crosstable", tags=["tournaments"])
+    async def get_crosstable(tid: str) -> dict:
+        return tournament_or_404(tid).crosstable(gw.rm.games)
+
+    @app.get("/tournaments/{tid}/events", tags=["tournaments"])
+    async def tournament_events(tid: str, follow: bool = True):
+        tournament_or_404(tid)
+        return _events(f"tournament-{tid}", follow)
+
+    # -------------------------------------------------------------------------------- games
+    @app.post("/games", tags=["games"])
+    async def create_game(body: CreateGameBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                          x_arbiter_token: str | None = TOKEN,
+                          x_correlation_id: str | None = CORR) -> JSONResponse:
+        data = body.model_dump(exclude={"at_ms"})
+        if body.at_ms is not None:
+            gw.require_arbiter(x_arbiter_token)
+        gid = data.pop("game_id") or _short_id()
+        if gw.rm.game(gid) is not None:
+            raise HTTPError(409, f"game {gid} already exists", code="already-exists")
+        payload = build(CreateGame, game_id=gid, **data)
+        cmd, resp = await gw.send(payload, f"game-{gid}", org_actor(x_arbiter_token),
+                                  at_ms=body.at_ms, wait=wait, correlation=x_correlation_id)
+        return outcome(cmd, resp, game_id=gid)
+
+    @app.post("/games/{gid}/moves", tags=["games"])
+    async def submit_move(gid: str, body: MoveBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                          x_arbiter_token: str | None = TOKEN,
+                          x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await player_command(SubmitMove, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/resign", tags=["games"])
+    async def resign(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                     x_arbiter_token: str | None = TOKEN,
+                     x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await player_command(Resign, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/draw/offer", tags=["games"])
+    async def offer_draw(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                         x_arbiter_token: str | None = TOKEN,
+                         x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await player_command(OfferDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/draw/accept", tags=["games"])
+    async def accept_draw(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                          x_arbiter_token: str | None = TOKEN,
+                          x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await player_command(AcceptDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/draw/decline", tags=["games"])
+    async def decline_draw(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                           x_arbiter_token: str | None = TOKEN,
+                           x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await player_command(DeclineDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/draw/claim", tags=["games"])
+    async def claim_draw(gid: str, body: ClaimBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                         x_arbiter_token: str | None = TOKEN,
+                         x_correlation_id: str | None = CORR) -> JSONResponse:
+        return await player_command(ClaimDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/result", tags=["arbiter"])
+    async def record_result(gid: str, body: ResultBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                            x_arbiter_token: str | None = TOKEN,
+                            x_correlation_id: str | None = CORR) -> JSONResponse:
+        gw.require_arbiter(x_arbiter_token)
+        live_game(gid)
+        payload = build(RecordResult, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        return outcome(cmd, resp)
+
+    @app.post("/games/{gid}/penalties", tags=["arbiter"])
+    async def issue_penalty(gid: str, body: PenaltyBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                            x_arbiter_token: str | None = TOKEN,
+                            x_correlation_id: str | None = CORR) -> JSONResponse:
+        gw.require_arbiter(x_arbiter_token)
+        game_or_404(gid)
+        payload = build(IssuePenalty, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        return outcome(cmd, resp)
+
+    @app.post("/games/{gid}/absence", tags=["arbiter"])
+    async def report_absence(gid: str, body: AbsenceBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                             x_arbiter_token: str | None = TOKEN,
+                             x_correlation_id: str | None = CORR) -> JSONResponse:
+        gw.require_arbiter(x_arbiter_token)
+        live_game(gid)
+        payload = build(ReportAbsence, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        return outcome(cmd, resp)
+
+    @app.get("/games/{gid}", tags=["games"])
+    async def get_game(gid: str) -> dict:
+        g = game_or_404(gid)
+        t = gw.rm.tournament(g.tournament_id) if g.tournament_id else None
+        return g.to_dict(event=(t.name if t and t.name else "?"))
+
+    @app.get("/games/{gid}/events", tags=["games"])
+    async def game_events(gid: str, follow: bool = True):
+        game_or_404(gid)
+        return _events(f"game-{gid}", follow)
+
+    def _events(key: str, follow: bool):
+        """Every message of aggregate ``key``: a JSON list so far (``follow=false``) or an SSE
+        stream (history, then live; event = message type, id = ``<stream>:<seq>``)."""
+        if not follow:
+            return JSONResponse([m.model_dump(mode="json") for m in gw.rm.history.get(key, ())])
+
+        async def gen():
+            backlog, q = gw.open_stream(key)
+            SSE_CLIENTS.inc()
+            try:
+                for m in backlog:
+                    yield {"event": m.type, "id": f"{m.stream}:{m.seq}", "data": m.model_dump_json()}
+                while True:
+                    m = await q.get()
+                    if m is None:
+                        return
+                    yield {"event": m.type, "id": f"{m.stream}:{m.seq}", "data": m.model_dump_json()}
+            finally:
+                gw.close_stream(key, q)
+                SSE_CLIENTS.dec()
+
+        return EventSourceResponse(gen(), ping=15)
+
+    return app
+

@@ -1,0 +1,439 @@
+"""Read models of the gateway: pure projections of the log (no I/O, no clock).
+
+:class:`ReadModel` holds one :class:`GameView` per game and one :class:`TournamentView` per
+tournament and is updated by :meth:`ReadModel.apply` with every message of the four topics, in
+log order (commands too: a game or tournament is known to the gateway from its creation command,
+before the services have answered). Projections are tolerant of the order between topics (a game
+result may be seen before or after the round that paired it), so a gateway can be rebuilt from
+``log.read()`` of each topic in turn.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timezone
+from typing import Any
+
+from contracts.envelope import Envelope
+
+STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+_TERMINAL_DRAWS = {"stalemate", "insufficient-material", "fivefold-repetition", "seventyfive-moves"}
+_OTHER = {"white": "black", "black": "white"}
+_HALF = "½"
+
+
+def _win_for(colour: str) -> str:
+    return "1-0" if colour == "white" else "0-1"
+
+
+def _dump(payload: Any) -> dict:
+    return payload.model_dump(mode="json")
+
+
+def format_clk(ms: int) -> str:
+    """PGN ``[%clk]`` reading ``H:MM:SS`` (tenths added when not a whole second)."""
+    ms = max(0, int(ms))
+    tenths = (ms % 1000) // 100
+    s = ms // 1000
+    out = f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+    return f"{out}.{tenths}" if tenths else out
+
+
+def _pgn_escape(v: Any) -> str:
+    return str(v).replace("\\", "\\\\").replace('"', '\\"')
+
+
+class GameView:
+    """What a player, arbiter or spectator sees of one game."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.white: str | None = None
+        self.black: str | None = None
+        self.start_fen: str = STANDARD_FEN
+        self.fen: str = STANDARD_FEN
+        self.time_control: str | None = None
+        self.tournament_id: str | None = None
+        self.round: int | None = None
+        self.board: int | None = None
+        self.started_at_ms: int | None = None
+        self.moves: dict[int, dict] = {}
+        self.clocks_by_ply: dict[int, tuple[int, int]] = {}
+        self.clock: dict[str, Any] = {"white_ms": None, "black_ms": None, "running": None,
+                                      "deadline_ms": None}
+        # created (command seen) -> ongoing (GameStarted) -> ended
+        self.status: str = "created"
+        self.result: str | None = None
+        self.reason: str | None = None
+        self.rule: dict | None = None
+        self.winner: str | None = None
+        self.draw_offer: dict | None = None
+        self.penalties: list[dict] = []
+        self.last_rejection: dict | None = None
+
+    # ---------------------------------------------------------------------------------- queries
+    @property
+    def over(self) -> bool:
+        return self.status == "ended"
+
+    def colour_of(self, player_id: str) -> str | None:
+        if player_id == self.white:
+            return "white"
+        if player_id == self.black:
+            return "black"
+        return None
+
+    def move_list(self) -> list[dict]:
+        out = []
+        for ply in sorted(self.moves):
+            m = dict(self.moves[ply])
+            clk = self.clocks_by_ply.get(ply)
+            m["white_ms"], m["black_ms"] = clk if clk else (None, None)
+            out.append(m)
+        return out
+
+    def to_dict(self, event: str = "?") -> dict:
+        return {
+            "game_id": self.game_id,
+            "white": self.white,
+            "black": self.black,
+            "time_control": self.time_control,
+            "tournament_id": self.tournament_id,
+            "round": self.round,
+            "board": self.board,
+            "start_fen": self.start_fen,
+            "fen": self.fen,
+            "moves": self.move_list(),
+            "clock": dict(self.clock),
+            "status": self.status,
+            "result": self.result,
+            "reason": self.reason,
+            "rule": self.rule,
+            "winner": self.winner,
+            "draw_offer": self.draw_offer,
+            "penalties": list(self.penalties),
+            "pgn": self.pgn(event=event),
+        }
+
+    def pgn(self, event: str = "?", site: str = "Arbiter") -> str:
+        """The game as PGN: seven-tag roster, TimeControl, FEN/SetUp when not the standard start,
+        SAN movetext with ``[%clk]`` comments where clock readings exist, and the result."""
+        date = "????.??.??"
+        if self.started_at_ms is not None:
+            date = datetime.fromtimestamp(self.started_at_ms / 1000, tz=timezone.utc).strftime("%Y.%m.%d")
+        result = self.result or "*"
+        tags = [
+            ("Event", event if event != "?" else (self.tournament_id or "?")),
+            ("Site", site), ("Date", date),
+            ("Round", str(self.round) if self.round is not None else "-"),
+            ("White", self.white or "?"), ("Black", self.black or "?"), ("Result", result),
+        ]
+        if self.board is not None:
+            tags.append(("Board", str(self.board)))
+        if self.time_control:
+            tags.append(("TimeControl", self.time_control))
+        if self.start_fen and self.start_fen != STANDARD_FEN:
+            tags += [("SetUp", "1"), ("FEN", self.start_fen)]
+        if self.reason:
+            tags.append(("Termination", self.reason))
+        head = "\n".join(f'[{k} "{_pgn_escape(v)}"]' for k, v in tags)
+
+        fields = self.start_fen.split()
+        black_first = len(fields) > 1 and fields[1] == "b"
+        try:
+            number = int(fields[-1]) if len(fields) >= 6 else 1
+        except ValueError:
+            number = 1
+        tokens: list[str] = []
+        black_to_move = black_first
+        for i, m in enumerate(self.move_list()):
+            if not black_to_move:
+                tokens.append(f"{number}.")
+            elif i == 0:
+                tokens.append(f"{number}...")
+            tokens.append(m["san"] or m["uci"] or "?")
+            own_ms = m["white_ms"] if m["colour"] == "white" else m["black_ms"]
+            if own_ms is not None:
+                tokens.append(f"{{[%clk {format_clk(own_ms)}]}}")
+            if black_to_move:
+                number += 1
+            black_to_move = not black_to_move
+        tokens.append(result)
+        lines, line = [], ""
+        for t in tokens:
+            if line and len(line) + 1 + len(t) > 79:
+                lines.append(line)
+                line = t
+            else:
+                line = f"{line} {t}" if line else t
+        lines.append(line)
+        return head + "\n\n" + "\n".join(lines) + "\n"
+
+    # ---------------------------------------------------------------------------------- updates
+    def _end(self, result: str | None, reason: str | None) -> None:
+        self.status = "ended"
+        if result is not None and self.result is None:
+            self.result = result
+        if reason is not None and self.reason is None:
+            self.reason = reason
+        self.draw_offer = None
+        self.clock["running"] = None
+        self.clock["deadline_ms"] = None
+
+    def apply(self, msg: Envelope) -> None:
+        p = msg.payload
+        t = msg.type
+        if t == "CreateGame":
+            if self.status == "created":
+                self.white, self.black = p.white, p.black
+                self.start_fen = self.fen = p.start_fen or STANDARD_FEN
+                self.time_control = p.time_control
+                self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
+        elif t == "GameStarted":
+            self.white, self.black = p.white, p.black
+            self.start_fen = p.start_fen
+            if not self.moves:
+                self.fen = p.start_fen
+            self.time_control = p.time_control
+            self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
+            self.started_at_ms = msg.at_ms
+            if self.status == "created":
+                self.status = "ongoing"
+        elif t == "MoveAccepted":
+            self.moves[p.ply] = {"ply": p.ply, "san": p.san, "uci": p.uci, "colour": p.colour,
+                                 "player_id": p.player_id, "at_ms": msg.at_ms}
+            if p.ply >= max(self.moves):
+                self.fen = p.fen_after
+            if self.draw_offer and self.draw_offer.get("colour") != p.colour:
+                self.draw_offer = None  # the opponent moved instead of answering
+            if p.status == "checkmate":
+                self._end(_win_for(p.colour), "checkmate")
+            elif p.status in _TERMINAL_DRAWS:
+                self._end("1/2-1/2", p.status)
+        elif t == "DrawOffered":
+            self.draw_offer = {"player_id": p.player_id, "colour": p.colour, "ply": p.ply}
+        elif t in ("DrawOfferDeclined",):
+            self.draw_offer = None
+        elif t == "DrawAgreed":
+            self._end("1/2-1/2", "agreement")
+        elif t == "Resigned":
+            self._end(_win_for(_OTHER[p.colour]), "resignation")
+        elif t == "ResultRecorded":
+            self._end(p.result, p.reason)
+        elif t == "ClockStarted":
+            self.time_control = self.time_control or p.time_control
+            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running)
+        elif t == "ClockUpdated":
+            self.clocks_by_ply[p.ply] = (p.white_ms, p.black_ms)
+            if not self.over:
+                self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running,
+                                  deadline_ms=p.deadline_ms)
+        elif t == "ClockAdjusted":
+            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms)
+        elif t == "ClockStopped":
+            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=None,
+                              deadline_ms=None)
+        elif t == "FlagFell":
+            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms)
+            self._end(None, "timeout")
+            if self.rule is None:
+                self.rule = p.rule.model_dump(mode="json")
+        elif t == "GameEnded":
+            self.status = "ended"
+            self.result, self.reason = p.result, p.reason
+            self.rule = p.rule.model_dump(mode="json")
+            self.winner = p.winner
+            self.draw_offer = None
+            self.clock["running"] = None
+            self.clock["deadline_ms"] = None
+        elif t == "PenaltyApplied":
+            self.penalties.append({**_dump(p), "at_ms": msg.at_ms})
+            if p.kind == "forfeit":
+                self._end(_win_for(_OTHER[p.colour]), "forfeit")
+        elif t in ("MoveRejected", "GameCommandRejected", "DrawClaimRejected"):
+            self.last_rejection = {"type": t, **_dump(p)}
+
+
+class TournamentView:
+    """A tournament: players, draw numbers, rounds with boards and results, standings."""
+
+    def __init__(self, tournament_id: str) -> None:
+        self.tournament_id = tournament_id
+        self.name: str | None = None
+        self.system: str | None = None
+        self.planned_rounds: int | None = None
+        self.time_control: str | None = None
+        self.tiebreaks: list[str] = []
+        self.status = "created"  # created -> open -> running -> finished
+        self.players: dict[str, dict] = {}
+        self.numbers: dict[str, int] = {}
+        self.rounds: dict[int, dict] = {}
+        self.standings: dict | None = None
+
+    def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
+        return {
+            "tournament_id": self.tournament_id,
+            "name": self.name,
+            "system": self.system,
+            "planned_rounds": self.planned_rounds,
+            "time_control": self.time_control,
+            "tiebreaks": list(self.tiebreaks),
+            "status": self.status,
+            "players": self.player_list(),
+            "rounds": [self._round_dict(r, games) for r in sorted(self.rounds)],
+        }
+
+    def player_list(self) -> list[dict]:
+        out = []
+        for i, (pid, p) in enumerate(self.players.items(), start=1):
+            out.append({**p, "number": self.numbers.get(pid, i)})
+        return out
+
+    def _round_dict(self, r: int, games: dict[str, GameView] | None) -> dict:
+        rd = self.rounds[r]
+        boards = []
+        for b in rd["boards"]:
+            g = (games or {}).get(b["game_id"])
+            boards.append({**b, "result": g.result if g else None, "reason": g.reason if g else None,
+                           "status": g.status if g else None})
+        return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"]}
+
+    def standings_dict(self) -> dict:
+        if self.standings is None:
+            return {"tournament_id": self.tournament_id, "round": 0, "order": list(self.tiebreaks),
+                    "rows": []}
+        return {"tournament_id": self.tournament_id, **self.standings}
+
+    def crosstable(self, games: dict[str, GameView]) -> dict:
+        """Rows per player (by draw number) with one cell per paired round: opponent number,
+        colour and score (``5w1``, ``3b½``, ``7w0``; ``5w`` while unfinished), ``+``/``-`` for a
+        forfeit win/loss, ``bye`` for a round without a game."""
+        numbers = {p["player_id"]: p["number"] for p in self.player_list()}
+        ranks = {r["player_id"]: r["rank"] for r in (self.standings or {}).get("rows", [])}
+        st_score = {r["player_id"]: r["score"] for r in (self.standings or {}).get("rows", [])}
+        rounds = sorted(self.rounds)
+        rows = []
+        for pid, p in self.players.items():
+            cells: list[str] = []
+            score = 0.0
+            for r in rounds:
+                rd = self.rounds[r]
+                cell = ""
+                if rd["bye"] == pid:
+                    cell = "bye"
+                    if self.system == "swiss":
+                        score += 1
+                for b in rd["boards"]:
+                    if pid not in (b["white"], b["black"]):
+                        continue
+                    colour = "white" if b["white"] == pid else "black"
+                    opp = b["black"] if colour == "white" else b["white"]
+                    g = games.get(b["game_id"])
+                    res = g.result if g else None
+                    forfeit = bool(g and g.reason and ("forfeit" in g.reason or "absence" in g.reason
+                                                      or "default" in g.reason))
+                    pts = None
+                    if res == "1/2-1/2":
+                        pts = 0.5
+                    elif res in ("1-0", "0-1"):
+                        pts = 1.0 if (res == "1-0") == (colour == "white") else 0.0
+                    if pts is not None:
+                        score += pts
+                    if forfeit and pts in (0.0, 1.0):
+                        cell = "+" if pts == 1.0 else "-"
+                    else:
+                        mark = "" if pts is None else {1.0: "1", 0.5: _HALF, 0.0: "0"}[pts]
+                        cell = f"{numbers.get(opp, '?')}{colour[0]}{mark}"
+                cells.append(cell)
+            rows.append({"number": numbers[pid], "player_id": pid, "name": p.get("name"),
+                         "rating": p.get("rating"), "rank": ranks.get(pid),
+                         "score": st_score.get(pid, score), "cells": cells})
+        rows.sort(key=lambda x: x["number"])
+        return {"tournament_id": self.tournament_id, "rounds": rounds, "rows": rows}
+
+    def apply(self, msg: Envelope) -> None:
+        p = msg.payload
+        t = msg.type
+        if t == "CreateTournament":
+            if self.status == "created":
+                self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
+                self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
+        elif t == "TournamentCreated":
+            self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
+            self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
+            if self.status == "created":
+                self.status = "open"
+        elif t == "PlayerRegistered":
+            self.players[p.player_id] = {"player_id": p.player_id, "name": p.name,
+                                         "rating": p.rating, "fide_id": p.fide_id,
+                                         "title": p.title}
+        elif t == "LotsDrawn":
+            self.numbers = dict(p.numbers)
+        elif t == "RoundPaired":
+            self.rounds[p.round] = {
+                "boards": [{"board": b.board, "game_id": b.game_id, "white": b.white,
+                            "black": b.black} for b in p.boards],
+                "bye": p.bye, "manual": p.manual,
+            }
+            if self.status in ("created", "open"):
+                self.status = "running"
+        elif t == "StandingsUpdated":
+            self.standings = {"round": p.round, "order": list(p.order),
+                              "rows": [r.model_dump(mode="json") for r in p.rows]}
+        elif t == "TournamentFinished":
+            self.status = "finished"
+
+
+class ReadModel:
+    """All games and tournaments, plus each aggregate's message history (for SSE replays) and
+    the last seq seen on every command stream."""
+
+    def __init__(self, keep_history: bool = True) -> None:
+        self.games: dict[str, GameView] = {}
+        self.tournaments: dict[str, TournamentView] = {}
+        self.history: dict[str, list[Envelope]] = defaultdict(list)
+        self.keep_history = keep_history
+        self.command_seqs: dict[str, int] = {}
+        self.applied = 0
+
+    def game(self, gid: str) -> GameView | None:
+        return self.games.get(gid)
+
+    def tournament(self, tid: str) -> TournamentView | None:
+        return self.tournaments.get(tid)
+
+    def apply(self, msg: Envelope) -> None:
+        self.applied += 1
+        if self.keep_history:
+            self.history[msg.key].append(msg)
+        if msg.stream.endswith(".commands"):
+            self.command_seqs[msg.stream] = max(self.command_seqs.get(msg.stream, 0), msg.seq)
+        key = msg.key
+        if key.startswith("game-"):
+            gid = key[len("game-"):]
+            view = self.games.get(gid)
+            if view is None:
+                if msg.type == "GameCommandRejected" and msg.payload.command_type == "CreateGame":
+                    return
+                view = self.games[gid] = GameView(gid)
+            view.apply(msg)
+            if (msg.type == "GameCommandRejected" and msg.payload.command_type == "CreateGame"
+                    and msg.payload.code != "already-exists" and view.status == "created"):
+                del self.games[gid]  # the creation was refused: the game does not exist
+        elif key.startswith("tournament-"):
+            tid = key[len("tournament-"):]
+            view = self.tournaments.get(tid)
+            if view is None:
+                if msg.type == "TournamentCommandRejected":
+                    return
+                view = self.tournaments[tid] = TournamentView(tid)
+            view.apply(msg)
+            if (msg.type == "TournamentCommandRejected" and msg.payload.command_type == "CreateTournament"
+                    and msg.payload.code != "already-exists" and view.status == "created"):
+                del self.tournaments[tid]
+            if msg.type == "RoundPaired":
+                for b in msg.payload.boards:  # paired games are known before they start
+                    g = self.games.get(b.game_id)
+                    if g is None:
+                        g = self.games[b.game_id] = GameView(b.game_id)
+                        g.white, g.black = b.white, b.black
+                        g.tournament_id, g.round, g.board = tid, msg.payload.round, b.board

@@ -1,0 +1,423 @@
+"""Gateway unit tests: FastAPI app on a MemoryLog with a tiny fake validation service.
+
+The fake (below) answers game commands the way the real validation service does: one event on
+``game-<gid>`` whose ``causation_id`` is the command's ``event_id``. So the gateway's waiting,
+4xx and read-model paths are tested without the real services.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import httpx
+import pytest
+
+from contracts.envelope import Actor, dt_of
+from contracts.messages import (
+    GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, ClockStarted,
+    ClockUpdated, DrawOffered, GameCommandRejected, GameEnded, GameStarted, MoveAccepted,
+    MoveRejected, PlayerRegistered, Resigned, RoundPaired, Rule, StandingRow, StandingsUpdated,
+    TournamentCreated, envelope,
+)
+from services.gateway.app import create_app
+from services.gateway.readmodel import GameView, ReadModel, format_clk
+from shared.eventlog.memory import MemoryLog
+
+NOW = 1_700_000_000_000
+TOKEN = "sekret"
+SVC = Actor(kind="service", id="fake")
+
+
+class FakeServices:
+    """Validation-like answers to game commands, pairing-like answers to tournament commands."""
+
+    def __init__(self, log: MemoryLog) -> None:
+        self.log = log
+        self.seqs: dict[str, int] = {}
+        self.games: dict[str, dict] = {}
+        log.subscribe([GAME_COMMANDS, TOURNAMENT_COMMANDS], "fake", self.on_command)
+
+    async def emit(self, topic, cause, stream, payload):
+        seq = self.seqs[stream] = self.seqs.get(stream, 0) + 1
+        await self.log.publish(topic, envelope(
+            payload, stream=stream, seq=seq, occurred_at=cause.occurred_at, actor=SVC,
+            causation_id=cause.event_id, correlation_id=cause.event_id))
+
+    async def on_command(self, topic, cmd):
+        p = cmd.payload
+        if topic == TOURNAMENT_COMMANDS:
+            stream = f"tournament-{p.tournament_id}"
+            if cmd.type == "CreateTournament":
+                await self.emit(TOURNAMENT_EVENTS, cmd, stream, TournamentCreated(
+                    tournament_id=p.tournament_id, name=p.name, system=p.system, rounds=p.rounds,
+                    time_control=p.time_control, tiebreaks=p.tiebreaks))
+            elif cmd.type == "RegisterPlayer":
+                await self.emit(TOURNAMENT_EVENTS, cmd, stream, PlayerRegistered(
+                    tournament_id=p.tournament_id, player_id=p.player_id, name=p.name,
+                    rating=p.rating))
+            elif cmd.type == "StartRound" and p.boards:
+                boards = tuple(Board(board=i, game_id=f"{p.tournament_id}-r{p.round}-b{i}",
+                                     white=b.white, black=b.black)
+                               for i, b in enumerate(p.boards, start=1))
+                await self.emit(TOURNAMENT_EVENTS, cmd, stream, RoundPaired(
+                    tournament_id=p.tournament_id, round=p.round, system="manual", boards=boards,
+                    bye=p.bye, manual=True))
+            return
+        gid = p.game_id
+        stream = f"game-{gid}"
+        if cmd.type == "CreateGame":
+            if gid in self.games:
+                await self.emit(GAME_EVENTS, cmd, stream, GameCommandRejected(
+                    game_id=gid, command_id=str(cmd.event_id), command_type=cmd.type,
+                    code="already-exists", reason="game exists"))
+                return
+            self.games[gid] = {"ply": 0, "white": p.white, "black": p.black}
+            await self.emit(GAME_EVENTS, cmd, stream, GameStarted(
+                game_id=gid, white=p.white, black=p.black,
+                start_fen=p.start_fen or "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                time_control=p.time_control))
+        elif cmd.type == "SubmitMove":
+            g = self.games[gid]
+            if p.move == "slow":
+                return  # never answered: the gateway times out (202)
+            if p.move in ("e5e5", "junk"):
+                await self.emit(GAME_EVENTS, cmd, stream, MoveRejected(
+                    game_id=gid, player_id=p.player_id, move=p.move,
+                    code="malformed" if p.move == "junk" else "illegal",
+                    reason=f"{p.move} is not a legal move"))
+                return
+            g["ply"] += 1
+            colour = "white" if g["ply"] % 2 else "black"
+            await self.emit(GAME_EVENTS, cmd, stream, MoveAccepted(
+                game_id=gid, ply=g["ply"], player_id=p.player_id, colour=colour, uci=p.move,
+                san=p.move, fen_after=f"fen-after-{g['ply']}"))
+        elif cmd.type == "Resign":
+            colour = "white" if p.player_id == self.games[gid]["white"] else "black"
+            await self.emit(GAME_EVENTS, cmd, stream, Resigned(game_id=gid, player_id=p.player_id,
+                                                               colour=colour))
+        elif cmd.type == "OfferDraw":
+            colour = "white" if p.player_id == self.games[gid]["white"] else "black"
+            await self.emit(GAME_EVENTS, cmd, stream, DrawOffered(
+                game_id=gid, player_id=p.player_id, colour=colour, ply=self.games[gid]["ply"]))
+        # RecordResult / IssuePenalty / ReportAbsence: no answer here (other services)
+
+
+@pytest.fixture
+async def env():
+    log = MemoryLog()
+    fake = FakeServices(log)
+    app = create_app(log, admin_token=TOKEN, now_ms=lambda: NOW, wait_timeout=0.3)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url="http://gw") as client:
+            yield client, log, app, fake
+
+
+async def _count(log, topic=GAME_COMMANDS) -> int:
+    return len(await log.read(topic))
+
+
+async def _new_game(client, gid="g1"):
+    r = await client.post("/games", json={"game_id": gid, "white": "alice", "black": "bob"})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+# ------------------------------------------------------------------------------------------- games
+async def test_create_game_then_get(env):
+    client, log, app, _ = env
+    body = await _new_game(client)
+    assert body["event"] == "GameStarted" and body["game_id"] == "g1"
+    assert body["stream"] == "game-g1.commands" and body["seq"] == 1
+    r = await client.get("/games/g1")
+    assert r.status_code == 200
+    g = r.json()
+    assert (g["white"], g["black"], g["status"]) == ("alice", "bob", "ongoing")
+    assert g["moves"] == [] and g["result"] is None
+    assert '[White "alice"]' in g["pgn"]
+    cmd = (await log.read(GAME_COMMANDS))[0]
+    assert cmd.type == "CreateGame" and cmd.at_ms == NOW  # stamped with the receive time
+
+
+async def test_create_game_generates_id_and_duplicate_is_409(env):
+    client, log, _, _ = env
+    r = await client.post("/games", json={"white": "a", "black": "b"})
+    assert r.status_code == 200
+    gid = r.json()["game_id"]
+    n = await _count(log)
+    r = await client.post("/games", json={"game_id": gid, "white": "a", "black": "b"})
+    assert r.status_code == 409 and "already exists" in r.json()["detail"]
+    assert await _count(log) == n
+
+
+async def test_move_accepted(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["event"] == "MoveAccepted" and body["san"] == "e4" and body["ply"] == 1
+    assert body["payload"]["uci"] == "e4" and body["seq"] == 2
+    g = (await client.get("/games/g1")).json()
+    assert g["moves"][0]["san"] == "e4" and g["moves"][0]["at_ms"] == NOW
+    assert g["fen"] == "fen-after-1"
+    assert "1. e4 *" in g["pgn"]
+    cmd = (await log.read(GAME_COMMANDS))[-1]
+    assert cmd.actor == Actor(kind="player", id="alice")
+
+
+async def test_move_rejected_is_409_with_reason_and_malformed_is_422(env):
+    client, _, _, _ = env
+    await _new_game(client)
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e5e5"})
+    assert r.status_code == 409
+    assert r.json()["detail"] == "e5e5 is not a legal move" and r.json()["code"] == "illegal"
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "junk"})
+    assert r.status_code == 422 and r.json()["code"] == "malformed"
+
+
+async def test_timeout_is_202_and_wait_false_is_202(env):
+    client, _, _, _ = env
+    await _new_game(client)
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "slow"})
+    assert r.status_code == 202 and r.json()["outcome"] == "pending"
+    r = await client.post("/games/g1/moves?wait=false", json={"player_id": "bob", "move": "e5"})
+    assert r.status_code == 202 and r.json()["seq"] == 3
+
+
+async def test_unknown_game_404_publishes_nothing(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    n = await _count(log)
+    for path, body in [("/games/nope/moves", {"player_id": "alice", "move": "e4"}),
+                       ("/games/nope/resign", {"player_id": "alice"}),
+                       ("/games/nope/draw/offer", {"player_id": "alice"})]:
+        r = await client.post(path, json=body)
+        assert r.status_code == 404 and "nope" in r.json()["detail"]
+    assert (await client.get("/games/nope")).status_code == 404
+    assert (await client.get("/games/nope/events?follow=false")).status_code == 404
+    assert await _count(log) == n
+
+
+async def test_bad_body_422_publishes_nothing(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    n = await _count(log)
+    for body in [{"player_id": "alice"}, {"player_id": "alice", "move": "e4", "extra": 1},
+                 {"player_id": "no spaces!", "move": "e4"}, {"player_id": "alice", "move": ""}]:
+        r = await client.post("/games/g1/moves", json=body)
+        assert r.status_code == 422, body
+    r = await client.post("/games/g1/draw/claim", json={"player_id": "alice", "reason": "boredom"})
+    assert r.status_code == 422
+    r = await client.post("/games", json={"game_id": "bad id", "white": "a", "black": "b"})
+    assert r.status_code == 422 and "game_id" in r.json()["detail"]
+    assert await _count(log) == n
+
+
+async def test_arbiter_endpoints_need_token(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    n = await _count(log)
+    assert (await client.post("/games/g1/result", json={"result": "1-0", "reason": "x"})).status_code == 403
+    r = await client.post("/games/g1/penalties", json={"player_id": "bob", "kind": "warning"},
+                          headers={"X-Arbiter-Token": "wrong"})
+    assert r.status_code == 403 and "arbiter" in r.json()["detail"]
+    assert (await client.post("/games/g1/absence", json={"player_id": "bob"})).status_code == 403
+    # a player may not backdate a move
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4", "at_ms": 5})
+    assert r.status_code == 403
+    assert await _count(log) == n
+    r = await client.post("/games/g1/penalties?wait=false",
+                          json={"player_id": "bob", "kind": "time-penalty", "ms": 60000},
+                          headers={"X-Arbiter-Token": TOKEN})
+    assert r.status_code == 202
+    cmd = (await log.read(GAME_COMMANDS))[-1]
+    assert cmd.type == "IssuePenalty" and cmd.actor.kind == "arbiter" and cmd.payload.ms == 60000
+
+
+async def test_arbiter_at_ms_stamps_recorded_time(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4", "at_ms": 1234},
+                          headers={"X-Arbiter-Token": TOKEN})
+    assert r.status_code == 200
+    cmd = (await log.read(GAME_COMMANDS))[-1]
+    assert cmd.at_ms == 1234 and cmd.actor.kind == "arbiter" and cmd.payload.player_id == "alice"
+
+
+async def test_open_arbiter_endpoints_without_admin_token():
+    log = MemoryLog()
+    app = create_app(log, now_ms=lambda: NOW, wait_timeout=0.1)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as c:
+            r = await c.post("/games?wait=false", json={"game_id": "g", "white": "a", "black": "b"})
+            assert r.status_code == 202
+            r = await c.post("/games/g/result?wait=false", json={"result": "1/2-1/2", "reason": "x"})
+            assert r.status_code == 202
+
+
+async def test_command_seq_gap_free_and_continues_after_restart(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
+    await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e5e5"})  # rejected
+    await client.post("/games/g1/moves", json={"player_id": "nobody!", "move": "e4"})  # 422
+    cmds = [m for m in await log.read(GAME_COMMANDS) if m.stream == "game-g1.commands"]
+    assert [m.seq for m in cmds] == [1, 2, 3]
+    # a second gateway on the same log continues at 4 (learned from the log at startup)
+    app2 = create_app(log, admin_token=TOKEN, now_ms=lambda: NOW, manage_log=False, wait_timeout=0.3)
+    async with app2.router.lifespan_context(app2):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app2), base_url="http://gw2") as c2:
+            r = await c2.post("/games/g1/moves?wait=false", json={"player_id": "bob", "move": "e5"})
+            assert r.status_code == 202 and r.json()["seq"] == 4
+            assert (await c2.get("/games/g1")).json()["moves"][0]["san"] == "e4"
+
+
+async def test_game_over_is_409(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    r = await client.post("/games/g1/resign", json={"player_id": "bob"})
+    assert r.status_code == 200 and r.json()["event"] == "Resigned"
+    g = (await client.get("/games/g1")).json()
+    assert g["status"] == "ended" and g["result"] == "1-0"
+    n = await _count(log)
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
+    assert r.status_code == 409 and "over" in r.json()["detail"]
+    assert await _count(log) == n
+
+
+async def test_draw_offer_shows_in_view(env):
+    client, _, _, _ = env
+    await _new_game(client)
+    r = await client.post("/games/g1/draw/offer", json={"player_id": "alice"})
+    assert r.status_code == 200 and r.json()["event"] == "DrawOffered"
+    assert (await client.get("/games/g1")).json()["draw_offer"]["player_id"] == "alice"
+
+
+async def test_events_follow_false_lists_the_game(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
+    await log.idle()
+    r = await client.get("/games/g1/events?follow=false")
+    assert r.status_code == 200
+    types = [m["type"] for m in r.json()]
+    assert types == ["CreateGame", "GameStarted", "SubmitMove", "MoveAccepted"]
+    assert all(m["stream"].startswith("game-g1") for m in r.json())
+
+
+async def test_sse_fan_out_queue(env):
+    client, log, app, _ = env
+    await _new_game(client)
+    gw = app.state.gateway
+    backlog, q = gw.open_stream("game-g1")
+    assert [m.type for m in backlog] == ["CreateGame", "GameStarted"]
+    await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
+    await log.idle()
+    assert [q.get_nowait().type, q.get_nowait().type] == ["SubmitMove", "MoveAccepted"]
+    gw.close_stream("game-g1", q)
+
+
+async def test_healthz_metrics_docs(env):
+    client, _, _, _ = env
+    await _new_game(client)
+    h = (await client.get("/healthz")).json()
+    assert h["status"] == "ok" and h["games"] == 1
+    m = await client.get("/metrics")
+    assert m.status_code == 200 and "arbiter_gateway_commands_total" in m.text
+    assert (await client.get("/openapi.json")).status_code == 200
+
+
+# ------------------------------------------------------------------------------------- tournaments
+async def test_tournament_flow_and_crosstable(env):
+    client, log, _, fake = env
+    r = await client.post("/tournaments", json={"name": "Spring Open", "system": "round-robin"})
+    assert r.status_code == 200 and r.json()["event"] == "TournamentCreated"
+    tid = r.json()["tournament_id"]
+    for pid, rating in [("ann", 2100), ("ben", 2000), ("cat", 1900)]:
+        r = await client.post(f"/tournaments/{tid}/players", json={"player_id": pid, "name": pid.title(),
+                                                                    "rating": rating})
+        assert r.status_code == 200, r.text
+    r = await client.post(f"/tournaments/{tid}/rounds",
+                          json={"round": 1, "boards": [{"white": "ann", "black": "ben"}], "bye": "cat"})
+    assert r.status_code == 200 and r.json()["event"] == "RoundPaired"
+    gid = f"{tid}-r1-b1"
+    # the paired game is known before it starts
+    assert (await client.get(f"/games/{gid}")).json()["white"] == "ann"
+    stream = f"game-{gid}.result"
+    await log.publish(GAME_EVENTS, envelope(
+        GameEnded(game_id=gid, result="1/2-1/2", reason="agreement",
+                  rule=Rule(ruleset="FIDE-1994", article="10.6")),
+        stream=stream, seq=1, occurred_at=dt_of(NOW), actor=SVC))
+    await log.publish(TOURNAMENT_EVENTS, envelope(
+        StandingsUpdated(tournament_id=tid, round=1, order=("SB",), rows=(
+            StandingRow(rank=1, player_id="ann", name="Ann", score=0.5, games=1, tiebreaks={"SB": 0.25}),
+            StandingRow(rank=2, player_id="ben", name="Ben", score=0.5, games=1, tiebreaks={"SB": 0.25}),
+            StandingRow(rank=3, player_id="cat", name="Cat", score=0, games=0, tiebreaks={"SB": 0}))),
+        stream=f"tournament-{tid}.standings", seq=1, occurred_at=dt_of(NOW), actor=SVC))
+    await log.idle()
+    t = (await client.get(f"/tournaments/{tid}")).json()
+    assert t["name"] == "Spring Open" and [p["player_id"] for p in t["players"]] == ["ann", "ben", "cat"]
+    assert t["rounds"][0]["boards"][0]["game_id"] == gid
+    assert t["rounds"][0]["boards"][0]["result"] == "1/2-1/2" and t["rounds"][0]["bye"] == "cat"
+    s = (await client.get(f"/tournaments/{tid}/standings")).json()
+    assert s["round"] == 1 and s["rows"][0]["player_id"] == "ann"
+    x = (await client.get(f"/tournaments/{tid}/crosstable")).json()
+    cells = {row["player_id"]: row["cells"] for row in x["rows"]}
+    assert cells == {"ann": ["2w½"], "ben": ["1b½"], "cat": ["bye"]}
+    ev = (await client.get(f"/tournaments/{tid}/events?follow=false")).json()
+    assert ev[0]["type"] == "CreateTournament" and "StandingsUpdated" in [m["type"] for m in ev]
+    # unknown tournament: 404, nothing published
+    n = await _count(log, TOURNAMENT_COMMANDS)
+    r = await client.post("/tournaments/zz/players", json={"player_id": "x", "name": "X"})
+    assert r.status_code == 404
+    assert (await client.get("/tournaments/zz")).status_code == 404
+    assert await _count(log, TOURNAMENT_COMMANDS) == n
+
+
+# ------------------------------------------------------------------------------ read model (pure)
+def _env(payload, stream, seq, at=NOW):
+    return envelope(payload, stream=stream, seq=seq, occurred_at=dt_of(at), actor=SVC)
+
+
+def test_readmodel_pgn_with_clocks():
+    rm = ReadModel()
+    rm.apply(_env(GameStarted(game_id="p", white="w", black="b", time_control="300+2",
+                              start_fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+                  "game-p", 1))
+    rm.apply(_env(ClockStarted(game_id="p", time_control="300+2", white_ms=302000, black_ms=302000,
+                               running="white"), "game-p.clock", 1))
+    for ply, (san, w, b) in enumerate([("e4", 299500, 302000), ("e5", 299500, 300000),
+                                       ("Nf3", 298000, 300000)], start=1):
+        colour = "white" if ply % 2 else "black"
+        rm.apply(_env(MoveAccepted(game_id="p", ply=ply, player_id=colour[0], colour=colour,
+                                   uci="x", san=san, fen_after=f"f{ply}"), "game-p", ply + 1))
+        rm.apply(_env(ClockUpdated(game_id="p", ply=ply, mover=colour, elapsed_ms=1, white_ms=w,
+                                   black_ms=b, running="black" if colour == "white" else "white",
+                                   deadline_ms=NOW + 1000), "game-p.clock", ply + 1))
+    g = rm.game("p")
+    assert g.clock["white_ms"] == 298000 and g.clock["running"] == "black"
+    pgn = g.pgn()
+    assert "1. e4 {[%clk 0:04:59.5]} e5 {[%clk 0:05:00]} 2. Nf3 {[%clk 0:04:58]} *" in pgn
+    assert '[TimeControl "300+2"]' in pgn and "[FEN" not in pgn
+    assert format_clk(3_600_000) == "1:00:00"
+
+
+def test_readmodel_black_to_move_start_and_result():
+    g = GameView("x")
+    fen = "8/8/8/8/8/8/k7/K7 b - - 0 40"
+    g.apply(_env(GameStarted(game_id="x", white="w", black="b", time_control="-", start_fen=fen),
+                 "game-x", 1))
+    g.apply(_env(MoveAccepted(game_id="x", ply=1, player_id="b", colour="black", uci="a2b2",
+                              san="Kb2", fen_after="f"), "game-x", 2))
+    g.apply(_env(GameEnded(game_id="x", result="1/2-1/2", reason="insufficient-material",
+                           rule=Rule(ruleset="FIDE-1994", article="10.4")), "game-x.result", 1))
+    pgn = g.pgn()
+    assert "40... Kb2 1/2-1/2" in pgn and '[FEN "8/8/8/8/8/8/k7/K7 b - - 0 40"]' in pgn
+    assert g.over and g.rule["article"] == "10.4"
+
+
+def test_readmodel_rejected_create_forgets_game():
+    rm = ReadModel()
+    rm.apply(_env(GameCommandRejected(game_id="q", command_id="c", command_type="CreateGame",
+                                      code="invalid", reason="bad fen"), "game-q", 1))
+    assert rm.game("q") is None

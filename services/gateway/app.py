@@ -29,7 +29,7 @@ import secrets
 import time
 import traceback
 import uuid
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -140,6 +140,9 @@ class Gateway:
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.waiters: dict[uuid.UUID, tuple[str, asyncio.Future]] = {}
         self.subscribers: dict[str, set[asyncio.Queue]] = defaultdict(set)
+        # first event caused by each recent message (to follow a chain, e.g. claim -> decision)
+        self.effects: OrderedDict[uuid.UUID, Envelope] = OrderedDict()
+        self.max_effects = 20_000
         self.ready = False
         self._attached = False
 
@@ -179,6 +182,10 @@ class Gateway:
                          msg.seq, traceback.format_exc())
         self._fan_out(msg)
         if msg.causation_id is not None and not msg.stream.endswith(".commands"):
+            if msg.causation_id not in self.effects:
+                self.effects[msg.causation_id] = msg
+                if len(self.effects) > self.max_effects:
+                    self.effects.popitem(last=False)
             w = self.waiters.get(msg.causation_id)
             if w is not None and w[0] == msg.key and not w[1].done():
                 w[1].set_result(msg)
@@ -192,6 +199,21 @@ class Gateway:
                 while not q.empty():
                     q.get_nowait()
                 q.put_nowait(None)
+
+    async def follow(self, cause: Envelope, timeout: float) -> Envelope | None:
+        """The first event of ``cause``'s aggregate caused by ``cause`` (already seen or arriving
+        within ``timeout`` s), or None."""
+        hit = self.effects.get(cause.event_id)
+        if hit is not None:
+            return hit
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.waiters[cause.event_id] = (cause.key, fut)
+        try:
+            return await asyncio.wait_for(fut, timeout=max(0.0, timeout))
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            self.waiters.pop(cause.event_id, None)
 
     def open_stream(self, key: str) -> tuple[list[Envelope], asyncio.Queue]:
         """Snapshot of ``key``'s history plus a queue of everything after it (no gap: no await
@@ -284,6 +306,11 @@ class Gateway:
                 fut.cancel()
 
 
+def _event_info(ev: Envelope) -> dict:
+    return {"event": ev.type, "event_id": str(ev.event_id), "event_stream": ev.stream,
+            "event_seq": ev.seq, "payload": ev.payload.model_dump(mode="json")}
+
+
 def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
     """HTTP answer for a published command: 200 + event payload, 409/422/404 for a rejection
     event, 202 when not (yet) answered."""
@@ -291,8 +318,7 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
     if resp is None:
         return JSONResponse({**base, "outcome": "pending"}, status_code=202)
     payload = resp.payload.model_dump(mode="json")
-    info = {"event": resp.type, "event_id": str(resp.event_id), "event_stream": resp.stream,
-            "event_seq": resp.seq, "payload": payload}
+    info = _event_info(resp)
     if resp.type in REJECTIONS:
         code = payload.get("code", "invalid")
         status = 422 if code == "malformed" else 404 if code == "no-such-game" else 409
@@ -522,7 +548,21 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     async def claim_draw(gid: str, body: ClaimBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
                          x_arbiter_token: str | None = TOKEN,
                          x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await player_command(ClaimDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
+        """Claim a draw. The answer's ``event`` is the validation's ``DrawClaimed``; ``decision``
+        is the adjudication's ruling on it (``GameEnded`` or ``DrawClaimRejected``, the latter
+        with its penalty following as separate events), or null if not decided in time."""
+        live_game(gid)
+        data = body.model_dump(exclude={"at_ms"})
+        actor = gw.player_actor(data["player_id"], x_arbiter_token, body.at_ms)
+        payload = build(ClaimDraw, game_id=gid, **data)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        cmd, resp = await gw.send(payload, f"game-{gid}", actor, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        if resp is None or resp.type != "DrawClaimed":
+            return outcome(cmd, resp)
+        decision = await gw.follow(resp, gw.wait_timeout - (loop.time() - t0))
+        return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
 
     @app.post("/games/{gid}/result", tags=["arbiter"])
     async def record_result(gid: str, body: ResultBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]

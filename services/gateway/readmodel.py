@@ -221,7 +221,8 @@ class GameView:
             self._end(p.result, p.reason)
         elif t == "ClockStarted":
             self.time_control = self.time_control or p.time_control
-            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running)
+            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running,
+                              deadline_ms=getattr(p, "deadline_ms", None))
         elif t == "ClockUpdated":
             self.clocks_by_ply[p.ply] = (p.white_ms, p.black_ms)
             if not self.over:

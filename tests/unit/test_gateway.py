@@ -6,7 +6,8 @@ The fake (below) answers game commands the way the real validation service does:
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import asyncio
+import json
 
 import httpx
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from contracts.envelope import Actor, dt_of
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, ClockStarted,
-    ClockUpdated, DrawOffered, GameCommandRejected, GameEnded, GameStarted, MoveAccepted,
+    ClockUpdated, DrawClaimed, DrawClaimRejected, DrawOffered, GameCommandRejected, GameEnded, GameStarted, MoveAccepted,
     MoveRejected, PlayerRegistered, Resigned, RoundPaired, Rule, StandingRow, StandingsUpdated,
     TournamentCreated, envelope,
 )
@@ -35,6 +36,15 @@ class FakeServices:
         self.seqs: dict[str, int] = {}
         self.games: dict[str, dict] = {}
         log.subscribe([GAME_COMMANDS, TOURNAMENT_COMMANDS], "fake", self.on_command)
+        log.subscribe([GAME_EVENTS], "fake-adjudication", self.on_event)
+
+    async def on_event(self, topic, ev):
+        if ev.type == "DrawClaimed":  # adjudication-like: rule on the claim
+            p = ev.payload
+            await self.emit(GAME_EVENTS, ev, f"game-{p.game_id}.result", DrawClaimRejected(
+                game_id=p.game_id, player_id=p.player_id, colour=p.colour, reason=p.reason,
+                detail="position occurred 1 time(s)",
+                rule=Rule(ruleset="FIDE-1994", article="10.13(2)")))
 
     async def emit(self, topic, cause, stream, payload):
         seq = self.seqs[stream] = self.seqs.get(stream, 0) + 1
@@ -98,6 +108,11 @@ class FakeServices:
             colour = "white" if p.player_id == self.games[gid]["white"] else "black"
             await self.emit(GAME_EVENTS, cmd, stream, DrawOffered(
                 game_id=gid, player_id=p.player_id, colour=colour, ply=self.games[gid]["ply"]))
+        elif cmd.type == "ClaimDraw":
+            colour = "white" if p.player_id == self.games[gid]["white"] else "black"
+            await self.emit(GAME_EVENTS, cmd, stream, DrawClaimed(
+                game_id=gid, player_id=p.player_id, colour=colour, reason=p.reason,
+                ply=self.games[gid]["ply"]))
         # RecordResult / IssuePenalty / ReportAbsence: no answer here (other services)
 
 
@@ -315,6 +330,83 @@ async def test_sse_fan_out_queue(env):
     await log.idle()
     assert [q.get_nowait().type, q.get_nowait().type] == ["SubmitMove", "MoveAccepted"]
     gw.close_stream("game-g1", q)
+
+
+async def test_claim_waits_for_the_decision(env):
+    client, _, _, _ = env
+    await _new_game(client)
+    r = await client.post("/games/g1/draw/claim", json={"player_id": "alice", "reason": "threefold"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["event"] == "DrawClaimed"
+    assert body["decision"]["event"] == "DrawClaimRejected"
+    assert body["decision"]["payload"]["rule"]["article"] == "10.13(2)"
+
+
+async def test_unexpected_error_is_500_without_traceback(env):
+    _, _, app, _ = env
+
+    def boom(gid):
+        raise RuntimeError("secret internals")
+
+    app.state.gateway.rm.game = boom
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
+                                 base_url="http://gw") as c:
+        r = await c.get("/games/g1")
+    assert r.status_code == 500 and r.json() == {"detail": "internal error"}
+
+
+async def _sse(app, path: str, n: int, then=None) -> list[dict]:
+    """Drive the ASGI app directly (httpx buffers whole responses): collect ``n`` SSE events,
+    calling ``then()`` once the first event arrived, then disconnect."""
+    events: list[dict] = []
+    got_first, done = asyncio.Event(), asyncio.Event()
+    buf = b""
+
+    async def receive():
+        await done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(m):
+        nonlocal buf
+        if m["type"] != "http.response.body":
+            return
+        buf += m.get("body", b"")
+        while b"\r\n\r\n" in buf:
+            block, buf = buf.split(b"\r\n\r\n", 1)
+            fields = dict(line.split(": ", 1) for line in block.decode().splitlines() if ": " in line)
+            if "data" in fields:
+                events.append({"event": fields.get("event"), "id": fields.get("id"),
+                               "data": json.loads(fields["data"])})
+                got_first.set()
+        if len(events) >= n:
+            done.set()
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "root_path": "", "headers": [(b"host", b"gw")], "client": ("test", 1),
+             "server": ("gw", 80)}
+    task = asyncio.create_task(app(scope, receive, send))
+    await asyncio.wait_for(got_first.wait(), 5)
+    if then is not None:
+        await then()
+    await asyncio.wait_for(done.wait(), 5)
+    await asyncio.wait_for(task, 5)
+    return events
+
+
+async def test_sse_stream_replays_then_follows(env):
+    client, log, app, _ = env
+    await _new_game(client)
+
+    async def move():
+        r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
+        assert r.status_code == 200
+
+    events = await _sse(app, "/games/g1/events", 4, then=move)
+    assert [e["event"] for e in events] == ["CreateGame", "GameStarted", "SubmitMove", "MoveAccepted"]
+    assert events[0]["id"] == "game-g1.commands:1" and events[3]["data"]["payload"]["san"] == "e4"
+    assert not app.state.gateway.subscribers["game-g1"]  # the disconnected client is gone
 
 
 async def test_healthz_metrics_docs(env):

@@ -330,8 +330,10 @@ class TournamentView:
                     opp = b["black"] if colour == "white" else b["white"]
                     g = games.get(b["game_id"])
                     res = g.result if g else None
-                    forfeit = bool(g and g.reason and ("forfeit" in g.reason or "absence" in g.reason
-                                                      or "default" in g.reason))
+                    # "+"/"-" only for a game lost without play (absence, forfeit before a move)
+                    forfeit = bool(g and g.reason and not g.moves
+                                   and ("forfeit" in g.reason or "absence" in g.reason
+                                        or "default" in g.reason))
                     pts = None
                     if res == "1/2-1/2":
                         pts = 0.5

@@ -513,3 +513,23 @@ def test_readmodel_rejected_create_forgets_game():
     rm.apply(_env(GameCommandRejected(game_id="q", command_id="c", command_type="CreateGame",
                                       code="invalid", reason="bad fen"), "game-q", 1))
     assert rm.game("q") is None
+
+
+def test_crosstable_forfeit_marks_only_unplayed_games():
+    rm = ReadModel()
+    tid = "t"
+    for pid in ("a", "b", "c", "d"):
+        rm.apply(_env(PlayerRegistered(tournament_id=tid, player_id=pid, name=pid.upper()),
+                      f"tournament-{tid}", 1 + "abcd".index(pid)))
+    rm.apply(_env(RoundPaired(tournament_id=tid, round=1, system="round-robin", boards=(
+        Board(board=1, game_id="x1", white="a", black="b"),
+        Board(board=2, game_id="x2", white="c", black="d"))), f"tournament-{tid}", 5))
+    rule = Rule(ruleset="FIDE-1994", article="16.5")
+    rm.apply(_env(GameEnded(game_id="x1", result="1-0", reason="forfeit", rule=rule),
+                  "game-x1.result", 1))
+    rm.apply(_env(MoveAccepted(game_id="x2", ply=1, player_id="c", colour="white", uci="e2e4",
+                               san="e4", fen_after="f"), "game-x2", 2))
+    rm.apply(_env(GameEnded(game_id="x2", result="0-1", reason="forfeit", rule=rule),
+                  "game-x2.result", 1))
+    cells = {r["player_id"]: r["cells"] for r in rm.tournament(tid).crosstable(rm.games)["rows"]}
+    assert cells == {"a": ["+"], "b": ["-"], "c": ["4w0"], "d": ["3b1"]}

@@ -121,6 +121,8 @@ class ServiceHost:
         async with self._lock:
             if self.dedupe.seen(msg):
                 return
+            if msg.actor == self.actor:  # one of our own decisions (recovery, audit seeding)
+                self.seqs[msg.stream] = max(self.seqs.get(msg.stream, 0), msg.seq)
             t0 = time.perf_counter()
             emits = self.core.handle(msg)
             self.dedupe.mark(msg)

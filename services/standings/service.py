@@ -3,7 +3,8 @@
 Consumes the tournament record (TournamentCreated, PlayerRegistered, RoundPaired) and results
 (GameEnded). When every game of a round has ended it writes StandingsUpdated on stream
 ``tournament-<id>.standings`` with the tournament's tie-break order (FIDE codes, computed by
-:func:`services.standings.core.compute_standings`). Byes score 1 point.
+:func:`services.standings.core.compute_standings`). A Swiss bye scores 1 point, a
+round-robin bye (odd number of players) none.
 """
 from __future__ import annotations
 
@@ -84,6 +85,6 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
             games.append(sc.GameResult(round=rnd, white=b.white, black=b.black, result=res))
             for pid in (b.white, b.black):
                 played[pid] = played.get(pid, 0) + 1
-        if r.bye:
-            byes.append(sc.Bye(round=rnd, player=r.bye, points=1.0))
+        if r.bye:  # a Swiss pairing-allocated bye scores a win; a round-robin rest day nothing
+            byes.append(sc.Bye(round=rnd, player=r.bye, points=1.0 if t.created.system == "swiss" else 0.0))
     return sc.compute_standings(players, games, byes, order=tuple(t.created.tiebreaks)), played

@@ -102,6 +102,12 @@ class ValidationCore(Core):
             time_control=p.time_control, tournament_id=p.tournament_id, round=p.round,
             board=p.board, default_time_s=p.default_time_s))
 
+    def _on_GameStarted(self, msg, p: GameStarted):
+        """Our own record of a game seen back (recovery, audit): register it, decide nothing."""
+        if p.game_id not in self.games:
+            self.games[p.game_id] = Game(p.game_id, p.white, p.black, chess.Board(p.start_fen))
+        return []
+
     def _create(self, started: GameStarted) -> list[Emit]:
         if started.game_id in self.games:
             return []

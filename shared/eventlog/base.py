@@ -45,6 +45,13 @@ class EventLog(abc.ABC):
     @abc.abstractmethod
     async def read(self, topic: str) -> list[Envelope]: ...
 
+    async def read_many(self, topics: Sequence[str]) -> list[Envelope]:
+        """Every message of ``topics`` in append order across the topics (export, audit)."""
+        out: list[Envelope] = []
+        for t in topics:
+            out += await self.read(t)
+        return out
+
     async def idle(self, timeout: float = 30.0) -> None:  # pragma: no cover - overridden
         """Wait until every subscribed group has handled every message published so far."""
 

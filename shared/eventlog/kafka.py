@@ -103,6 +103,15 @@ class KafkaLog(EventLog):
         return [p["partition"] for d in desc if d.get("error_code", 0) == 0 for p in d["partitions"]]
 
     async def read(self, topic: str) -> list[Envelope]:
+        return [parse_message(r[3]) for r in await self._rows(topic)]
+
+    async def read_many(self, topics: Sequence[str]) -> list[Envelope]:
+        """All messages of ``topics`` ordered by broker append time (then partition, offset)."""
+        rows = [r for t in dict.fromkeys(topics) for r in await self._rows(t)]
+        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        return [parse_message(r[3]) for r in rows]
+
+    async def _rows(self, topic: str) -> list[tuple[int, int, int, bytes]]:
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)
         await consumer.start()
         try:
@@ -127,7 +136,7 @@ class KafkaLog(EventLog):
                     pos = {tp: await consumer.position(tp) for tp in remaining}
                     remaining = {tp for tp in remaining if pos[tp] < end[tp]}
             rows.sort(key=lambda r: (r[0], r[1], r[2]))
-            return [parse_message(r[3]) for r in rows]
+            return rows
         finally:
             await consumer.stop()
 

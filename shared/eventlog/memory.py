@@ -63,6 +63,10 @@ class MemoryLog(EventLog):
     async def read(self, topic: str) -> list[Envelope]:
         return [parse_message(raw) for _, raw in self._topics.get(topic, [])]
 
+    async def read_many(self, topics: Sequence[str]) -> list[Envelope]:
+        rows = sorted(r for t in dict.fromkeys(topics) for r in self._topics.get(t, []))
+        return [parse_message(raw) for _, raw in rows]
+
     def _next(self, group: str) -> tuple[str, bytes] | None:
         again = self._redeliveries.get(group)
         if again:

@@ -1,0 +1,242 @@
+"""The ``arbiter`` command (typer + rich).
+
+demo, up, serve, run-tournament, replay, export-log, audit, schemas. Every subcommand reports bad
+input as one clear line on stderr and exit code 2 (usage) or 1 (a check failed), never a
+traceback.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Arbiter: event-sourced chess tournaments (demo, up, run-tournament, replay, audit).")
+out = Console()
+err = Console(stderr=True)
+
+BUS_HELP = "event log: 'memory' (one process) or kafka://HOST:PORT"
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    err.print(f"[red]arbiter: {msg}[/red]")
+    raise typer.Exit(code)
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=err, transient=False)
+
+
+def _write_json(path: Optional[Path], data) -> None:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        err.print(f"wrote {path}")
+
+
+def print_tables(standings: dict, crosstable: dict, title: str) -> None:
+    """Crosstable and final standings as rich tables on stdout."""
+    ct = Table(title=f"{title}: crosstable")
+    ct.add_column("No", justify="right")
+    ct.add_column("Player")
+    for r in crosstable.get("rounds", []):
+        ct.add_column(f"R{r}", justify="center")
+    ct.add_column("Pts", justify="right")
+    for row in crosstable.get("rows", []):
+        ct.add_row(str(row["number"]), row["name"] or row["player_id"], *row["cells"], f"{row['score']:g}")
+    out.print(ct)
+    st = Table(title=f"{title}: final standings")
+    st.add_column("Rank", justify="right")
+    st.add_column("Player")
+    st.add_column("Pts", justify="right")
+    order = standings.get("order", [])
+    for code in order:
+        st.add_column(code, justify="right")
+    for row in standings.get("rows", []):
+        st.add_row(str(row["rank"]), row["name"], f"{row['score']:g}",
+                   *[f"{row['tiebreaks'].get(c, 0):g}" for c in order])
+    out.print(st)
+
+
+@app.command()
+def demo(bus: str = typer.Option("memory", help=BUS_HELP),
+         players: int = typer.Option(6, min=2, max=64, help="bot players (round robin)"),
+         seed: int = typer.Option(2026, help="seed of the bots' choices"),
+         time_control: str = typer.Option("8+0.1", help="PGN TimeControl (seconds), real clocks"),
+         json_out: Optional[Path] = typer.Option(None, "--json", help="write the result as JSON")):
+    """Host a self-contained round robin of bot players on real clocks, all services in one
+    process (memory bus) or through Kafka; print the crosstable and final standings."""
+    from services.tools.demo import run_demo
+    try:
+        result = asyncio.run(run_demo(bus, players=players, seed=seed, time_control=time_control,
+                                      progress_factory=_progress))
+    except ValueError as e:
+        _fail(str(e))
+    print_tables(result["standings"], result["crosstable"], result["name"])
+    out.print(f"{result['games']} games, {result['moves']} moves, results by reason: {result['reasons']}; "
+              f"{result['seconds']:.1f} s")
+    _write_json(json_out, result)
+
+
+@app.command("run-tournament")
+def run_tournament(pgn: Path = typer.Option(..., "--pgn", exists=True, dir_okay=False, help="PGN of a complete round robin"),
+                   bus: str = typer.Option("memory", help=BUS_HELP),
+                   gateway: Optional[str] = typer.Option(None, help="URL of a running gateway (arbiter up); overrides --bus"),
+                   pairings: str = typer.Option("auto", help="berger | recorded | auto"),
+                   tiebreaks: str = typer.Option("SB,WIN,DE", help="tie-break codes in order"),
+                   tournament_id: Optional[str] = typer.Option(None, help="id of the hosted tournament"),
+                   json_out: Optional[Path] = typer.Option(None, "--json", help="write the report as JSON")):
+    """Host the tournament recorded in PGN through the gateway and services, then compare the
+    pairings, results and scores with the record (exit 1 if any differs)."""
+    from services.tools.embedded import arbiter_client
+    from services.tools.host import HostError, host_record
+    from shared.rules.pgnrecord import RecordError, read_round_robin
+    if pairings not in ("berger", "recorded", "auto"):
+        _fail("--pairings must be berger, recorded or auto")
+    try:
+        rec = read_round_robin(pgn)
+    except RecordError as e:
+        _fail(str(e))
+    total = sum(len(g) for g in rec.rounds.values())
+
+    async def main():
+        with _progress() as prog:
+            task = prog.add_task(f"hosting {rec.name}", total=total)
+            async with arbiter_client(bus, gateway=gateway, ticks=False) as c:
+                return await host_record(c, str(pgn), pairings=pairings, tournament_id=tournament_id,
+                                         tiebreaks=tuple(t for t in tiebreaks.split(",") if t),
+                                         progress=lambda n=1: prog.advance(task, n))
+    try:
+        report = asyncio.run(main())
+    except (HostError, RecordError, ValueError) as e:
+        _fail(str(e), 1)
+    print_tables(report.standings, report.crosstable, rec.name)
+    ok = report.pairings_match_record and report.results_match_record and report.scores_match_record
+    out.print(f"pairings ({report.pairing_system}) match record: {report.pairings_match_record}; "
+              f"results match: {report.results_match_record}; scores match: {report.scores_match_record}")
+    for p in report.problems:
+        err.print(f"[yellow]{p}[/yellow]")
+    _write_json(json_out, report.as_dict())
+    raise typer.Exit(0 if ok else 1)
+
+
+@app.command()
+def replay(files: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="PGN files"),
+           json_out: Optional[Path] = typer.Option(None, "--json", help="write per-game rows as JSON")):
+    """Replay game records through validation and adjudication; per game: moves accepted, the
+    first rejected move and why, the recorded result and the platform's (with its reason)."""
+    from services.tools.replay import replay_files
+    from shared.rules.pgnrecord import RecordError, read_games
+    try:
+        total = sum(len(read_games(f)) for f in files)
+    except RecordError as e:
+        _fail(str(e))
+    with _progress() as prog:
+        task = prog.add_task("replaying", total=total)
+        rows = replay_files([str(f) for f in files], progress=lambda n: prog.advance(task, n))
+    rejected = [r for r in rows if r["first_rejected"]]
+    decided = [r for r in rows if r["result"] != "*"]
+    disagree = [r for r in decided if r["result"] != r["recorded_result"]]
+    t = Table(title="replay")
+    for c in ("games", "moves accepted", "games with a rejected move", "ended on the board",
+              "board result differs from record"):
+        t.add_column(c, justify="right")
+    t.add_row(str(len(rows)), f"{sum(r['accepted'] for r in rows)}/{sum(r['moves'] for r in rows)}",
+              str(len(rejected)), str(len(decided)), str(len(disagree)))
+    out.print(t)
+    for r in rejected[:20]:
+        out.print(f"{r['file']}#{r['index'] + 1}: ply {r['first_rejected']['ply']} "
+                  f"{r['first_rejected']['move']}: {r['first_rejected']['reason']}")
+    _write_json(json_out, {"games": rows})
+    raise typer.Exit(1 if rejected or disagree else 0)
+
+
+@app.command("export-log")
+def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is empty)"),
+               stream: str = typer.Option(..., help="aggregate: game-<id> or tournament-<id> (a tournament includes its games)"),
+               out_file: Optional[Path] = typer.Option(None, "--out", help="file (default stdout)")):
+    """Write every message of a game or tournament (commands and events, log order) as NDJSON."""
+    from services.tools.logio import export_messages
+    try:
+        msgs = asyncio.run(export_messages(bus, stream))
+    except ValueError as e:
+        _fail(str(e))
+    if not msgs:
+        _fail(f"no messages for {stream} on {bus}", 1)
+    text = "".join(m.model_dump_json() + "\n" for m in msgs)
+    if out_file:
+        out_file.write_text(text)
+        err.print(f"wrote {len(msgs)} messages to {out_file}")
+    else:
+        sys.stdout.write(text)
+
+
+@app.command()
+def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_okay=False, help="NDJSON from export-log"),
+          bus: Optional[str] = typer.Option(None, help=BUS_HELP),
+          stream: Optional[str] = typer.Option(None, help="aggregate to audit with --bus"),
+          json_out: Optional[Path] = typer.Option(None, "--json")):
+    """Re-derive every decision from the log's commands and print each difference (exit 0 when
+    there is none)."""
+    from services.tools.audit import audit as run_audit
+    from services.tools.audit import load_ndjson
+    from services.tools.logio import export_messages
+    if (log is None) == (bus is None) or (bus is not None and not stream):
+        _fail("give --log FILE, or --bus URL with --stream ID")
+    try:
+        msgs = load_ndjson(log) if log else asyncio.run(export_messages(bus, stream))
+    except ValueError as e:
+        _fail(str(e))
+    diffs = asyncio.run(run_audit(msgs))
+    decisions = sum(1 for m in msgs if m.payload.KIND == "event")
+    for d in diffs:
+        out.print(f"[red]DIFF[/red] {d}")
+    out.print(f"audited {len(msgs)} messages, {decisions} decisions: {len(diffs)} difference(s)")
+    _write_json(json_out, {"messages": len(msgs), "differences": [d.as_dict() for d in diffs]})
+    raise typer.Exit(1 if diffs else 0)
+
+
+@app.command()
+def up(bus: str = typer.Option("kafka://127.0.0.1:19092", help="Kafka bootstrap (kafka://HOST:PORT)"),
+       port: int = typer.Option(8000, help="gateway HTTP port; services use port+1..port+6")):
+    """Start the six services and the gateway as separate processes on Kafka (Ctrl-C stops)."""
+    from services.tools.supervisor import run_all
+    if not bus.startswith("kafka://"):
+        _fail("arbiter up needs --bus kafka://HOST:PORT (make kafka-up starts a local broker)")
+    raise typer.Exit(run_all(bus, port))
+
+
+@app.command()
+def serve(service: str = typer.Argument(..., help="gateway, validation, clock, adjudication, penalties, pairing, standings"),
+          bus: str = typer.Option("kafka://127.0.0.1:19092", help=BUS_HELP),
+          port: int = typer.Option(0, help="HTTP port for /healthz and /metrics (0 = default)")):
+    """Run one service alone (same as ``python -m services.<name>``)."""
+    from shared.runner import run_service
+    try:
+        run_service(service, bus, port or None)
+    except ValueError as e:
+        _fail(str(e))
+
+
+@app.command()
+def schemas(out_dir: Path = typer.Option(Path("contracts/schemas"), help="where to write")):
+    """Write the JSON Schema of every message and the AsyncAPI document of the topics."""
+    from contracts.schemagen import write_all
+    for p in write_all(out_dir):
+        err.print(f"wrote {p}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

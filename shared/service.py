@@ -134,6 +134,11 @@ class ServiceHost:
 
     async def _publish(self, cause: Envelope | None, emits: Iterable[Emit], extra: str = "") -> None:
         for i, e in enumerate(emits):
+            event_id = derived_id(self.core.name, cause.event_id if cause else None, i, extra)
+            if event_id in self._recorded:
+                # Already in the log (recovery after a crash): its seq is already counted in
+                # self.seqs (recover() starts from the recorded maximum), so take none.
+                continue
             seq = self.seqs.get(e.stream, 0) + 1
             self.seqs[e.stream] = seq
             at = dt_of(e.at_ms) if e.at_ms is not None else (cause.occurred_at if cause else dt_of(self.now_ms()))
@@ -141,10 +146,8 @@ class ServiceHost:
                 e.payload, stream=e.stream, seq=seq, occurred_at=at, actor=self.actor,
                 causation_id=cause.event_id if cause else None,
                 correlation_id=(cause.correlation_id or cause.event_id) if cause else None,
-                event_id=derived_id(self.core.name, cause.event_id if cause else None, i, extra),
+                event_id=event_id,
             )
-            if out.event_id in self._recorded:
-                continue  # already in the log (recovery after a crash)
             await self.log.publish(e.payload.TOPIC, out)
             EMITTED.labels(self.core.name, out.type).inc()
 

@@ -70,7 +70,7 @@ def print_tables(standings: dict, crosstable: dict, title: str) -> None:
 def demo(bus: str = typer.Option("memory", help=BUS_HELP),
          players: int = typer.Option(6, min=2, max=64, help="bot players (round robin)"),
          seed: int = typer.Option(2026, help="seed of the bots' choices"),
-         time_control: str = typer.Option("8+0.1", help="PGN TimeControl (seconds), real clocks"),
+         time_control: str = typer.Option("4", help="PGN TimeControl (seconds), real clocks"),
          json_out: Optional[Path] = typer.Option(None, "--json", help="write the result as JSON")):
     """Host a self-contained round robin of bot players on real clocks, all services in one
     process (memory bus) or through Kafka; print the crosstable and final standings."""

@@ -98,24 +98,18 @@ class ServiceHost:
         self.log.subscribe(self.core.inputs, self.core.name, self.on_message)
 
     async def recover(self) -> int:
-        """Rebuild state from the log before consuming live; returns messages replayed."""
-        msgs: list[tuple[str, Envelope]] = []
-        own: list[Envelope] = []
-        for topic in dict.fromkeys(self.core.inputs):
-            for m in await self.log.read(topic):
-                msgs.append((topic, m))
+        """Rebuild state from the log before consuming live: replay every input message in
+        append order (as it was consumed), publishing only decisions not yet in the log.
+        Returns the number of messages replayed."""
+        inputs = await self.log.read_many(self.core.inputs)
         for topic in _output_topics(self.core):
             for m in await self.log.read(topic):
                 if m.actor == self.actor:
-                    own.append(m)
-        for m in own:
-            self._recorded.add(m.event_id)
-            self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
-        n = 0
-        for _, m in sorted(msgs, key=lambda x: x[1].occurred_at):
+                    self._recorded.add(m.event_id)
+                    self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
+        for m in inputs:
             await self.on_message("", m)
-            n += 1
-        return n
+        return len(inputs)
 
     async def on_message(self, topic: str, msg: Envelope) -> None:
         async with self._lock:

@@ -130,7 +130,7 @@ class Host:
             playing = {self.ids[p] for g in games for p in (g.white, g.black)}
             rest = [self.ids[p] for p in self.rec.players if self.ids[p] not in playing]
             body["bye"] = rest[0] if rest else None
-        await self.call("POST", f"/tournaments/{self.tid}/rounds", json=body)
+        await self.start_round(body)
         t = await self.wait_round(rnd)
         boards = t["rounds"][rnd - 1]["boards"]
         by_pair = {(b["white"], b["black"]): b["game_id"] for b in boards}
@@ -143,6 +143,19 @@ class Host:
             raise HostError(f"round {rnd}: the pairing differs from the record "
                             f"(use --pairings recorded): ours {ours}, record {theirs}")
         await asyncio.gather(*(self.play_game(by_pair[k], rnd, g) for k, g in recorded.items()))
+
+    async def start_round(self, body: dict) -> None:
+        """Start a round. The pairing service refuses while it has not yet seen every result of
+        the previous round (services consume independently), so a refusal with code
+        ``round-running`` is retried for a while."""
+        for _ in range(200):
+            r = await self.c.post(f"/tournaments/{self.tid}/rounds", json=body)
+            if r.status_code < 400:
+                return
+            if r.json().get("code") != "round-running":
+                raise HostError(f"round {body['round']}: HTTP {r.status_code}: {r.json().get('detail')}")
+            await asyncio.sleep(0.05)
+        raise HostError(f"round {body['round']}: the previous round never finished")
 
     async def wait_round(self, rnd: int) -> dict:
         for _ in range(600):

@@ -21,7 +21,7 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 PLAYER = Actor(kind="player", id="p")
 
 
-@pytest.fixture(params=["memory", "kafka"])
+@pytest.fixture(params=["memory", pytest.param("kafka", marks=pytest.mark.kafka)])
 async def make_log(request):
     made: list[EventLog] = []
 

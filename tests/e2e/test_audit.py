@@ -1,0 +1,112 @@
+"""Audit: re-derive every decision of a real event's log; tampering is found and named."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+
+from contracts.messages import TOPICS
+from services.tools.audit import audit
+from services.tools.embedded import arbiter_client
+from services.tools.host import host_record
+from services.tools.logio import select
+
+CHEB = "data/chess/pgn/chebanenko-memorial-2020-round-robin-10-players.pgn"
+
+
+@pytest.fixture(scope="module")
+def hosted_log(shared_data_module):
+    """All messages of the Chebanenko Memorial hosted on the memory bus (tournament + games)."""
+    import asyncio
+
+    async def run():
+        async with arbiter_client("memory", ticks=False) as c:
+            await host_record(c, str(shared_data_module(CHEB)), pairings="berger", tournament_id="cheb")
+            return select(await c.arbiter_log.read_many(TOPICS), "tournament-cheb")
+    return asyncio.run(run())
+
+
+@pytest.fixture(scope="module")
+def shared_data_module():
+    from tests.conftest import require_shared
+    return require_shared
+
+
+@pytest.mark.realdata
+async def test_untouched_log_rederives_exactly(hosted_log):
+    assert len(hosted_log) > 10_000
+    assert await audit(hosted_log) == []
+
+
+@pytest.mark.realdata
+async def test_tampered_move_is_named(hosted_log):
+    msgs = list(hosted_log)
+    i = next(i for i, m in enumerate(msgs) if m.type == "MoveAccepted" and m.payload.game_id == "cheb-r3-b2"
+             and m.payload.ply == 20)
+    victim = msgs[i]
+    forged = victim.payload.model_copy(update={"uci": "a2a3", "san": "a3"})
+    msgs[i] = victim.model_copy(update={"payload": forged})
+    diffs = await audit(msgs)
+    assert {(d.stream, d.seq, d.type) for d in diffs} == {(victim.stream, victim.seq, "MoveAccepted")}
+    assert {d.what for d in diffs} == {"payload.uci", "payload.san"}
+    uci = next(d for d in diffs if d.what == "payload.uci")
+    assert (uci.recorded, uci.rederived) == ("a2a3", victim.payload.uci)
+    assert uci.event_id == str(victim.event_id)
+
+
+@pytest.mark.realdata
+async def test_tampered_timestamp_changes_the_clock_decision(hosted_log):
+    msgs = list(hosted_log)
+    i = next(i for i, m in enumerate(msgs) if m.type == "SubmitMove" and m.payload.game_id == "cheb-r5-b1"
+             and m.seq == 12)
+    cmd = msgs[i]
+    msgs[i] = cmd.model_copy(update={"occurred_at": cmd.occurred_at + timedelta(seconds=7)})
+    diffs = await audit(msgs)
+    accepted = [d for d in diffs if d.type == "MoveAccepted"]
+    clock = [d for d in diffs if d.type == "ClockUpdated"]
+    # the move's event time and the clock reading after it change; nothing else
+    assert [(d.what, d.stream) for d in accepted] == [("occurred_at", "game-cheb-r5-b1")]
+    assert {d.stream for d in diffs} <= {"game-cheb-r5-b1", "game-cheb-r5-b1.clock"}
+    assert any(d.what in ("payload.white_ms", "payload.black_ms") and
+               abs(d.recorded - d.rederived) == 7000 for d in clock)
+
+
+@pytest.mark.realdata
+async def test_dropped_event_is_a_gap(hosted_log):
+    msgs = list(hosted_log)
+    i = next(i for i, m in enumerate(msgs) if m.type == "ClockUpdated" and m.payload.game_id == "cheb-r1-b1"
+             and m.seq == 5)
+    del msgs[i]
+    diffs = await audit(msgs)
+    assert any(d.what == "seq gap or repeat" and d.stream == "game-cheb-r1-b1.clock" for d in diffs)
+    assert any(d.what == "missing from the log" and d.seq == 5 for d in diffs)
+
+
+@pytest.mark.realdata
+def test_audit_cli_exit_codes(hosted_log, tmp_path):
+    good = tmp_path / "game.ndjson"
+    game = [m for m in hosted_log if m.key == "game-cheb-r2-b3"]
+    good.write_text("".join(m.model_dump_json() + "\n" for m in game))
+    r = subprocess.run([sys.executable, "-m", "services.cli", "audit", "--log", str(good)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 difference(s)" in r.stdout
+    lines = good.read_text().splitlines()
+    k = next(i for i, line in enumerate(lines) if '"type":"ClockUpdated"' in line)
+    row = json.loads(lines[k])
+    row["payload"]["white_ms"] += 1000
+    lines[k] = json.dumps(row)
+    bad = tmp_path / "bad.ndjson"
+    bad.write_text("\n".join(lines) + "\n")
+    r = subprocess.run([sys.executable, "-m", "services.cli", "audit", "--log", str(bad)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1
+    assert f"seq {row['seq']} ClockUpdated" in r.stdout and "payload.white_ms" in r.stdout
+    junk = tmp_path / "junk.ndjson"
+    junk.write_text('{"type": "Nope"}\n')
+    r = subprocess.run([sys.executable, "-m", "services.cli", "audit", "--log", str(junk)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "junk.ndjson:1" in r.stderr and "Traceback" not in r.stderr

@@ -145,13 +145,14 @@ class Gateway:
         self.max_effects = 20_000
         self.ready = False
         self._attached = False
+        self._catchup: set[uuid.UUID] = set()  # last message of each topic at bootstrap
 
     # ------------------------------------------------------------------------------ consumption
     def attach(self) -> None:
         """Subscribe the read model to all four topics (idempotent; before ``log.start()``)."""
         if not self._attached:
             self.log.subscribe((TOURNAMENT_COMMANDS, GAME_COMMANDS, TOURNAMENT_EVENTS, GAME_EVENTS),
-                               self.group, self.on_message)
+                               self.group, self.on_message, commit="periodic")
             self._attached = True
 
     async def bootstrap(self) -> None:
@@ -167,8 +168,17 @@ class Gateway:
                 if m.stream.endswith(".commands"):
                     self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
                 self.ingest(m)
+            if msgs:
+                self._catchup.add(msgs[-1].event_id)
+
+    @property
+    def caught_up(self) -> bool:
+        """Whether the live subscription has reached what the bootstrap read (until then a
+        command's outcome may be queued behind the backlog)."""
+        return not self._catchup
 
     async def on_message(self, topic: str, msg: Envelope) -> None:
+        self._catchup.discard(msg.event_id)
         self.ingest(msg)
 
     def ingest(self, msg: Envelope) -> None:
@@ -433,7 +443,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     # ------------------------------------------------------------------------------ health
     @app.get("/healthz", tags=["ops"])
     async def healthz() -> dict:
-        return {"status": "ok", "ready": gw.ready, "group": gw.group, "applied": gw.rm.applied,
+        return {"status": "ok", "ready": gw.ready and gw.caught_up, "group": gw.group, "applied": gw.rm.applied,
                 "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments)}
 
     @app.get("/metrics", tags=["ops"])

@@ -25,7 +25,7 @@ class EventLog(abc.ABC):
       log has it (Kafka: acks=all on an idempotent producer).
     - :meth:`subscribe` registers ``handler(topic, msg)`` for ``topics`` in consumer group
       ``group``; each group sees every message at least once, in order per key. Call before
-      :meth:`start`.
+      :meth:`start`. A new group starts at the beginning of the log.
     - :meth:`read` returns every message of ``topic`` currently in the log, from the start, in
       log order (replay/audit/export).
     """
@@ -40,7 +40,11 @@ class EventLog(abc.ABC):
     async def publish(self, topic: str, msg: Envelope) -> None: ...
 
     @abc.abstractmethod
-    def subscribe(self, topics: Sequence[str], group: str, handler: Handler) -> None: ...
+    def subscribe(self, topics: Sequence[str], group: str, handler: Handler, *,
+                  commit: str = "after") -> None:
+        """``commit="after"``: a message's offset is committed only after ``handler`` returned
+        (services: effects written first). ``"periodic"``: offsets are committed in the
+        background (read models, whose state is rebuilt from the log anyway)."""
 
     @abc.abstractmethod
     async def read(self, topic: str) -> list[Envelope]: ...

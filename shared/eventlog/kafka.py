@@ -44,10 +44,12 @@ class KafkaLog(EventLog):
         self._inflight = 0
         self._started = False
 
-    def subscribe(self, topics: Sequence[str], group: str, handler: Handler) -> None:
+    def subscribe(self, topics: Sequence[str], group: str, handler: Handler, *,
+                  commit: str = "after") -> None:
+        policy = AckPolicy.ACK if commit == "after" else AckPolicy.ACK_FIRST
         sub = self.broker.subscriber(
-            *topics, group_id=group, auto_offset_reset="earliest", ack_policy=AckPolicy.ACK,
-            fetch_max_wait_ms=20, max_poll_records=200,
+            *topics, group_id=group, auto_offset_reset="earliest", ack_policy=policy,
+            fetch_max_wait_ms=20, max_poll_records=500,
         )
 
         async def _consume(msg: KafkaMessage) -> None:

@@ -29,7 +29,8 @@ class MemoryLog(EventLog):
         self._busy: dict[str, bool] = {}
         self._errors: list[BaseException] = []
 
-    def subscribe(self, topics: Sequence[str], group: str, handler: Handler) -> None:
+    def subscribe(self, topics: Sequence[str], group: str, handler: Handler, *,
+                  commit: str = "after") -> None:
         ts, hs = self._groups.setdefault(group, ([], []))
         for t in topics:
             if t not in ts:

@@ -77,11 +77,20 @@ def derived_id(service: str, cause: uuid.UUID | None, index: int, extra: str = "
 
 class ServiceHost:
     """Runs ``core`` on ``log``. ``ticks=True`` runs the core's timer (clock flags) on wall time
-    given by ``now_ms`` (epoch ms callable)."""
+    given by ``now_ms`` (epoch ms callable).
+
+    ``commit``: when consumer offsets are committed (see :meth:`EventLog.subscribe`). The log,
+    not the offsets, is what makes a restart safe: :meth:`recover` replays every input from the
+    start and publishes any decision missing from the log, so a message consumed but not acted
+    on before a crash is acted on at restart whatever offset was committed. Offsets only bound
+    the redelivery after recovery, which the deduper skips. ``"periodic"`` (the default) commits
+    in the background; ``"after"`` commits each message after its decisions are published.
+    """
 
     def __init__(self, core: Core, log: EventLog, *, ticks: bool = False,
-                 now_ms: Callable[[], int] | None = None) -> None:
+                 now_ms: Callable[[], int] | None = None, commit: str = "periodic") -> None:
         self.core = core
+        self.commit = commit
         self.log = log
         self.ticks = ticks
         self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)
@@ -95,7 +104,7 @@ class ServiceHost:
 
     def attach(self) -> None:
         """Subscribe the core's inputs (call before ``log.start()``)."""
-        self.log.subscribe(self.core.inputs, self.core.name, self.on_message)
+        self.log.subscribe(self.core.inputs, self.core.name, self.on_message, commit=self.commit)
 
     async def recover(self) -> int:
         """Rebuild state from the log before consuming live: replay every input message in
@@ -123,7 +132,7 @@ class ServiceHost:
             HANDLED.labels(self.core.name, msg.type).inc()
             await self._publish(msg, emits)
             LATENCY.labels(self.core.name).observe(time.perf_counter() - t0)
-        if self.ticks:
+        if self.ticks and emits:
             self._wake.set()
 
     async def _publish(self, cause: Envelope | None, emits: Iterable[Emit], extra: str = "") -> None:

@@ -8,6 +8,7 @@ ClockStarted, ClockUpdated, ClockAdjusted, FlagFell, ClockStopped. All times int
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
@@ -34,8 +35,19 @@ class ClockCore(Core):
     inputs: tuple[str, ...] = (GAME_EVENTS,)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
     games: dict[str, _Game] = field(default_factory=dict)
+    # (deadline_ms, game_id) of running clocks; stale entries are skipped when popped
+    deadlines: list[tuple[int, str]] = field(default_factory=list)
 
     def handle(self, msg: Envelope) -> list[Emit]:
+        out = self._handle(msg)
+        g = self.games.get(getattr(msg.payload, "game_id", ""))
+        if g is not None and not g.over:
+            d = clk.deadline(g.state, g.tc)
+            if d is not None:
+                heapq.heappush(self.deadlines, (d, msg.payload.game_id))
+        return out
+
+    def _handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
             return self._start(msg, p)
@@ -115,15 +127,21 @@ class ClockCore(Core):
 
     # -------------------------------------------------------------------------------- timer
     def next_deadline(self) -> int | None:
-        ds = [clk.deadline(g.state, g.tc) for g in self.games.values() if not g.over]
-        ds = [d for d in ds if d is not None]
-        return min(ds) if ds else None
+        """Earliest deadline of a running clock (epoch ms), or None."""
+        while self.deadlines:
+            d, gid = self.deadlines[0]
+            g = self.games.get(gid)
+            if g is not None and not g.over and clk.deadline(g.state, g.tc) == d:
+                return d
+            heapq.heappop(self.deadlines)
+        return None
 
     def tick(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
+        """Flags of every running clock whose deadline is before ``now_ms`` (epoch ms)."""
         out = []
-        for gid, g in self.games.items():
-            if g.over:
-                continue
+        while (d := self.next_deadline()) is not None and d < now_ms:
+            _, gid = heapq.heappop(self.deadlines)
+            g = self.games[gid]
             for e in self._flag(g, gid, now_ms, RULES["timeout"]):
                 out.append((g.cause, e))
         return out

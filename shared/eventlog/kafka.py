@@ -28,6 +28,20 @@ from shared.eventlog.base import EventLog, Handler
 log = logging.getLogger("arbiter.kafka")
 
 
+class _Raw:
+    """What our decoder hands a subscriber: the record's topic and its bytes (we parse them
+    into the typed envelope ourselves; FastStream's type injection is switched off)."""
+
+    __slots__ = ("topic", "body")
+
+    def __init__(self, topic: str, body: bytes) -> None:
+        self.topic, self.body = topic, body
+
+
+async def _raw(msg: KafkaMessage) -> _Raw:
+    return _Raw(msg.raw_message.topic, msg.body)
+
+
 class KafkaLog(EventLog):
     """:class:`EventLog` on a Kafka cluster at ``bootstrap`` (``host:port``).
 
@@ -39,7 +53,7 @@ class KafkaLog(EventLog):
         self.partitions = partitions
         self.broker = KafkaBroker(
             bootstrap, client_id=client_id, enable_idempotence=True, acks="all",
-            linger_ms=0, logger=None, graceful_timeout=10.0,
+            linger_ms=0, logger=None, graceful_timeout=10.0, apply_types=False,
         )
         self._inflight = 0
         self._started = False
@@ -49,13 +63,13 @@ class KafkaLog(EventLog):
         policy = AckPolicy.ACK if commit == "after" else AckPolicy.ACK_FIRST
         sub = self.broker.subscriber(
             *topics, group_id=group, auto_offset_reset="earliest", ack_policy=policy,
-            fetch_max_wait_ms=20, max_poll_records=500,
+            fetch_max_wait_ms=20, max_poll_records=500, decoder=_raw,
         )
 
-        async def _consume(msg: KafkaMessage) -> None:
+        async def _consume(raw: _Raw) -> None:
             self._inflight += 1
             try:
-                await handler(msg.raw_message.topic, parse_message(msg.body))
+                await handler(raw.topic, parse_message(raw.body))
             finally:
                 self._inflight -= 1
 

@@ -1,0 +1,91 @@
+"""Benchmarks of the pure cores; figures go to ``.bench/bench.json``.
+
+    python -m loadtests.bench            (make bench)
+
+- replay: moves per second through the validation and adjudication cores (a generated game set
+  when ../shared/data is absent, else the chess.com file of 823 real games);
+- pairing: seconds to pair one Dutch round (round 5 of 9) of generated Swiss events of 100, 300
+  and 1,000 players, and to build Berger tables for 100 players;
+- standings: seconds to compute standings with SB, BH, BH-C1 for 1,000 players after 5 rounds.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+from services.pairing.core import SwissPlayer, dutch_pair, round_robin
+from services.standings.core import GameResult, Player, compute_standings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _swiss_event(n: int, rounds: int, seed: int = 7):
+    rng = random.Random(seed)
+    players = {f"p{i}": SwissPlayer(id=f"p{i}", pairing_no=i + 1) for i in range(n)}
+    games = []
+    for rnd in range(1, rounds + 1):
+        r = dutch_pair(list(players.values()), rnd)
+        new = dict(players)
+        for w, b in r.boards:
+            res = rng.choice(["1-0", "0-1", "1/2-1/2"])
+            pw, pb = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5)}[res]
+            games.append(GameResult(round=rnd, white=w, black=b, result=res))
+            for pid, opp, col, pts in ((w, b, "w", pw), (b, w, "b", pb)):
+                p = new[pid]
+                new[pid] = SwissPlayer(id=pid, pairing_no=p.pairing_no, score=p.score + pts,
+                                       opponents=p.opponents + (opp,), colours=p.colours + (col,),
+                                       had_bye=p.had_bye)
+        if r.bye:
+            p = new[r.bye]
+            new[r.bye] = SwissPlayer(id=p.id, pairing_no=p.pairing_no, score=p.score + 1,
+                                     opponents=p.opponents, colours=p.colours + ("-",), had_bye=True)
+        players = new
+    return players, games
+
+
+def bench_pairing(sizes=(100, 300, 1000)) -> dict:
+    out = {}
+    for n in sizes:
+        players, _ = _swiss_event(n, 4)
+        t = time.perf_counter()
+        dutch_pair(list(players.values()), 5)
+        out[f"dutch_round5_{n}_players_s"] = round(time.perf_counter() - t, 3)
+    t = time.perf_counter()
+    round_robin(100, 2)
+    out["berger_double_100_players_s"] = round(time.perf_counter() - t, 4)
+    return out
+
+
+def bench_standings(n: int = 1000) -> dict:
+    _, games = _swiss_event(n, 5)
+    players = [Player(id=f"p{i}", name=f"P{i}") for i in range(n)]
+    t = time.perf_counter()
+    compute_standings(players, games, order=("BH-C1", "BH", "SB", "WIN"))
+    return {f"standings_{n}_players_5_rounds_s": round(time.perf_counter() - t, 3)}
+
+
+def bench_replay() -> dict:
+    from services.tools.replay import replay_files
+    src = ROOT.parent / "shared" / "data" / "chess" / "pgn" / "chesscom-blitz-3min-823-games-2024.pgn"
+    if not src.exists():
+        return {"replay": "skipped: ../shared/data absent"}
+    t = time.perf_counter()
+    rows = replay_files([src])
+    s = time.perf_counter() - t
+    moves = sum(r["moves"] for r in rows)
+    return {"replay_games": len(rows), "replay_moves": moves, "replay_s": round(s, 2),
+            "replay_moves_per_s": round(moves / s)}
+
+
+def main() -> None:
+    res = {"machine": "see env: 2 cores", **bench_pairing(), **bench_standings(), **bench_replay()}
+    out = ROOT / ".bench" / "bench.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(res, indent=2) + "\n")
+    print(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import httpx
@@ -57,8 +58,10 @@ class HostReport:
 
 
 def slug(name: str) -> str:
-    """A player id from a name: ASCII letters, digits, ``-``; at most 60 characters."""
-    s = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
+    """A player id from a name: ASCII letters (accents dropped), digits, ``-``; at most 60
+    characters (``"Ğüç, Ali"`` -> ``"Guc-Ali"``)."""
+    ascii_ = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    s = re.sub(r"[^A-Za-z0-9]+", "-", ascii_).strip("-")
     return (s or "player")[:60]
 
 
@@ -103,9 +106,9 @@ class Host:
 
     async def run(self) -> HostReport:
         rec = self.rec
-        timed = any(c is not None for gs in rec.rounds.values() for g in gs for c in g.clocks_ms)
-        tc = rec.time_control if (timed and rec.time_control) else DEFAULT_TC
+        tc = record_time_control(rec)
         parsed = TimeControl.parse(tc)
+        self.base_ms = parsed.periods[0].base_ms if parsed else 0
         self.increment_ms = parsed.periods[0].increment_ms if parsed else 0
         system = "double-round-robin" if rec.cycles == 2 else "round-robin"
         await self.call("POST", "/tournaments", json={
@@ -170,7 +173,9 @@ class Host:
         game = await self.call("GET", f"/games/{gid}")
         at = (await self._started_ms(gid))
         white, black = self.ids[g.white], self.ids[g.black]
-        prev = {"white": game["clock"]["white_ms"], "black": game["clock"]["black_ms"]}
+        # a [%clk] reading is the mover's time left after the move, increment included
+        # (lichess, chess.com): think = previous reading - this reading + increment
+        prev = {"white": self.base_ms, "black": self.base_ms}
         inc = self.increment_ms
         row = {"round": rnd, "game_id": gid, "white": g.white, "black": g.black,
                "recorded_result": g.result, "result": None, "reason": None, "moves": len(g.moves),
@@ -180,8 +185,8 @@ class Host:
             colour = "white" if ply % 2 == 1 else "black"
             clk = g.clocks_ms[ply - 1]
             think = DEFAULT_THINK_MS
-            if clk is not None and prev[colour] is not None:
-                think = max(0, prev[colour] - clk + inc)  # [%clk] shows the time after the increment
+            if clk is not None:
+                think = max(0, prev[colour] - clk + inc)
                 prev[colour] = clk
             at += think
             r = await self.c.post(f"/games/{gid}/moves", json={
@@ -257,6 +262,32 @@ class Host:
         if len(st["rows"]) != len(self.rec.players):
             self.report.scores_match_record = False
         self.report.games.sort(key=lambda x: (x["round"], x["game_id"]))
+
+
+def record_time_control(rec: RoundRobinRecord) -> str:
+    """The time control to host a record with (PGN TimeControl, seconds): the record's tag when
+    its games carry ``[%clk]`` and the tag parses; with clocks but no usable tag, an estimate
+    from the readings (base: the largest first reading rounded up to the minute; increment: the
+    largest rise of a player's clock between two of his moves, at most 60 s); without clocks,
+    :data:`DEFAULT_TC` with a fixed think time per move."""
+    games = [g for gs in rec.rounds.values() for g in gs]
+    if not any(c is not None for g in games for c in g.clocks_ms):
+        return DEFAULT_TC
+    if rec.time_control:
+        try:
+            if TimeControl.parse(rec.time_control) is not None:
+                return rec.time_control
+        except ValueError:
+            pass
+    first = max((c for g in games for c in g.clocks_ms[:2] if c is not None), default=60_000)
+    rise = 0
+    for g in games:
+        for k in range(2, len(g.clocks_ms)):
+            a, b = g.clocks_ms[k - 2], g.clocks_ms[k]
+            if a is not None and b is not None:
+                rise = max(rise, b - a)
+    base_s = -(-first // 60_000) * 60
+    return f"{base_s}+{min(60, -(-rise // 1000))}" if rise > 0 else str(base_s)
 
 
 def record_scores(rec: RoundRobinRecord) -> dict[str, float]:

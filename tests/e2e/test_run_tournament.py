@@ -105,3 +105,37 @@ async def test_chebanenko_memorial_through_services_on_kafka(shared_data, kafka_
                                    tournament_id=f"cheb-{uuid.uuid4().hex[:8]}")
     _check_against_record(report, path)
     assert [(p["name"], p["score"]) for p in report.players[:1]] == [("Macovei,Andrei", 6.0)]
+
+
+@pytest.mark.realdata
+async def test_recorded_clock_times_drive_the_clock(shared_data, tmp_path):
+    """The Chebanenko games re-timed with [%clk] readings of a 15+10 control (think times drawn
+    from a seeded generator; the file is written to a temp dir): the platform's clock after each
+    move equals the reading plus the increment it credits before move 1 (FIDE 6.3.1)."""
+    import random
+
+    import chess.pgn
+
+    rng = random.Random(5)
+    out = []
+    with open(shared_data(CHEB), encoding="utf-8") as f:
+        while (g := chess.pgn.read_game(f)) is not None:
+            g.headers["TimeControl"] = "900+10"
+            left = {True: 900.0, False: 900.0}
+            for node in g.mainline():
+                mover = not node.board().turn
+                think = min(left[mover] - 1, rng.uniform(1, 25))
+                left[mover] = round(left[mover] - think + 10, 1)
+                node.set_clock(left[mover])
+            out.append(str(g))
+    pgn = tmp_path / "timed.pgn"
+    pgn.write_text("\n\n".join(out) + "\n")
+    async with arbiter_client("memory", ticks=False) as c:
+        report = await host_record(c, str(pgn), pairings="berger", tournament_id="timed")
+        _check_against_record(report, pgn)
+        view = (await c.get("/games/timed-r4-b3")).json()
+    rec = read_round_robin(pgn)
+    g = next(x for x in rec.rounds[4] if (x.round_board()[1] == 3))
+    for ply, mv in enumerate(view["moves"], start=1):
+        colour = "white_ms" if ply % 2 else "black_ms"
+        assert mv[colour] == g.clocks_ms[ply - 1] + 10_000, ply

@@ -158,7 +158,8 @@ class ServiceHost:
         while True:
             deadline = self.core.next_deadline()
             now = self.now_ms()
-            delay = 0.5 if deadline is None else max(0.0, (deadline - now) / 1000 + 0.001)
+            grace = getattr(self.core, "grace_ms", 0)
+            delay = 0.5 if deadline is None else max(0.0, (deadline + grace - now) / 1000 + 0.001)
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=min(delay, 0.5))

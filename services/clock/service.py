@@ -5,6 +5,12 @@ MoveAccepted (the mover's clock is pressed at the move's receive time), MoveReje
 ``flag-fallen`` and the timer's ticks (a deadline passed with no move received before it),
 PenaltyApplied (time penalties and bonuses), GameEnded (stop). Writes ``game-<id>.clock``:
 ClockStarted, ClockUpdated, ClockAdjusted, FlagFell, ClockStopped. All times integer ms.
+
+No flag on a stale view (DESIGN.md invariant 2): the clock also reads the game commands, and a
+timer tick does not call a flag while a SubmitMove of the player to move, received before the
+deadline, has not yet been ruled on by validation; and it waits ``grace_ms`` past the deadline
+for moves still in flight between the gateway and the log. The flag's event time is the deadline
+itself either way.
 """
 from __future__ import annotations
 
@@ -13,8 +19,8 @@ from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, FlagFell, GameEnded,
-    GameStarted, MoveAccepted, MoveRejected, PenaltyApplied, Rule,
+    GAME_COMMANDS, GAME_EVENTS, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, FlagFell, GameEnded,
+    GameStarted, MoveAccepted, MoveRejected, PenaltyApplied, Rule, SubmitMove,
 )
 from services.clock import core as clk
 from shared.rules.chess import RULES
@@ -26,14 +32,17 @@ class _Game:
     tc: clk.TimeControl
     state: clk.ClockState
     cause: Envelope  # the event that set the current deadline (causation of a ticked flag)
+    players: dict[str, str] = field(default_factory=dict)  # player id -> colour
+    pending: dict = field(default_factory=dict)  # SubmitMove id -> (colour, received ms)
     over: bool = False
 
 
 @dataclass
 class ClockCore(Core):
     name: str = "clock"
-    inputs: tuple[str, ...] = (GAME_EVENTS,)
+    inputs: tuple[str, ...] = (GAME_COMMANDS, GAME_EVENTS)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
+    grace_ms: int = 500
     games: dict[str, _Game] = field(default_factory=dict)
     # (deadline_ms, game_id) of running clocks; stale entries are skipped when popped
     deadlines: list[tuple[int, str]] = field(default_factory=list)
@@ -54,6 +63,12 @@ class ClockCore(Core):
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.over:
             return []
+        if isinstance(p, SubmitMove):
+            if p.player_id in g.players:
+                g.pending[msg.event_id] = (g.players[p.player_id], msg.at_ms)
+            return []
+        if isinstance(p, (MoveAccepted, MoveRejected)):
+            g.pending.pop(msg.causation_id, None)
         if isinstance(p, MoveAccepted):
             return self._press(msg, p, g)
         if isinstance(p, MoveRejected) and p.code == "flag-fallen":
@@ -81,7 +96,7 @@ class ClockCore(Core):
             return []
         first = "white" if " w " in p.start_fen else "black"
         state = clk.start(tc, msg.at_ms, first=first)
-        self.games[p.game_id] = _Game(tc, state, msg)
+        self.games[p.game_id] = _Game(tc, state, msg, players={p.white: "white", p.black: "black"})
         return [Emit(self._stream(p.game_id), ClockStarted(
             game_id=p.game_id, time_control=p.time_control, white_ms=state.white.remaining_ms,
             black_ms=state.black.remaining_ms, running=first, deadline_ms=clk.deadline(state, tc)))]
@@ -127,7 +142,8 @@ class ClockCore(Core):
 
     # -------------------------------------------------------------------------------- timer
     def next_deadline(self) -> int | None:
-        """Earliest deadline of a running clock (epoch ms), or None."""
+        """Earliest deadline of a running clock (epoch ms), or None (the timer wakes at this
+        plus ``grace_ms``)."""
         while self.deadlines:
             d, gid = self.deadlines[0]
             g = self.games.get(gid)
@@ -137,11 +153,19 @@ class ClockCore(Core):
         return None
 
     def tick(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
-        """Flags of every running clock whose deadline is before ``now_ms`` (epoch ms)."""
-        out = []
-        while (d := self.next_deadline()) is not None and d < now_ms:
-            _, gid = heapq.heappop(self.deadlines)
+        """Flags of every running clock whose deadline passed more than ``grace_ms`` before
+        ``now_ms`` (epoch ms) with no move of the running side received before it."""
+        out, held = [], []
+        while (d := self.next_deadline()) is not None and d + self.grace_ms < now_ms:
+            entry = heapq.heappop(self.deadlines)
+            gid = entry[1]
             g = self.games[gid]
+            running = g.state.running
+            if any(c == running and at <= d for c, at in g.pending.values()):
+                held.append(entry)  # a move received in time is being validated
+                continue
             for e in self._flag(g, gid, now_ms, RULES["timeout"]):
                 out.append((g.cause, e))
+        for entry in held:
+            heapq.heappush(self.deadlines, entry)
         return out

@@ -448,9 +448,10 @@ class TestAdjudication:
         # White has K+Q, black a bare king; white's flag falls: black cannot mate -> draw.
         bus.create(start_fen="4k3/8/8/8/8/8/8/Q3K3 w - - 0 1", time_control="60")
         assert bus.tick(60_000) == []  # exactly at the deadline: not yet fallen
-        got = bus.tick(60_001)
+        assert bus.tick(60_500) == []  # within the clock's grace for moves in flight
+        got = bus.tick(60_501)
         ff = one(got, FlagFell)
-        assert (ff.colour, ff.deadline_ms, ff.observed_ms) == ("white", T0 + 60_000, T0 + 60_001)
+        assert (ff.colour, ff.deadline_ms, ff.observed_ms) == ("white", T0 + 60_000, T0 + 60_501)
         assert got[0].occurred_at == dt_of(T0 + 60_000)
         end = one(got, GameEnded)
         assert (end.result, end.reason) == ("1/2-1/2", "timeout-vs-insufficient-material")
@@ -459,7 +460,7 @@ class TestAdjudication:
     def test_flag_against_queen_loses(self, bus):
         # Black (bare king) to move and flags; white has a queen: 1-0 on time (1994 art. 10.14).
         bus.create(start_fen="4k3/8/8/8/8/8/8/Q3K3 b - - 0 1", time_control="60")
-        got = bus.tick(60_001)
+        got = bus.tick(60_501)
         assert one(got, FlagFell).colour == "black"
         end = one(got, GameEnded)
         assert (end.result, end.reason, end.winner) == ("1-0", "timeout", "white")
@@ -590,6 +591,26 @@ class TestClockHandler:
         return self._ev(MoveAccepted(game_id="c1", ply=ply, player_id=colour, colour=colour,
                                      uci=uci, san=uci, fen_after=chess.STARTING_FEN), at, ply + 1)
 
+    def test_no_flag_while_a_move_received_in_time_is_validated(self):
+        """Invariant 2: a move received before the deadline is never lost to a flag."""
+        core = ClockCore()
+        core.handle(self._ev(GameStarted(game_id="c1", white="white", black="black",
+                                         start_fen=chess.STARTING_FEN, time_control="60"), 0, 1))
+        # white's SubmitMove received at 59.9 s; validation has not ruled on it yet
+        cmd = envelope(SubmitMove(game_id="c1", player_id="white", move="e4"), stream="game-c1.commands",
+                       seq=1, occurred_at=dt_of(T0 + 59_900), actor=Actor(kind="player", id="white"))
+        core.handle(cmd)
+        assert core.tick(T0 + 65_000) == []  # held: the move may be legal
+        accepted = self._move(1, "white", "e2e4", 59_900).model_copy(update={"causation_id": cmd.event_id})
+        [e] = core.handle(accepted)
+        assert (e.payload.white_ms, e.payload.running) == (100, "black")
+        # a move received after the deadline does not hold the flag
+        late = envelope(SubmitMove(game_id="c1", player_id="black", move="e5"), stream="game-c1.commands",
+                        seq=2, occurred_at=dt_of(T0 + 59_900 + 60_001), actor=Actor(kind="player", id="black"))
+        core.handle(late)
+        [(_, flag)] = core.tick(T0 + 59_900 + 60_600)
+        assert (flag.payload.colour, flag.payload.deadline_ms) == ("black", T0 + 119_900)
+
     def test_fischer_readings_flag_and_stop(self):
         core = ClockCore()
         start = self._ev(GameStarted(game_id="c1", white="white", black="black",
@@ -615,11 +636,12 @@ class TestClockHandler:
         deadline = T0 + 42_500 + 297_000  # black's flag
         assert e.payload.deadline_ms == deadline == core.next_deadline()
         assert core.tick(deadline) == []  # at the deadline a move still counts
-        [(cause, e)] = core.tick(deadline + 250)
+        assert core.tick(deadline + 500) == []  # grace for moves in flight (grace_ms = 500)
+        [(cause, e)] = core.tick(deadline + 750)
         assert cause.payload.ply == 3  # the flag is caused by the event that set the deadline
         assert e.at_ms == deadline
         assert e.payload == FlagFell(game_id="c1", colour="black", deadline_ms=deadline,
-                                     observed_ms=deadline + 250, white_ms=270_500, black_ms=0,
+                                     observed_ms=deadline + 750, white_ms=270_500, black_ms=0,
                                      rule=Rule(ruleset="FIDE-1994", article="10.14",
                                                summary=e.payload.rule.summary))
         assert core.next_deadline() is None

@@ -603,9 +603,17 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         gw.require_arbiter(x_arbiter_token)
         live_game(gid)
         payload = build(ReportAbsence, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
         cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
                                   correlation=x_correlation_id)
-        return outcome(cmd, resp)
+        if resp is None or resp.type != "AbsenceReported":
+            return outcome(cmd, resp)
+        # the penalties service rules on the report: a forfeit, or a refusal (too early, ...)
+        decision = await gw.follow(resp, gw.wait_timeout - (loop.time() - t0))
+        if decision is not None and decision.type == "GameCommandRejected":
+            return outcome(cmd, decision)
+        return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
 
     @app.get("/games/{gid}", tags=["games"])
     async def get_game(gid: str) -> dict:

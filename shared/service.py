@@ -33,6 +33,7 @@ log = logging.getLogger("arbiter.service")
 
 HANDLED = Counter("arbiter_messages_handled_total", "Messages handled", ["service", "type"])
 EMITTED = Counter("arbiter_messages_emitted_total", "Messages emitted", ["service", "type"])
+ERRORS = Counter("arbiter_handler_errors_total", "Messages a core failed on (logged)", ["service", "type"])
 LATENCY = Histogram("arbiter_handle_seconds", "Time to handle one message", ["service"])
 
 _NS = uuid.UUID("6f1c1a8e-0c4e-4d7e-9a57-2b8d6c1f3e10")
@@ -127,7 +128,13 @@ class ServiceHost:
             if msg.actor == self.actor:  # one of our own decisions (recovery, audit seeding)
                 self.seqs[msg.stream] = max(self.seqs.get(msg.stream, 0), msg.seq)
             t0 = time.perf_counter()
-            emits = self.core.handle(msg)
+            try:
+                emits = self.core.handle(msg)
+            except Exception:  # a core bug must not stop the service or its recovery
+                ERRORS.labels(self.core.name, msg.type).inc()
+                log.exception("%s: no decision on %s %s#%s (event %s)", self.core.name, msg.type,
+                              msg.stream, msg.seq, msg.event_id)
+                emits = []
             self.dedupe.mark(msg)
             HANDLED.labels(self.core.name, msg.type).inc()
             await self._publish(msg, emits)

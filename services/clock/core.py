@@ -85,6 +85,10 @@ __all__ = [
 ]
 
 Colour = Literal["white", "black"]
+#: Limits that keep every reading a sane integer (a correspondence day is the longest control we
+#: host): base time per period at most 72 hours, increment or delay at most 1 hour.
+MAX_BASE_MS = 72 * 3_600_000
+MAX_STEP_MS = 3_600_000
 DelayMode = Literal["none", "simple", "bronstein"]
 COLOURS: tuple[Colour, Colour] = ("white", "black")
 _DELAY_MODES = ("none", "simple", "bronstein")
@@ -169,6 +173,14 @@ class Period:
             raise ClockError(f"delay_ms={self.delay_ms} given but delay is 'none'")
         if self.delay != "none" and self.delay_ms == 0:
             raise ClockError(f"delay {self.delay!r} needs delay_ms > 0")
+        if self.base_ms > MAX_BASE_MS:
+            raise ClockError(f"base time {self.base_ms // 1000} s is over the limit of "
+                             f"{MAX_BASE_MS // 3_600_000} hours per period")
+        for name, v in (("increment", self.increment_ms), ("delay", self.delay_ms)):
+            if v > MAX_STEP_MS:
+                raise ClockError(f"{name} {v // 1000} s is over the limit of {MAX_STEP_MS // 1000} s")
+        if self.moves is not None and self.moves > 1000:
+            raise ClockError(f"move count {self.moves} is over the limit of 1000")
 
     def to_pgn(self) -> str:
         """This period as one PGN TimeControl descriptor (seconds), e.g. ``"40/5400+30"``,

@@ -126,7 +126,8 @@ class ClockCore(Core):
 
     def _adjust(self, msg: Envelope, p: PenaltyApplied, g: _Game) -> list[Emit]:
         colour = p.colour if p.kind == "time" else ("black" if p.colour == "white" else "white")
-        g.state = clk.adjust(g.state, colour, p.time_delta_ms, at_ms=msg.at_ms)
+        at = max(msg.at_ms, g.state.turn_started_at or msg.at_ms)  # never before the running turn
+        g.state = clk.adjust(g.state, colour, p.time_delta_ms, at_ms=at)
         out = [Emit(self._stream(p.game_id), ClockAdjusted(
             game_id=p.game_id, colour=colour, delta_ms=p.time_delta_ms,
             white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms, cause=p.cause))]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import re
+
 import chess
 
 from contracts.envelope import Envelope, stream_for
@@ -27,6 +29,10 @@ from shared.rules import chess as rules
 from shared.service import Core, Emit
 
 
+#: Game ids the pairing service gives tournament games; CreateGame may not take them.
+TOURNAMENT_GAME_ID = re.compile(r"^.+-r\d+-b\d+$")
+
+
 @dataclass
 class Game:
     """Validation's state of one game."""
@@ -39,6 +45,7 @@ class Game:
     offer_by: str | None = None  # colour with a pending draw offer
     deadline_ms: int | None = None  # when the side to move's flag falls, per the clock
     deadline_for: str | None = None
+    last_ms: int = 0  # event time of the game's latest fact: time never runs backwards
 
     def colour_of(self, player_id: str) -> str | None:
         if player_id == self.white:
@@ -76,22 +83,31 @@ class ValidationCore(Core):
         t = self.tournaments.get(p.tournament_id)
         out = []
         for b in p.boards:
+            if b.game_id in self.games:  # cannot happen: CreateGame refuses tournament ids
+                continue
             out += self._create(GameStarted(
                 game_id=b.game_id, white=b.white, black=b.black,
                 start_fen=(t.start_fen if t and t.start_fen else chess.STARTING_FEN),
                 time_control=t.time_control if t else "-", tournament_id=p.tournament_id,
-                round=p.round, board=b.board, default_time_s=t.default_time_s if t else 3600))
+                round=p.round, board=b.board, default_time_s=t.default_time_s if t else 3600),
+                msg.at_ms)
         return out
 
     def _on_CreateGame(self, msg, p: CreateGame):
         if p.game_id in self.games:
             return [self._reject(msg, p, "already-exists", f"game {p.game_id} already exists")]
+        if TOURNAMENT_GAME_ID.match(p.game_id):
+            return [self._reject(msg, p, "invalid", f"game ids of the form <tournament>-r<round>-b<board> "
+                                                    f"are reserved for tournament games: {p.game_id}")]
         if p.white == p.black:
             return [self._reject(msg, p, "invalid", "white and black must be different players")]
         try:
             board = rules.board_from_fen(p.start_fen)
         except ValueError as e:
             return [self._reject(msg, p, "invalid", f"bad start FEN: {e}")]
+        over = rules.position_status(board)
+        if over != "ongoing":
+            return [self._reject(msg, p, "invalid", f"the start position is already over: {over}")]
         from services.clock.core import ClockError, TimeControl
         try:
             TimeControl.parse(p.time_control)
@@ -100,19 +116,20 @@ class ValidationCore(Core):
         return self._create(GameStarted(
             game_id=p.game_id, white=p.white, black=p.black, start_fen=board.fen(),
             time_control=p.time_control, tournament_id=p.tournament_id, round=p.round,
-            board=p.board, default_time_s=p.default_time_s))
+            board=p.board, default_time_s=p.default_time_s), msg.at_ms)
 
     def _on_GameStarted(self, msg, p: GameStarted):
         """Our own record of a game seen back (recovery, audit): register it, decide nothing."""
         if p.game_id not in self.games:
-            self.games[p.game_id] = Game(p.game_id, p.white, p.black, chess.Board(p.start_fen))
+            self.games[p.game_id] = Game(p.game_id, p.white, p.black, chess.Board(p.start_fen),
+                                         last_ms=msg.at_ms)
         return []
 
-    def _create(self, started: GameStarted) -> list[Emit]:
+    def _create(self, started: GameStarted, at_ms: int) -> list[Emit]:
         if started.game_id in self.games:
             return []
         self.games[started.game_id] = Game(started.game_id, started.white, started.black,
-                                           chess.Board(started.start_fen))
+                                           chess.Board(started.start_fen), last_ms=at_ms)
         return [Emit(stream_for(f"game-{started.game_id}"), started)]
 
     # ----------------------------------------------------------------------------- moves
@@ -133,6 +150,9 @@ class ValidationCore(Core):
             return reject("not-a-player", f"{p.player_id} does not play in game {p.game_id}")
         if colour != g.to_move:
             return reject("not-your-turn", f"it is {g.to_move}'s turn")
+        if msg.at_ms < g.last_ms:
+            return reject("invalid", f"received at {msg.at_ms} ms, before the game's last event at "
+                                     f"{g.last_ms} ms: time cannot run backwards")
         if g.deadline_ms is not None and g.deadline_for == colour and msg.at_ms > g.deadline_ms:
             return reject("flag-fallen",
                           f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
@@ -143,6 +163,7 @@ class ValidationCore(Core):
             return reject(e.code, e.reason)
         san = g.board.san(mv)
         g.board.push(mv)
+        g.last_ms = msg.at_ms
         out: list[Emit] = []
         if g.offer_by is not None and g.offer_by != colour:
             out.append(Emit(stream, DrawOfferDeclined(game_id=p.game_id, player_id=p.player_id,
@@ -168,6 +189,10 @@ class ValidationCore(Core):
         if colour is None:
             return g, None, [self._reject(msg, p, "not-a-player",
                                           f"{p.player_id} does not play in game {p.game_id}")]
+        if msg.at_ms < g.last_ms:
+            return g, None, [self._reject(msg, p, "invalid",
+                                          f"received at {msg.at_ms} ms, before the game's last event "
+                                          f"at {g.last_ms} ms: time cannot run backwards")]
         return g, colour, []
 
     def _on_Resign(self, msg, p: Resign):

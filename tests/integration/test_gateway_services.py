@@ -104,3 +104,27 @@ async def test_flag_when_move_arrives_after_deadline(c):
     assert r.status_code == 409 and r.json()["code"] == "flag-fallen"
     g = (await c.get("/games/g7")).json()
     assert (g["result"], g["reason"], g["rule"]["article"]) == ("1-0", "timeout", "10.14")
+
+
+async def test_recorded_time_cannot_run_backwards(c):
+    await _game(c, "g8", tc="60", at_ms=100_000)
+    assert (await _move(c, "g8", "alice", "e4", at_ms=110_000)).status_code == 200
+    r = await _move(c, "g8", "bob", "e5", at_ms=0)
+    assert r.status_code == 409 and "time cannot run backwards" in r.json()["detail"]
+    r = await c.post("/games/g8/resign", json={"player_id": "bob", "at_ms": 5})
+    assert r.status_code == 409 and "time cannot run backwards" in r.json()["detail"]
+    # the clock is intact: black's move a second later is charged one second
+    assert (await _move(c, "g8", "bob", "e5", at_ms=111_000)).status_code == 200
+    g = (await c.get("/games/g8")).json()
+    assert g["moves"][1]["black_ms"] == 59_000
+
+
+async def test_tournament_game_ids_are_reserved_and_start_positions_checked(c):
+    r = await c.post("/games", json={"game_id": "open2026-r2-b1", "white": "x", "black": "y"})
+    assert r.status_code == 409 and "reserved for tournament games" in r.json()["detail"]
+    r = await c.post("/games", json={"game_id": "s1", "white": "x", "black": "y",
+                                      "start_fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"})
+    assert r.status_code == 409 and "already over: stalemate" in r.json()["detail"]
+    for tc, words in (("999999999999", "over the limit"), ("3600+99999999999", "over the limit")):
+        r = await c.post("/games", json={"game_id": "s2", "white": "x", "black": "y", "time_control": tc})
+        assert r.status_code == 409 and words in r.json()["detail"], tc

@@ -391,11 +391,16 @@ class FlagFell(_GEvt):
 
 
 class ClockAdjusted(_GEvt):
+    """An arbiter's or a rule's time change of ``delta_ms`` on ``colour``'s clock. ``white_ms`` /
+    ``black_ms``: remaining times (the running side's as at its turn start); ``deadline_ms``:
+    when the running side's flag now falls."""
+
     colour: Colour
     delta_ms: int
     white_ms: int
     black_ms: int
     cause: str
+    deadline_ms: int | None = None
 
 
 class ClockStopped(_GEvt):

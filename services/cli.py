@@ -30,6 +30,18 @@ def _fail(msg: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def _run(coro):
+    """Run ``coro``; an unreachable or failing broker is one clear line and exit 1."""
+    from aiokafka.errors import KafkaError
+    try:
+        return asyncio.run(coro)
+    except (KafkaError, ConnectionError, OSError) as e:
+        _fail(f"cannot use the event log: {e or type(e).__name__}. Is the broker running? "
+              "(make kafka-up starts one on 127.0.0.1:19092)", 1)
+    except RuntimeError as e:
+        _fail(str(e), 1)
+
+
 def _progress() -> Progress:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=err, transient=False)
@@ -76,8 +88,8 @@ def demo(bus: str = typer.Option("memory", help=BUS_HELP),
     process (memory bus) or through Kafka; print the crosstable and final standings."""
     from services.tools.demo import run_demo
     try:
-        result = asyncio.run(run_demo(bus, players=players, seed=seed, time_control=time_control,
-                                      progress_factory=_progress))
+        result = _run(run_demo(bus, players=players, seed=seed, time_control=time_control,
+                                progress_factory=_progress))
     except ValueError as e:
         _fail(str(e))
     print_tables(result["standings"], result["crosstable"], result["name"])
@@ -115,7 +127,7 @@ def run_tournament(pgn: Path = typer.Option(..., "--pgn", exists=True, dir_okay=
                                          tiebreaks=tuple(t for t in tiebreaks.split(",") if t),
                                          progress=lambda n=1: prog.advance(task, n))
     try:
-        report = asyncio.run(main())
+        report = _run(main())
     except (HostError, RecordError, ValueError) as e:
         _fail(str(e), 1)
     print_tables(report.standings, report.crosstable, rec.name)
@@ -166,7 +178,7 @@ def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is e
     """Write every message of a game or tournament (commands and events, log order) as NDJSON."""
     from services.tools.logio import export_messages
     try:
-        msgs = asyncio.run(export_messages(bus, stream))
+        msgs = _run(export_messages(bus, stream))
     except ValueError as e:
         _fail(str(e))
     if not msgs:
@@ -192,10 +204,10 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     if (log is None) == (bus is None) or (bus is not None and not stream):
         _fail("give --log FILE, or --bus URL with --stream ID")
     try:
-        msgs = load_ndjson(log) if log else asyncio.run(export_messages(bus, stream))
+        msgs = load_ndjson(log) if log else _run(export_messages(bus, stream))
     except ValueError as e:
         _fail(str(e))
-    diffs = asyncio.run(run_audit(msgs))
+    diffs = _run(run_audit(msgs))
     decisions = sum(1 for m in msgs if m.payload.KIND == "event")
     for d in diffs:
         out.print(f"[red]DIFF[/red] {d}")

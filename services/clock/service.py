@@ -130,7 +130,8 @@ class ClockCore(Core):
         g.state = clk.adjust(g.state, colour, p.time_delta_ms, at_ms=at)
         out = [Emit(self._stream(p.game_id), ClockAdjusted(
             game_id=p.game_id, colour=colour, delta_ms=p.time_delta_ms,
-            white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms, cause=p.cause))]
+            white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms, cause=p.cause,
+            deadline_ms=None if g.state.flagged else clk.deadline(g.state, g.tc)))]
         if g.state.flagged is not None:
             g.over = True
             out.append(Emit(self._stream(p.game_id), FlagFell(

@@ -229,7 +229,7 @@ class GameView:
                 self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running,
                                   deadline_ms=p.deadline_ms)
         elif t == "ClockAdjusted":
-            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms)
+            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, deadline_ms=p.deadline_ms)
         elif t == "ClockStopped":
             self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=None,
                               deadline_ms=None)

@@ -81,7 +81,8 @@ async def _client(bus: str):
     try:
         missing = await asyncio.to_thread(wait_ready, procs)
         if missing:
-            raise RuntimeError(f"services not ready: {missing}")
+            raise RuntimeError(f"services not ready after 60 s: {', '.join(missing)}; is the Kafka "
+                               f"broker at {bus} running? (make kafka-up)")
         async with arbiter_client(gateway=f"http://127.0.0.1:{procs['gateway'][1]}") as c:
             yield c
     finally:

@@ -129,8 +129,8 @@ class KafkaLog(EventLog):
 
     async def _rows(self, topic: str) -> list[tuple[int, int, int, bytes]]:
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)
-        await consumer.start()
         try:
+            await consumer.start()
             parts = await self._partitions(topic)
             tps = [TopicPartition(topic, p) for p in sorted(parts)]
             if not tps:

@@ -8,12 +8,15 @@ results list) are read tag block by tag block, since python-chess needs movetext
 from __future__ import annotations
 
 import io
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
 import chess.pgn
+
+logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)  # errors are reported via RecordedGame.error
 
 TAG_RE = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -154,6 +157,12 @@ def read_round_robin(path: str | Path) -> RoundRobinRecord:
         raise RecordError(f"{path}: not a complete round robin: {n} players, "
                           f"{len(meetings)} of {n * (n - 1) // 2} pairs met")
     cycles = counts.pop()
+    broken = [g for g in games if g.error]
+    if broken:
+        g = broken[0]
+        raise RecordError(f"{path}: game {g.index + 1} ({g.white} - {g.black}, round "
+                          f"{g.tags.get('Round')}) has an unreadable move after ply {len(g.moves)}: "
+                          f"{g.error} ({len(broken)} game(s) with errors)")
     if sorted(rounds) != list(range(1, len(rounds) + 1)):
         raise RecordError(f"{path}: rounds are not numbered 1..{len(rounds)}: {sorted(rounds)}")
     first = games[0].tags

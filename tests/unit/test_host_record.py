@@ -57,3 +57,10 @@ def test_slug():
     assert slug("Ğüç, Ali") == "Guc-Ali"
     assert slug("王天一") == "player"  # the host then numbers the ids (p1-player, ...)
     assert slug("**") == "player"
+
+
+def test_record_with_an_unreadable_move_is_refused(tmp_path):
+    games = [list(g) for g in FOUR]
+    games[1][5] = "1. d4 d4"  # black cannot play d4 after 1. d4
+    with pytest.raises(RecordError, match=r"game 2 \(B - C, round 1.2\) has an unreadable move after ply 1"):
+        read_round_robin(_pgn(tmp_path, [tuple(g) for g in games]))

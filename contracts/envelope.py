@@ -3,12 +3,13 @@
 Every message on the log is ``Envelope`` subclass ``<Type>`` with a typed ``payload``; the
 concrete classes are built from the payload models in :mod:`contracts.messages` so the envelope
 is written once. Streams are single-writer: each stream id names its owner (see
-:func:`stream_for`), so ``seq`` is gap-free from 1 per stream, and the Kafka partition key is the
-aggregate (``game-<id>`` or ``tournament-<id>``) so that all of one game's streams stay in order
-on one partition.
+:func:`stream_for`), so ``seq`` is gap-free from 1 per stream. The Kafka partition key
+(:attr:`Envelope.key`) is the tournament for a tournament's own streams and all its games, else
+the game, so all of one game's streams stay in order on one partition.
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 from typing import ClassVar, Literal
 from uuid import UUID, uuid4
@@ -71,9 +72,19 @@ class Envelope(BaseModel):
         return v.astimezone(timezone.utc)
 
     @property
-    def key(self) -> str:
-        """Partition key: the aggregate the stream belongs to (``game-<id>``/``tournament-<id>``)."""
+    def aggregate(self) -> str:
+        """The aggregate the stream belongs to: ``game-<id>`` or ``tournament-<id>``."""
         return self.stream.split(".", 1)[0]
+
+    @property
+    def key(self) -> str:
+        """Kafka partition key: the tournament for a tournament and every game it paired
+        (``tournament-<tid>``; its game ids are ``<tid>-r<round>-b<board>``), else the game.
+        One key for a tournament and its games puts them on the same partition number of every
+        topic, so each instance of a service in a consumer group sees all of a tournament."""
+        agg = self.aggregate
+        m = _TOURNAMENT_GAME.match(agg)
+        return f"tournament-{m.group(1)}" if m else agg
 
     @property
     def at_ms(self) -> int:
@@ -82,6 +93,7 @@ class Envelope(BaseModel):
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_TOURNAMENT_GAME = re.compile(r"^game-(.+)-r\d+-b\d+$")
 
 
 def ms_of(dt: datetime) -> int:

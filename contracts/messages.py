@@ -9,8 +9,9 @@ Topics (Kafka topic names; the memory log uses the same names):
 - ``arbiter.tournament.events``: streams ``tournament-<id>`` (pairing: the tournament record),
   ``tournament-<id>.standings`` (standings).
 
-All messages are keyed by aggregate (``game-<id>`` / ``tournament-<id>``) so a game's or a
-tournament's messages stay in order on one partition. The union :data:`Message` discriminates on
+Kafka partition key (:attr:`contracts.envelope.Envelope.key`): ``tournament-<id>`` for a
+tournament and every game it paired, ``game-<id>`` for a game outside tournaments, so a game's
+and a tournament's messages stay in order on one partition and one member of a consumer group. The union :data:`Message` discriminates on
 ``type``; :data:`MESSAGE_TYPES` maps a type name to its envelope class.
 """
 from __future__ import annotations

@@ -197,15 +197,15 @@ class Gateway:
                 if len(self.effects) > self.max_effects:
                     self.effects.popitem(last=False)
             w = self.waiters.get(msg.causation_id)
-            if w is not None and w[0] == msg.key and not w[1].done():
+            if w is not None and w[0] == msg.aggregate and not w[1].done():
                 w[1].set_result(msg)
 
     def _fan_out(self, msg: Envelope) -> None:
-        for q in list(self.subscribers.get(msg.key, ())):
+        for q in list(self.subscribers.get(msg.aggregate, ())):
             try:
                 q.put_nowait(msg)
             except asyncio.QueueFull:  # a slow client: close its stream, it may reconnect
-                self.subscribers[msg.key].discard(q)
+                self.subscribers[msg.aggregate].discard(q)
                 while not q.empty():
                     q.get_nowait()
                 q.put_nowait(None)
@@ -217,7 +217,7 @@ class Gateway:
         if hit is not None:
             return hit
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        self.waiters[cause.event_id] = (cause.key, fut)
+        self.waiters[cause.event_id] = (cause.aggregate, fut)
         try:
             return await asyncio.wait_for(fut, timeout=max(0.0, timeout))
         except asyncio.TimeoutError:

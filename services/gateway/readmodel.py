@@ -111,6 +111,7 @@ class GameView:
             "winner": self.winner,
             "draw_offer": self.draw_offer,
             "penalties": list(self.penalties),
+            "last_rejection": self.last_rejection,
             "pgn": self.pgn(event=event),
         }
 
@@ -407,10 +408,10 @@ class ReadModel:
     def apply(self, msg: Envelope) -> None:
         self.applied += 1
         if self.keep_history:
-            self.history[msg.key].append(msg)
+            self.history[msg.aggregate].append(msg)
         if msg.stream.endswith(".commands"):
             self.command_seqs[msg.stream] = max(self.command_seqs.get(msg.stream, 0), msg.seq)
-        key = msg.key
+        key = msg.aggregate
         if key.startswith("game-"):
             gid = key[len("game-"):]
             view = self.games.get(gid)

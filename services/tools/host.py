@@ -191,6 +191,8 @@ class Host:
             at += think
             r = await self.c.post(f"/games/{gid}/moves", json={
                 "player_id": white if colour == "white" else black, "move": uci, "at_ms": at})
+            if r.status_code == 202 and await self.wait_ply(gid, ply):
+                r = httpx.Response(200, json={})  # accepted after the gateway stopped waiting
             if r.status_code != 200:
                 row["first_rejected"] = {"ply": ply, "move": g.sans[ply - 1],
                                          "reason": r.json().get("detail")}
@@ -220,6 +222,21 @@ class Host:
             self.report.problems.append(f"{gid}: result {row['result']} ({row['reason']}), record {g.result}")
         self.report.games.append(row)
         self.progress(1)
+
+    async def wait_ply(self, gid: str, ply: int, timeout: float = 120.0) -> bool:
+        """After a 202 (the services were slow, e.g. during a rebalance): wait for the move to be
+        ruled on. True when ply ``ply`` was accepted."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while loop.time() < end:
+            g = await self.call("GET", f"/games/{gid}")
+            if len(g["moves"]) >= ply:
+                return True
+            last = g.get("last_rejection")
+            if last:
+                return False
+            await asyncio.sleep(0.1)
+        return False
 
     async def _started_ms(self, gid: str) -> int:
         events = await self.call("GET", f"/games/{gid}/events", params={"follow": "false"})

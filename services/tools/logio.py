@@ -15,9 +15,9 @@ def select(messages: list[Envelope], aggregate: str) -> list[Envelope]:
     keys = {aggregate}
     if aggregate.startswith("tournament-"):
         for m in messages:
-            if m.key == aggregate and isinstance(m.payload, RoundPaired):
+            if m.aggregate == aggregate and isinstance(m.payload, RoundPaired):
                 keys |= {f"game-{b.game_id}" for b in m.payload.boards}
-    return [m for m in messages if m.key in keys]
+    return [m for m in messages if m.aggregate in keys]
 
 
 async def export_messages(bus: str, aggregate: str) -> list[Envelope]:

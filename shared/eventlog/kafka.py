@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 from faststream import AckPolicy
@@ -64,6 +65,8 @@ class KafkaLog(EventLog):
         sub = self.broker.subscriber(
             *topics, group_id=group, auto_offset_reset="earliest", ack_policy=policy,
             fetch_max_wait_ms=20, max_poll_records=500, decoder=_raw,
+            # partition i of every topic to the same member: a key's messages of all topics
+            partition_assignment_strategy=(RangePartitionAssignor,),
         )
 
         async def _consume(raw: _Raw) -> None:

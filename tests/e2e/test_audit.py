@@ -88,7 +88,7 @@ async def test_dropped_event_is_a_gap(hosted_log):
 @pytest.mark.realdata
 def test_audit_cli_exit_codes(hosted_log, tmp_path):
     good = tmp_path / "game.ndjson"
-    game = [m for m in hosted_log if m.key == "game-cheb-r2-b3"]
+    game = [m for m in hosted_log if m.aggregate == "game-cheb-r2-b3"]
     good.write_text("".join(m.model_dump_json() + "\n" for m in game))
     r = subprocess.run([sys.executable, "-m", "services.cli", "audit", "--log", str(good)],
                        capture_output=True, text=True, timeout=300)

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from contracts.envelope import Envelope
+from shared.rules.chess import Seats
 
 STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 _TERMINAL_DRAWS = {"stalemate", "insufficient-material", "fivefold-repetition", "seventyfive-moves"}
@@ -42,7 +43,7 @@ def _pgn_escape(v: Any) -> str:
     return str(v).replace("\\", "\\\\").replace('"', '\\"')
 
 
-class GameView:
+class GameView(Seats):
     """What a player, arbiter or spectator sees of one game."""
 
     def __init__(self, game_id: str) -> None:
@@ -74,13 +75,6 @@ class GameView:
     @property
     def over(self) -> bool:
         return self.status == "ended"
-
-    def colour_of(self, player_id: str) -> str | None:
-        if player_id == self.white:
-            return "white"
-        if player_id == self.black:
-            return "black"
-        return None
 
     def move_list(self) -> list[dict]:
         out = []

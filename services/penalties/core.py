@@ -25,7 +25,7 @@ INCORRECT_CLAIM_MS = 5 * 60 * 1000
 
 
 @dataclass
-class _Game:
+class _Game(rules.Seats):
     white: str
     black: str
     started_ms: int
@@ -33,9 +33,6 @@ class _Game:
     moved: set = field(default_factory=set)
     warnings: dict = field(default_factory=dict)
     over: bool = False
-
-    def colour_of(self, pid: str) -> str | None:
-        return "white" if pid == self.white else "black" if pid == self.black else None
 
 
 @dataclass

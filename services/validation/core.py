@@ -34,7 +34,7 @@ TOURNAMENT_GAME_ID = re.compile(r"^.+-r\d+-b\d+$")
 
 
 @dataclass
-class Game:
+class Game(rules.Seats):
     """Validation's state of one game."""
 
     game_id: str
@@ -47,16 +47,17 @@ class Game:
     deadline_for: str | None = None
     last_ms: int = 0  # event time of the game's latest fact: time never runs backwards
 
-    def colour_of(self, player_id: str) -> str | None:
-        if player_id == self.white:
-            return "white"
-        if player_id == self.black:
-            return "black"
-        return None
-
     @property
     def to_move(self) -> str:
         return rules.colour_name(self.board.turn)
+
+
+def _backwards(msg: Envelope, g: Game) -> str | None:
+    """Why ``msg`` cannot be taken (stamped before the game's last event), or None."""
+    if msg.at_ms < g.last_ms:
+        return (f"received at {msg.at_ms} ms, before the game's last event at {g.last_ms} ms: "
+                "time cannot run backwards")
+    return None
 
 
 @dataclass
@@ -150,9 +151,8 @@ class ValidationCore(Core):
             return reject("not-a-player", f"{p.player_id} does not play in game {p.game_id}")
         if colour != g.to_move:
             return reject("not-your-turn", f"it is {g.to_move}'s turn")
-        if msg.at_ms < g.last_ms:
-            return reject("invalid", f"received at {msg.at_ms} ms, before the game's last event at "
-                                     f"{g.last_ms} ms: time cannot run backwards")
+        if (late := _backwards(msg, g)):
+            return reject("invalid", late)
         if g.deadline_ms is not None and g.deadline_for == colour and msg.at_ms > g.deadline_ms:
             return reject("flag-fallen",
                           f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
@@ -189,10 +189,8 @@ class ValidationCore(Core):
         if colour is None:
             return g, None, [self._reject(msg, p, "not-a-player",
                                           f"{p.player_id} does not play in game {p.game_id}")]
-        if msg.at_ms < g.last_ms:
-            return g, None, [self._reject(msg, p, "invalid",
-                                          f"received at {msg.at_ms} ms, before the game's last event "
-                                          f"at {g.last_ms} ms: time cannot run backwards")]
+        if (late := _backwards(msg, g)):
+            return g, None, [self._reject(msg, p, "invalid", late)]
         return g, colour, []
 
     def _on_Resign(self, msg, p: Resign):

@@ -113,6 +113,17 @@ def position_status(board: chess.Board) -> str:
     return "ongoing"
 
 
+class Seats:
+    """Mixin for anything with ``white`` and ``black`` player ids: which colour a player has."""
+
+    white: str | None
+    black: str | None
+
+    def colour_of(self, player_id: str) -> str | None:
+        """``"white"``, ``"black"``, or None when ``player_id`` does not play in the game."""
+        return "white" if player_id == self.white else "black" if player_id == self.black else None
+
+
 def colour_name(c: chess.Color) -> str:
     return "white" if c == chess.WHITE else "black"
 

@@ -35,6 +35,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Header, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -378,6 +379,15 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
         REJECTED.labels(str(exc.status)).inc()
         return JSONResponse({"detail": exc.detail, **exc.extra}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _request_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        """A malformed body or query: each problem's location and message, without echoing the
+        input back (a 5 MB field must not come back in the answer)."""
+        REJECTED.labels("422").inc()
+        return JSONResponse({"detail": [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg"))[:300],
+                                         "type": e.get("type")} for e in exc.errors()][:20]},
+                            status_code=422)
 
     @app.exception_handler(ValidationError)
     async def _validation_error(request: Request, exc: ValidationError) -> JSONResponse:

@@ -73,7 +73,8 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
             raise MoveError("malformed", f"not a UCI move: {text!r}") from None
         if mv in board.legal_moves:
             return mv
-        # python-chess also accepts king-takes-rook castling only in chess960; we don't.
+        if mv.promotion is None and chess.Move(mv.from_square, mv.to_square, chess.QUEEN) in board.legal_moves:
+            raise MoveError("illegal", f"{t} needs a promotion piece: {t}q, {t}r, {t}b or {t}n")
         raise MoveError("illegal", f"{t} is not legal in this position" + _why(board, mv))
     try:
         return board.parse_san(t)
@@ -82,6 +83,13 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
     except chess.AmbiguousMoveError:
         raise MoveError("illegal", f"ambiguous SAN {text!r}: add the file or rank") from None
     except chess.IllegalMoveError:
+        if "=" not in t:
+            try:
+                board.parse_san(t.rstrip("+#") + "=Q")
+                raise MoveError("illegal", f"{text} needs a promotion piece: {t}=Q, =R, =B or =N")
+            except ValueError as e:
+                if isinstance(e, MoveError):
+                    raise
         raise MoveError("illegal", f"{text} is not legal in this position") from None
 
 

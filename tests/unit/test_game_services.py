@@ -667,3 +667,15 @@ class TestClockHandler:
         got = core.handle(self._ev(GameStarted(game_id="c1", white="w", black="b",
                                                start_fen=chess.STARTING_FEN, time_control="-"), 0, 1))
         assert got == [] and core.next_deadline() is None
+
+
+def test_promotion_without_piece_says_so():
+    from shared.rules.chess import MoveError, parse_move
+    board = chess.Board("8/P6k/8/8/8/8/8/K7 w - - 0 1")
+    for text, hint in (("a8", "a8=Q"), ("a7a8", "a7a8q")):
+        with pytest.raises(MoveError) as e:
+            parse_move(board, text)
+        assert e.value.code == "illegal" and "needs a promotion piece" in e.value.reason and hint in e.value.reason
+    assert parse_move(board, "a8=N").uci() == "a7a8n"
+    with pytest.raises(MoveError, match="b8 is not legal"):
+        parse_move(board, "b8")

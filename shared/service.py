@@ -107,16 +107,20 @@ class ServiceHost:
         """Subscribe the core's inputs (call before ``log.start()``)."""
         self.log.subscribe(self.core.inputs, self.core.name, self.on_message, commit=self.commit)
 
-    async def recover(self) -> int:
+    async def recover(self, log_messages: list[Envelope] | None = None) -> int:
         """Rebuild state from the log before consuming live: replay every input message in
         append order (as it was consumed), publishing only decisions not yet in the log.
-        Returns the number of messages replayed."""
-        inputs = await self.log.read_many(self.core.inputs)
-        for topic in _output_topics(self.core):
-            for m in await self.log.read(topic):
-                if m.actor == self.actor:
-                    self._recorded.add(m.event_id)
-                    self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
+        ``log_messages``: the log's messages of (at least) the core's input and output topics in
+        append order, when the caller already read them (several services in one process read
+        the log once). Returns the number of messages replayed."""
+        topics = set(self.core.inputs) | set(_output_topics(self.core))
+        if log_messages is None:
+            log_messages = await self.log.read_many(sorted(topics))
+        inputs = [m for m in log_messages if m.payload.TOPIC in self.core.inputs]
+        for m in log_messages:
+            if m.actor == self.actor and m.payload.TOPIC in topics:
+                self._recorded.add(m.event_id)
+                self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
         for m in inputs:
             await self.on_message("", m)
         return len(inputs)

@@ -43,9 +43,13 @@ class System:
             h.attach()
 
     async def recover(self) -> None:
-        """Rebuild every core's state from what the log already holds (restart after a crash)."""
+        """Rebuild every core's state from what the log already holds (restart after a crash);
+        the log is read once for all the hosted services."""
+        from contracts.messages import TOPICS
+
+        messages = await self.log.read_many(TOPICS)
         for h in self.hosts.values():
-            await h.recover()
+            await h.recover(messages)
 
     async def start_timers(self) -> None:
         for h in self.hosts.values():

@@ -614,15 +614,13 @@ def flag(state: ClockState, tc: TimeControl, now_ms: int) -> ClockState:
             f"{running}'s flag has not fallen: deadline {_deadline(state)} ms, now {now_ms} ms"
         )
     side = replace(state.side(running), remaining_ms=0)
-    return replace(
-        state._with_side(running, side),
-        running=None,
-        turn_started_at=None,
-        turn_delay="none",
-        turn_delay_ms=0,
-        flagged=running,
-        flagged_at=due,
-    )
+    return _halted(state._with_side(running, side), flagged=running, flagged_at=due)
+
+
+def _halted(state: ClockState, **flag: object) -> ClockState:
+    """``state`` with no clock running (game over or flag fallen); ``flag``: flagged fields."""
+    return replace(state, running=None, turn_started_at=None, turn_delay="none", turn_delay_ms=0,
+                   **flag)
 
 
 def _display(state: ClockState, now_ms: int) -> int:
@@ -647,13 +645,7 @@ def stop(state: ClockState, at_ms: int) -> ClockState:
     running = _require_running(state, "stop")
     _check_now(state, "at_ms", at_ms)
     side = replace(state.side(running), remaining_ms=max(0, _display(state, at_ms)))
-    return replace(
-        state._with_side(running, side),
-        running=None,
-        turn_started_at=None,
-        turn_delay="none",
-        turn_delay_ms=0,
-    )
+    return _halted(state._with_side(running, side))
 
 
 def adjust(
@@ -697,15 +689,7 @@ def adjust(
         if new.running != colour:
             shown = max(0, shown)
         new = new._with_side(new.running, replace(new.side(new.running), remaining_ms=shown))
-    return replace(
-        new,
-        running=None,
-        turn_started_at=None,
-        turn_delay="none",
-        turn_delay_ms=0,
-        flagged=colour,
-        flagged_at=at_ms,
-    )
+    return _halted(new, flagged=colour, flagged_at=at_ms)
 
 
 def remaining_at(state: ClockState, tc: TimeControl, colour: Colour, now_ms: int) -> int:

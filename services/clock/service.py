@@ -119,10 +119,15 @@ class ClockCore(Core):
         colour = g.state.running
         g.state = clk.flag(g.state, g.tc, now_ms)
         g.over = True
-        return [Emit(self._stream(game_id), FlagFell(
-            game_id=game_id, colour=colour, deadline_ms=dl, observed_ms=now_ms,
+        return [self._flag_fell(game_id, g, colour, dl, now_ms, rule)]
+
+    def _flag_fell(self, game_id: str, g: _Game, colour: str, deadline_ms: int, observed_ms: int,
+                   rule: Rule) -> Emit:
+        """FlagFell of ``colour``, dated at ``deadline_ms``, with the clocks after it."""
+        return Emit(self._stream(game_id), FlagFell(
+            game_id=game_id, colour=colour, deadline_ms=deadline_ms, observed_ms=observed_ms,
             white_ms=max(0, g.state.white.remaining_ms), black_ms=max(0, g.state.black.remaining_ms),
-            rule=rule), at_ms=dl)]
+            rule=rule), at_ms=deadline_ms)
 
     def _adjust(self, msg: Envelope, p: PenaltyApplied, g: _Game) -> list[Emit]:
         colour = p.colour if p.kind == "time" else ("black" if p.colour == "white" else "white")
@@ -134,10 +139,7 @@ class ClockCore(Core):
             deadline_ms=None if g.state.flagged else clk.deadline(g.state, g.tc)))]
         if g.state.flagged is not None:
             g.over = True
-            out.append(Emit(self._stream(p.game_id), FlagFell(
-                game_id=p.game_id, colour=g.state.flagged, deadline_ms=msg.at_ms, observed_ms=msg.at_ms,
-                white_ms=max(0, g.state.white.remaining_ms), black_ms=max(0, g.state.black.remaining_ms),
-                rule=p.rule)))
+            out.append(self._flag_fell(p.game_id, g, g.state.flagged, msg.at_ms, msg.at_ms, p.rule))
         else:
             g.cause = msg
         return out

@@ -29,6 +29,8 @@ TOURNAMENT_EVENTS = "arbiter.tournament.events"
 TOPICS = (GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS)
 
 Colour = Literal["white", "black"]
+#: The game played. Xiangqi seats: Red is the ``white`` seat (moves first), Black the ``black`` seat.
+GameKind = Literal["chess", "xiangqi"]
 Result = Literal["1-0", "0-1", "1/2-1/2"]
 GameId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
 PlayerId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
@@ -60,6 +62,8 @@ class CreateTournament(_TCmd):
     ``system``: ``round-robin`` (Berger tables), ``double-round-robin`` or ``swiss`` (Dutch).
     ``tiebreaks``: FIDE codes in order (SB, BH, BH-C1, WIN, DE, ...). ``default_time_s``: a player
     absent this long after the start of the round loses by forfeit (0 = no limit).
+    ``game``: chess or xiangqi; ``natural_limit_moves``: xiangqi's natural move limit (1999 rules
+    art. 4.2.4: 60 moves without a capture, which an event may lower).
     """
 
     name: str = Field(min_length=1, max_length=200)
@@ -69,6 +73,8 @@ class CreateTournament(_TCmd):
     tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE")
     start_fen: str | None = None
     default_time_s: int = Field(default=3600, ge=0)
+    game: GameKind = "chess"
+    natural_limit_moves: int = Field(default=60, ge=1, le=60)
 
 
 class RegisterPlayer(_TCmd):
@@ -115,6 +121,8 @@ class TournamentCreated(_TEvt):
     tiebreaks: tuple[str, ...]
     start_fen: str | None = None
     default_time_s: int = 3600
+    game: GameKind = "chess"
+    natural_limit_moves: int = 60
 
 
 class PlayerRegistered(_TEvt):
@@ -186,7 +194,9 @@ class _GCmd(Payload):
 
 
 class CreateGame(_GCmd):
-    """Create a game outside a tournament (or for one). ``time_control``: PGN TimeControl tag."""
+    """Create a game outside a tournament (or for one). ``time_control``: PGN TimeControl tag or a
+    preset name (``xiangqi-6.1`` ...). ``game``: chess or xiangqi (Red takes the ``white`` seat);
+    ``natural_limit_moves``: xiangqi art. 4.2.4 (60, or fewer if the event says so)."""
 
     white: PlayerId
     black: PlayerId
@@ -196,10 +206,13 @@ class CreateGame(_GCmd):
     round: int | None = None
     board: int | None = None
     default_time_s: int = Field(default=3600, ge=0)
+    game: GameKind = "chess"
+    natural_limit_moves: int = Field(default=60, ge=1, le=60)
 
 
 class SubmitMove(_GCmd):
-    """A move in UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``)."""
+    """A move. Chess: UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``). Xiangqi:
+    ICCS (``h2e2``), WXF (``C2.5``) or Chinese notation (``炮二平五``, ``马８进７``)."""
 
     player_id: PlayerId
     move: str = Field(min_length=1, max_length=16)
@@ -221,12 +234,17 @@ class DeclineDraw(_GCmd):
     player_id: PlayerId
 
 
+DrawClaimReason = Literal["threefold", "fifty-moves", "natural-limit"]
+
+
 class ClaimDraw(_GCmd):
-    """Claim under FIDE 1994 art. 10.10 (``threefold``) or 10.12 (``fifty-moves``); ``move``
-    is the intended move written down but not played (art. 10.10(1)), if any."""
+    """Claim a draw. Chess: FIDE 1994 art. 10.10 (``threefold``) or 10.12 (``fifty-moves``);
+    ``move`` is the intended move written down but not played (art. 10.10(1)), if any. Xiangqi:
+    ``natural-limit`` (1999 rules art. 4.2.4, 23.3: the event's limit of moves without a capture,
+    at most 10 of the claimant's checks counted; an untrue claim is a foul and costs 5 minutes)."""
 
     player_id: PlayerId
-    reason: Literal["threefold", "fifty-moves"]
+    reason: DrawClaimReason
     move: str | None = Field(default=None, max_length=16)
 
 
@@ -239,10 +257,12 @@ class RecordResult(_GCmd):
 
 class IssuePenalty(_GCmd):
     """An arbiter penalty (FIDE 1994 art. 16.5): warning, time penalty (``ms`` taken from the
-    player's remaining time), time bonus for the opponent (``ms`` added), or loss of the game."""
+    player's remaining time), time bonus for the opponent (``ms`` added), or loss of the game.
+    Xiangqi (1999 rules): ``warning`` (18.1), ``foul`` (犯规, art. 9; the third foul in a game loses
+    it, 4.1.8), ``loss`` (disqualification from the game, 18.2 / 4.1.10)."""
 
     player_id: PlayerId
-    kind: Literal["warning", "time-penalty", "time-bonus", "loss"]
+    kind: Literal["warning", "time-penalty", "time-bonus", "loss", "foul"]
     ms: int = Field(default=0, ge=0, le=24 * 3600 * 1000)
     note: str = Field(default="", max_length=500)
 
@@ -268,6 +288,8 @@ class GameStarted(_GEvt):
     round: int | None = None
     board: int | None = None
     default_time_s: int = 3600
+    game: GameKind = "chess"
+    natural_limit_moves: int = 60
 
 
 PositionStatus = Literal[
@@ -278,7 +300,11 @@ PositionStatus = Literal[
 
 class MoveAccepted(_GEvt):
     """A legal move. ``occurred_at`` is the gateway's receive time. ``status`` is the position
-    after the move as the rules see it without a claim (terminal or ongoing)."""
+    after the move as the rules see it without a claim (terminal or ongoing). ``uci``: the
+    coordinate move (chess UCI; xiangqi ICCS ``h2e2``, ranks 0-9 from Red's side); ``san``: the
+    human notation (chess SAN; xiangqi Chinese notation of the 1999 rules art. 7.5, ``炮二平五``);
+    ``wxf``: xiangqi WXF notation (``C2.5``). ``halfmove_clock``: plies since the last capture
+    (or chess pawn move); ``repetitions``: occurrences of the position so far."""
 
     ply: int
     player_id: PlayerId
@@ -289,6 +315,7 @@ class MoveAccepted(_GEvt):
     status: PositionStatus = "ongoing"
     halfmove_clock: int = 0
     repetitions: int = 1
+    wxf: str | None = None
 
 
 RejectCode = Literal[
@@ -340,7 +367,7 @@ class Resigned(_GEvt):
 class DrawClaimed(_GEvt):
     player_id: PlayerId
     colour: Colour
-    reason: Literal["threefold", "fifty-moves"]
+    reason: DrawClaimReason
     move: str | None = None
     ply: int
 
@@ -433,10 +460,38 @@ class PenaltyApplied(_GEvt):
 
     player_id: PlayerId
     colour: Colour
-    kind: Literal["warning", "time", "bonus", "forfeit"]
+    kind: Literal["warning", "time", "bonus", "forfeit", "foul"]
     time_delta_ms: int = 0
     rule: Rule
     cause: str
+    count: int = 0
+
+
+class ClassifiedMove(_M):
+    """One move of a repeating cycle as the 棋例 classify it (1999 rules art. 28): ``check`` 将,
+    ``mate-threat`` 杀, ``chase`` 捉 or ``idle`` 闲; ``targets``: the squares (ICCS) of the pieces
+    chased or threatened; ``note``: why."""
+
+    move: str
+    side: Colour
+    classification: Literal["check", "mate-threat", "chase", "idle"]
+    targets: tuple[str, ...] = ()
+    note: str = ""
+
+
+class RepetitionRuled(_GEvt):
+    """A xiangqi position repeated three times (1999 rules art. 24) and the 棋例 ruling on the
+    cycle of moves that repeated it: ``verdict`` ``white-loses`` / ``black-loses`` (one-sided
+    perpetual check, 24.1, or a forbidden side that did not vary, 24.3), ``draw`` (24.2) or
+    ``must-vary`` (24.3: ``must_vary`` must change its moves and loses if the cycle repeats once
+    more). ``moves`` lists every move of the cycle with its classification."""
+
+    ply: int
+    verdict: Literal["white-loses", "black-loses", "draw", "must-vary"]
+    must_vary: Colour | None = None
+    rule: Rule
+    moves: tuple[ClassifiedMove, ...]
+    detail: str = ""
 
 
 PAYLOADS: tuple[type[Payload], ...] = (
@@ -448,7 +503,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,
     DrawAgreed, Resigned, DrawClaimed, ResultRecorded, AbsenceReported, ClockStarted,
     ClockUpdated, FlagFell, ClockAdjusted, ClockStopped, GameEnded, DrawClaimRejected,
-    PenaltyApplied,
+    PenaltyApplied, RepetitionRuled,
 )
 
 

@@ -2,31 +2,44 @@
 
 Consumes the game record (GameStarted, MoveAccepted, Resigned, DrawAgreed, DrawClaimed,
 ResultRecorded), the clock's FlagFell and the penalties' forfeits. Writes ``game-<id>.result``:
-GameEnded (result, reason, rule) or DrawClaimRejected. A game ends once; later facts are ignored
-(1994 art. 12.7: a resignation or agreed draw made before a flag stands).
+GameEnded (result, reason, rule) or DrawClaimRejected, and for xiangqi RepetitionRuled. A game
+ends once; later facts are ignored (chess 1994 art. 12.7, xiangqi 1999 art. 22.5: a mate,
+stalemate, resignation or agreed draw made before a flag stands).
+
+Xiangqi (1999 rules): mate and stalemate (困毙) lose (4.1.1, 4.1.3); neither side able to win is a
+draw (4.2.1); a flag loses whatever the material (4.1.4); a natural-limit claim is checked by
+art. 4.2.4 / 23.3; a position occurring a third time is ruled by the 棋例 (art. 24-29,
+:func:`shared.rules.xiangqi_repetition.rule_cycle`) and the ruling, with every move of the cycle
+classified, is written as RepetitionRuled before the GameEnded it may cause.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import chess
-
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, DrawAgreed, DrawClaimed, DrawClaimRejected, FlagFell, GameEnded, GameStarted,
-    MoveAccepted, PenaltyApplied, Resigned, ResultRecorded, Rule,
+    GAME_EVENTS, ClassifiedMove, DrawAgreed, DrawClaimed, DrawClaimRejected, FlagFell, GameEnded,
+    GameStarted, MoveAccepted, PenaltyApplied, RepetitionRuled, Resigned, ResultRecorded, Rule,
 )
-from shared.rules import chess as rules
+from shared.rules.games import Position, position
 from shared.service import Core, Emit
 
 _OTHER = {"white": "black", "black": "white"}
 _WIN = {"white": "1-0", "black": "0-1"}
 
 
+_SEAT = {"red": "white", "black": "black"}
+
+
 @dataclass
 class _Game:
-    board: chess.Board
+    pos: Position
+    limit: int = 60
     ended: bool = False
+
+    @property
+    def rules(self) -> dict[str, Rule]:
+        return self.pos.RULES
 
 
 @dataclass
@@ -39,7 +52,7 @@ class AdjudicationCore(Core):
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
-            self.games.setdefault(p.game_id, _Game(chess.Board(p.start_fen)))
+            self.games.setdefault(p.game_id, _Game(position(p.game, p.start_fen), p.natural_limit_moves))
             return []
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.ended:
@@ -55,45 +68,77 @@ class AdjudicationCore(Core):
                                winner=winner, detail=detail))]
 
     def _on_MoveAccepted(self, g: _Game, p: MoveAccepted):
-        g.board.push(chess.Move.from_uci(p.uci))
-        status = rules.position_status(g.board)
-        if status == "checkmate":
-            return self._end(g, p.game_id, _WIN[p.colour], "checkmate", rules.RULES["checkmate"], p.colour,
-                             f"{p.san} mates")
+        g.pos.play_coord(p.uci)
+        status = g.pos.status()
         if status != "ongoing":
-            return self._end(g, p.game_id, "1/2-1/2", status, rules.RULES[status], None,
-                             f"after ply {p.ply} ({p.san})")
+            result, winner = g.pos.outcome(status, p.colour)
+            detail = f"{p.san} mates" if status == "checkmate" else f"after ply {p.ply} ({p.san})"
+            return self._end(g, p.game_id, result, status, g.rules[status], winner, detail)
+        if g.pos.game == "xiangqi" and p.repetitions >= 3:
+            return self._repetition(g, p)
         return []
+
+    def _repetition(self, g: _Game, p: MoveAccepted) -> list[Emit]:
+        """Rule the cycle that brought the position back a third (or later) time (art. 24)."""
+        from shared.rules import xiangqi
+        from shared.rules.xiangqi_repetition import rule_cycle
+
+        board = g.pos.board
+        ruling = rule_cycle(xiangqi.Board(board.start_fen, validate=False), list(board.move_stack),
+                            repetitions=p.repetitions)
+        verdict, must_vary = ruling.verdict, None
+        if verdict.startswith("must-vary:"):
+            verdict, must_vary = "must-vary", _SEAT[verdict.split(":")[1]]
+        elif verdict != "draw":
+            verdict = _SEAT[verdict.split("-")[0]] + "-loses"
+        key = ("perpetual-check" if "24.1" in ruling.article else "must-vary"
+               if verdict.endswith("-loses") else "repetition-draw" if verdict == "draw"
+               else "repetition-ruling")
+        rule = g.rules[key].model_copy(update={"article": ruling.article})
+        moves = tuple(ClassifiedMove(move=m.move, side=_SEAT[m.side],
+                                     classification=m.classification.kind,
+                                     targets=tuple(t.square for t in m.classification.targets),
+                                     note=m.classification.reason) for m in ruling.moves)
+        out = [Emit(stream_for(f"game-{p.game_id}", "result"), RepetitionRuled(
+            game_id=p.game_id, ply=p.ply, verdict=verdict, must_vary=must_vary, rule=rule,
+            moves=moves, detail=f"{ruling.reason}; position occurred {p.repetitions} times"))]
+        if verdict == "draw":
+            out += self._end(g, p.game_id, "1/2-1/2", "repetition", rule, None, ruling.reason)
+        elif verdict.endswith("-loses"):
+            w = _OTHER[verdict.split("-")[0]]
+            reason = "perpetual-check" if key == "perpetual-check" else "forbidden-repetition"
+            out += self._end(g, p.game_id, _WIN[w], reason, rule, w, ruling.reason)
+        return out
 
     def _on_Resigned(self, g, p: Resigned):
         w = _OTHER[p.colour]
-        return self._end(g, p.game_id, _WIN[w], "resignation", rules.RULES["resignation"], w,
+        return self._end(g, p.game_id, _WIN[w], "resignation", g.rules["resignation"], w,
                          f"{p.colour} resigned")
 
     def _on_DrawAgreed(self, g, p: DrawAgreed):
-        return self._end(g, p.game_id, "1/2-1/2", "agreement", rules.RULES["agreement"], None)
+        return self._end(g, p.game_id, "1/2-1/2", "agreement", g.rules["agreement"], None)
 
     def _on_DrawClaimed(self, g, p: DrawClaimed):
-        mv = chess.Move.from_uci(p.move) if p.move else None
-        ok, detail = rules.claim_is_valid(g.board, p.reason, mv)
+        mv = g.pos.parse(p.move) if p.move else None
+        ok, detail = g.pos.claim(p.reason, mv, g.limit)
         if ok:
-            return self._end(g, p.game_id, "1/2-1/2", p.reason, rules.RULES[p.reason], None,
+            return self._end(g, p.game_id, "1/2-1/2", p.reason, g.rules[p.reason], None,
                              f"claim by {p.colour}: {detail}")
         return [Emit(stream_for(f"game-{p.game_id}", "result"), DrawClaimRejected(
             game_id=p.game_id, player_id=p.player_id, colour=p.colour, reason=p.reason,
-            detail=detail, rule=rules.RULES["incorrect-claim"]))]
+            detail=detail, rule=g.rules["incorrect-claim"]))]
 
     def _on_FlagFell(self, g, p: FlagFell):
         w = _OTHER[p.colour]
-        if not rules.can_checkmate(g.board, w):
+        if g.pos.game == "chess" and not g.pos.can_win(w):
             return self._end(g, p.game_id, "1/2-1/2", "timeout-vs-insufficient-material",
-                             rules.RULES["timeout-vs-insufficient"], None,
+                             g.rules["timeout-vs-insufficient"], None,
                              f"{p.colour}'s flag fell; {w} cannot checkmate")
         return self._end(g, p.game_id, _WIN[w], "timeout", p.rule, w, f"{p.colour}'s flag fell")
 
     def _on_ResultRecorded(self, g, p: ResultRecorded):
         winner = {"1-0": "white", "0-1": "black"}.get(p.result)
-        return self._end(g, p.game_id, p.result, p.reason, rules.RULES["arbiter"], winner)
+        return self._end(g, p.game_id, p.result, p.reason, g.rules["arbiter"], winner)
 
     def _on_PenaltyApplied(self, g, p: PenaltyApplied):
         if p.kind != "forfeit":

@@ -230,6 +230,15 @@ PRESETS: dict[str, str] = {
     "uschess-g30d5": "1800d5",
     "uschess-g60d5": "3600d5",
     "uschess-g90d5": "5400d5",
+    # Xiangqi 1999 competition rules art. 6 (a period's moves must be made in its time; time
+    # saved carries over; the last period repeats until the game ends):
+    "xiangqi-6.1": "40/5400:10/900",  # 6.1: 40 moves in 90 min, then 10 moves per 15 min
+    "xiangqi-6.2": "30/3600:10/600",  # 6.2: 30 moves in 60 min, then 10 moves per 10 min
+    "xiangqi-6.3": "40/600:30/300",  # 6.3 (rapid): 40 moves in 10 min, then 30 per 5 min
+    "xiangqi-6.4": "30/300",  # 6.4 (rapid): 30 moves in every 5 min
+    "xiangqi-6.5-60": "3600",  # 6.5: a single allowance, no move count (60 min each here)
+    "xiangqi-6.5-30": "1800",
+    "xiangqi-6.5-15": "900",
 }
 
 
@@ -272,7 +281,8 @@ class TimeControl:
         ``"40/5400+30:1800+30"``; our non-standard delay suffixes ``"300d5"`` (simple delay
         5 s) and ``"300b5"`` (Bronstein delay 5 s), which may follow an increment
         (``"300+2d5"``).  Seconds may carry up to 3 decimals (exact ms, never rounded).
-        ``"-"`` (no time control) returns ``None`` (untimed game).
+        ``"-"`` (no time control) returns ``None`` (untimed game). A preset name from
+        :data:`PRESETS` (``"xiangqi-6.1"``, ``"blitz-3+2"`` ...) stands for its tag.
 
         Raises :class:`ClockError` for ``"?"`` (unknown), the sandclock form ``"*180"``,
         negative numbers, empty or malformed descriptors (``"abc"``, ``"40/"``), a move count
@@ -287,6 +297,8 @@ class TimeControl:
             return None
         if text == "?":
             raise ClockError("TimeControl '?' means unknown; cannot run a clock on it")
+        if text in PRESETS:
+            text = PRESETS[text]
         periods = []
         for descriptor in text.split(":"):
             if descriptor.startswith("*"):

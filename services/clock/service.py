@@ -23,7 +23,7 @@ from contracts.messages import (
     GameStarted, MoveAccepted, MoveRejected, PenaltyApplied, Rule, SubmitMove,
 )
 from services.clock import core as clk
-from shared.rules.chess import RULES
+from shared.rules.games import rules_of
 from shared.service import Core, Emit
 
 
@@ -35,6 +35,12 @@ class _Game:
     players: dict[str, str] = field(default_factory=dict)  # player id -> colour
     pending: dict = field(default_factory=dict)  # SubmitMove id -> (colour, received ms)
     over: bool = False
+    game: str = "chess"
+
+    @property
+    def timeout_rule(self) -> Rule:
+        """Chess FIDE 1994 art. 10.14; xiangqi 1999 art. 4.1.4 / 22.1."""
+        return rules_of(self.game)["timeout"]
 
 
 @dataclass
@@ -72,7 +78,7 @@ class ClockCore(Core):
         if isinstance(p, MoveAccepted):
             return self._press(msg, p, g)
         if isinstance(p, MoveRejected) and p.code == "flag-fallen":
-            return self._flag(g, p.game_id, msg.at_ms, RULES["timeout"])
+            return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
         if isinstance(p, PenaltyApplied) and p.kind in ("time", "bonus"):
             return self._adjust(msg, p, g)
         if isinstance(p, GameEnded):
@@ -96,7 +102,8 @@ class ClockCore(Core):
             return []
         first = "white" if " w " in p.start_fen else "black"
         state = clk.start(tc, msg.at_ms, first=first)
-        self.games[p.game_id] = _Game(tc, state, msg, players={p.white: "white", p.black: "black"})
+        self.games[p.game_id] = _Game(tc, state, msg, players={p.white: "white", p.black: "black"},
+                                     game=p.game)
         return [Emit(self._stream(p.game_id), ClockStarted(
             game_id=p.game_id, time_control=p.time_control, white_ms=state.white.remaining_ms,
             black_ms=state.black.remaining_ms, running=first, deadline_ms=clk.deadline(state, tc)))]
@@ -105,7 +112,7 @@ class ClockCore(Core):
         try:
             g.state, r = clk.press(g.state, g.tc, p.colour, msg.at_ms)
         except clk.FlagAlreadyFell:
-            return self._flag(g, p.game_id, msg.at_ms, RULES["timeout"])
+            return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
         g.cause = msg
         return [Emit(self._stream(p.game_id), ClockUpdated(
             game_id=p.game_id, ply=p.ply, mover=r.mover, elapsed_ms=r.elapsed_ms,
@@ -168,7 +175,7 @@ class ClockCore(Core):
             if any(c == running and at <= d for c, at in g.pending.values()):
                 held.append(entry)  # a move received in time is being validated
                 continue
-            for e in self._flag(g, gid, now_ms, RULES["timeout"]):
+            for e in self._flag(g, gid, now_ms, g.timeout_rule):
                 out.append((g.cause, e))
         for entry in held:
             heapq.heappush(self.deadlines, entry)

@@ -6,6 +6,11 @@
 - Arbiter penalties (1994 art. 16.5): warning, time penalty, time bonus to the opponent, loss.
 - Absence: a player reported absent who has not moved when the event's default time has passed
   since the start of the game loses by forfeit (1994 art. 10.15, one hour; the event sets it).
+  Xiangqi (1999 rules art. 21.1, 4.1.5): the same; the late player's clock runs meanwhile.
+
+Xiangqi (1999 rules): an untrue natural-limit claim is a foul (9.1.4) and adds 5 minutes to the
+claimant's clock (23.3); an arbiter's ``foul`` is recorded (9.2) and the third foul in a game
+loses it (4.1.8); ``warning`` is art. 18.1 and ``loss`` the disqualification of 18.2 (4.1.10).
 
 Writes ``game-<id>.penalties``: PenaltyApplied, or GameCommandRejected for a refused command.
 """
@@ -19,6 +24,7 @@ from contracts.messages import (
     GameStarted, IssuePenalty, MoveAccepted, PenaltyApplied,
 )
 from shared.rules import chess as rules
+from shared.rules.games import rules_of
 from shared.service import Core, Emit
 
 INCORRECT_CLAIM_MS = 5 * 60 * 1000
@@ -33,6 +39,12 @@ class _Game(rules.Seats):
     moved: set = field(default_factory=set)
     warnings: dict = field(default_factory=dict)
     over: bool = False
+    game: str = "chess"
+    fouls: dict = field(default_factory=dict)
+
+    @property
+    def rules(self) -> dict:
+        return rules_of(self.game)
 
 
 @dataclass
@@ -45,7 +57,8 @@ class PenaltiesCore(Core):
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
-            self.games.setdefault(p.game_id, _Game(p.white, p.black, msg.at_ms, p.default_time_s))
+            self.games.setdefault(p.game_id, _Game(p.white, p.black, msg.at_ms, p.default_time_s,
+                                                   game=p.game))
             return []
         g = self.games.get(getattr(p, "game_id", ""))
         if isinstance(p, IssuePenalty):
@@ -57,8 +70,11 @@ class PenaltiesCore(Core):
         elif isinstance(p, GameEnded):
             g.over = True
         elif isinstance(p, DrawClaimRejected):
-            return [self._apply(p.game_id, p.player_id, p.colour, "time", -INCORRECT_CLAIM_MS,
-                                rules.RULES["incorrect-claim"], f"incorrect {p.reason} claim: {p.detail}")]
+            out = [self._apply(p.game_id, p.player_id, p.colour, "time", -INCORRECT_CLAIM_MS,
+                               g.rules["incorrect-claim"], f"incorrect {p.reason} claim: {p.detail}")]
+            if g.game == "xiangqi":  # art. 9.1.4: an untrue natural-limit claim is also a foul
+                out += self._foul(g, p.game_id, p.player_id, p.colour, f"untrue {p.reason} claim")
+            return out
         elif isinstance(p, AbsenceReported):
             return self._absence(msg, p, g)
         return []
@@ -83,10 +99,15 @@ class PenaltiesCore(Core):
             return self._reject(msg, p, "not-a-player", f"{p.player_id} does not play in game {p.game_id}")
         if g.over:
             return self._reject(msg, p, "game-over", "the game is over")
-        rule = rules.RULES["penalty"]
+        rule = g.rules["penalty"]
+        if p.kind == "foul":
+            if g.game != "xiangqi":
+                return self._reject(msg, p, "invalid", "fouls (犯规) are a xiangqi penalty; "
+                                                       "use warning, time-penalty or loss")
+            return self._foul(g, p.game_id, p.player_id, colour, p.note or "foul")
         if p.kind == "warning":
             g.warnings[colour] = g.warnings.get(colour, 0) + 1
-            return [self._apply(p.game_id, p.player_id, colour, "warning", 0, rule,
+            return [self._apply(p.game_id, p.player_id, colour, "warning", 0, g.rules.get("warning", rule),
                                 f"warning {g.warnings[colour]}: {p.note}".rstrip(": "))]
         if p.kind in ("time-penalty", "time-bonus") and p.ms <= 0:
             return self._reject(msg, p, "invalid", "a time penalty or bonus needs ms > 0")
@@ -95,7 +116,19 @@ class PenaltiesCore(Core):
         if p.kind == "time-bonus":
             return [self._apply(p.game_id, p.player_id, colour, "bonus", p.ms, rule,
                                 p.note or "time added to the opponent")]
-        return [self._apply(p.game_id, p.player_id, colour, "forfeit", 0, rule, p.note or "loss by arbiter decision")]
+        return [self._apply(p.game_id, p.player_id, colour, "forfeit", 0,
+                            g.rules.get("disqualification", rule), p.note or "loss by arbiter decision")]
+
+    def _foul(self, g: _Game, game_id: str, player_id: str, colour: str, cause: str) -> list[Emit]:
+        """Record a xiangqi foul (art. 9.2); the third in the game loses it (art. 4.1.8)."""
+        n = g.fouls[colour] = g.fouls.get(colour, 0) + 1
+        out = [Emit(stream_for(f"game-{game_id}", "penalties"), PenaltyApplied(
+            game_id=game_id, player_id=player_id, colour=colour, kind="foul", rule=g.rules["foul"],
+            cause=f"foul {n} of 3: {cause}", count=n))]
+        if n >= 3:
+            out.append(self._apply(game_id, player_id, colour, "forfeit", 0, g.rules["fouls"],
+                                   f"third foul in the game: {cause}"))
+        return out
 
     def _absence(self, msg: Envelope, p: AbsenceReported, g: _Game) -> list[Emit]:
         if p.colour in g.moved:
@@ -106,6 +139,6 @@ class PenaltiesCore(Core):
         if msg.at_ms < due:
             return self._reject(msg, p, "invalid",
                                 f"default time not reached: {(due - msg.at_ms) / 1000:.1f} s left")
-        return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, rules.RULES["absence"],
+        return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, g.rules["absence"],
                             f"absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
                             f"(default time {g.default_time_s} s)")]

@@ -3,8 +3,8 @@
 Each game is fed, as the commands a gateway would send, to fresh :class:`ValidationCore` and
 :class:`AdjudicationCore` instances (the same code the services run; no log needed, so a file of
 a thousand games replays in seconds). A record whose result is a draw not reached on the board
-is offered to the rules as the claims a player could make at the end (threefold, 50 moves, 1994
-art. 10.10/10.12); whatever else the record says (resignation, time, agreement) the platform
+is offered to the rules as the claims a player could make at the end (chess: threefold, 50 moves,
+1994 art. 10.10/10.12; xiangqi: the natural limit, 1999 art. 4.2.4); whatever else the record says (resignation, time, agreement) the platform
 reports as not decided on the board.
 """
 from __future__ import annotations
@@ -67,13 +67,13 @@ def replay_game(file: str, g: RecordedGame) -> dict:
     gid = f"r{g.index}"
     try:
         pipe.send(CreateGame(game_id=gid, white="white", black="black", time_control="-",
-                             start_fen=g.start_fen))
+                             start_fen=g.start_fen, game=g.game))
     except ValueError as e:
         row["first_rejected"] = {"ply": 0, "move": "", "reason": f"bad start position: {e}"}
         return row
     ended: GameEnded | None = None
     for ply, uci in enumerate(g.moves, start=1):
-        player = "white" if pipe.v.games[gid].board.turn else "black"
+        player = pipe.v.games[gid].to_move
         out = pipe.send(SubmitMove(game_id=gid, player_id=player, move=uci))
         rej = next((e.payload for e in out if isinstance(e.payload, MoveRejected)), None)
         if rej is not None:
@@ -82,8 +82,8 @@ def replay_game(file: str, g: RecordedGame) -> dict:
         row["accepted"] += 1
         ended = ended or next((e.payload for e in out if isinstance(e.payload, GameEnded)), None)
     if ended is None and g.result == "1/2-1/2" and row["first_rejected"] is None:
-        for reason in ("threefold", "fifty-moves"):
-            player = "white" if pipe.v.games[gid].board.turn else "black"
+        for reason in (("natural-limit",) if g.game == "xiangqi" else ("threefold", "fifty-moves")):
+            player = pipe.v.games[gid].to_move
             out = pipe.send(ClaimDraw(game_id=gid, player_id=player, reason=reason))
             ended = next((e.payload for e in out if isinstance(e.payload, GameEnded)), None)
             if ended or not any(isinstance(e.payload, DrawClaimRejected) for e in out):
@@ -97,9 +97,9 @@ def replay_game(file: str, g: RecordedGame) -> dict:
 def _rebuild(gid: str, g: RecordedGame) -> _Pipe:
     pipe = _Pipe()
     pipe.send(CreateGame(game_id=gid, white="white", black="black", time_control="-",
-                         start_fen=g.start_fen))
+                         start_fen=g.start_fen, game=g.game))
     for uci in g.moves:
-        player = "white" if pipe.v.games[gid].board.turn else "black"
+        player = pipe.v.games[gid].to_move
         pipe.send(SubmitMove(game_id=gid, player_id=player, move=uci))
     return pipe
 

@@ -6,16 +6,18 @@ games (RoundPaired). Writes the game record, stream ``game-<id>``: GameStarted, 
 MoveRejected, DrawOffered / DrawOfferDeclined / DrawAgreed, Resigned, DrawClaimed, ResultRecorded,
 GameCommandRejected. A command that is refused changes nothing and yields an event that says why.
 
-Chess legality is python-chess's (FIDE 1994 art. 3-6); draw offers follow art. 10.7: an offer
-stands until accepted or declined, and a move by the opponent declines it.
+Legality is the game's (:mod:`shared.rules.games`): chess on python-chess (FIDE 1994 art. 3-6),
+xiangqi on :mod:`shared.rules.xiangqi` (1999 rules art. 2-3). Chess draw offers follow FIDE 1994
+art. 10.7: an offer stands until accepted or declined, and a move by the opponent declines it.
+Xiangqi offers follow the 1999 rules art. 23.1 as well: an offer is made right after one's own
+move (before the opponent has moved), offers alternate (no side offers twice running) and the
+offer made with that move is the only one until the next move.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import re
-
-import chess
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
@@ -26,6 +28,7 @@ from contracts.messages import (
     SubmitMove, TournamentCreated,
 )
 from shared.rules import chess as rules
+from shared.rules.games import MoveError, Position, position, start_fen
 from shared.service import Core, Emit
 
 
@@ -40,16 +43,34 @@ class Game(rules.Seats):
     game_id: str
     white: str
     black: str
-    board: chess.Board
+    pos: Position
     over: bool = False
     offer_by: str | None = None  # colour with a pending draw offer
     deadline_ms: int | None = None  # when the side to move's flag falls, per the clock
     deadline_for: str | None = None
     last_ms: int = 0  # event time of the game's latest fact: time never runs backwards
+    last_offer: tuple[str, int] | None = None  # (colour, ply) of the latest draw offer
+    limit: int = 60  # xiangqi natural move limit (art. 4.2.4)
 
     @property
     def to_move(self) -> str:
-        return rules.colour_name(self.board.turn)
+        return self.pos.turn
+
+    @classmethod
+    def of(cls, p: GameStarted, at_ms: int) -> Game:
+        return cls(p.game_id, p.white, p.black, position(p.game, p.start_fen), last_ms=at_ms,
+                   limit=p.natural_limit_moves)
+
+
+def _xiangqi_offer_refused(g: Game, colour: str) -> str | None:
+    """Why a xiangqi draw offer by ``colour`` is out of turn (1999 rules art. 23.1), or None:
+    it must follow the offerer's own move (the opponent is to move), and a side may not offer
+    twice running (the previous offer must have been the opponent's)."""
+    if g.to_move == colour or g.pos.ply == 0:
+        return "a draw is offered right after one's own move, before the opponent moves (art. 23.1)"
+    if g.last_offer is not None and g.last_offer[0] == colour:
+        return "offers alternate: the opponent must offer before this side offers again (art. 23.1)"
+    return None
 
 
 def _backwards(msg: Envelope, g: Game) -> str | None:
@@ -86,11 +107,13 @@ class ValidationCore(Core):
         for b in p.boards:
             if b.game_id in self.games:  # cannot happen: CreateGame refuses tournament ids
                 continue
+            game = t.game if t else "chess"
             out += self._create(GameStarted(
                 game_id=b.game_id, white=b.white, black=b.black,
-                start_fen=(t.start_fen if t and t.start_fen else chess.STARTING_FEN),
+                start_fen=(t.start_fen if t and t.start_fen else start_fen(game)),
                 time_control=t.time_control if t else "-", tournament_id=p.tournament_id,
-                round=p.round, board=b.board, default_time_s=t.default_time_s if t else 3600),
+                round=p.round, board=b.board, default_time_s=t.default_time_s if t else 3600,
+                game=game, natural_limit_moves=t.natural_limit_moves if t else 60),
                 msg.at_ms)
         return out
 
@@ -103,10 +126,10 @@ class ValidationCore(Core):
         if p.white == p.black:
             return [self._reject(msg, p, "invalid", "white and black must be different players")]
         try:
-            board = rules.board_from_fen(p.start_fen)
+            pos = position(p.game, p.start_fen)
         except ValueError as e:
             return [self._reject(msg, p, "invalid", f"bad start FEN: {e}")]
-        over = rules.position_status(board)
+        over = pos.status()
         if over != "ongoing":
             return [self._reject(msg, p, "invalid", f"the start position is already over: {over}")]
         from services.clock.core import ClockError, TimeControl
@@ -115,22 +138,21 @@ class ValidationCore(Core):
         except ClockError as e:
             return [self._reject(msg, p, "invalid", f"bad time control: {e}")]
         return self._create(GameStarted(
-            game_id=p.game_id, white=p.white, black=p.black, start_fen=board.fen(),
+            game_id=p.game_id, white=p.white, black=p.black, start_fen=pos.fen(),
             time_control=p.time_control, tournament_id=p.tournament_id, round=p.round,
-            board=p.board, default_time_s=p.default_time_s), msg.at_ms)
+            board=p.board, default_time_s=p.default_time_s, game=p.game,
+            natural_limit_moves=p.natural_limit_moves), msg.at_ms)
 
     def _on_GameStarted(self, msg, p: GameStarted):
         """Our own record of a game seen back (recovery, audit): register it, decide nothing."""
         if p.game_id not in self.games:
-            self.games[p.game_id] = Game(p.game_id, p.white, p.black, chess.Board(p.start_fen),
-                                         last_ms=msg.at_ms)
+            self.games[p.game_id] = Game.of(p, msg.at_ms)
         return []
 
     def _create(self, started: GameStarted, at_ms: int) -> list[Emit]:
         if started.game_id in self.games:
             return []
-        self.games[started.game_id] = Game(started.game_id, started.white, started.black,
-                                           chess.Board(started.start_fen), last_ms=at_ms)
+        self.games[started.game_id] = Game.of(started, at_ms)
         return [Emit(stream_for(f"game-{started.game_id}"), started)]
 
     # ----------------------------------------------------------------------------- moves
@@ -156,26 +178,24 @@ class ValidationCore(Core):
         if g.deadline_ms is not None and g.deadline_for == colour and msg.at_ms > g.deadline_ms:
             return reject("flag-fallen",
                           f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
-                          rules.RULES["timeout"])
+                          g.pos.RULES["timeout"])
         try:
-            mv = rules.parse_move(g.board, p.move)
-        except rules.MoveError as e:
-            return reject(e.code, e.reason)
-        san = g.board.san(mv)
-        g.board.push(mv)
+            mv = g.pos.parse(p.move)
+        except MoveError as e:
+            return reject(e.code, e.reason, g.pos.RULES.get("illegal-move") if e.code == "illegal" else None)
+        played = g.pos.play(mv)
         g.last_ms = msg.at_ms
         out: list[Emit] = []
         if g.offer_by is not None and g.offer_by != colour:
             out.append(Emit(stream, DrawOfferDeclined(game_id=p.game_id, player_id=p.player_id,
                                                       colour=colour, by_move=True)))
             g.offer_by = None
-        status = rules.position_status(g.board)
-        if status != "ongoing":
+        if played.status != "ongoing":
             g.over = True
         out.insert(0, Emit(stream, MoveAccepted(
-            game_id=p.game_id, ply=len(g.board.move_stack), player_id=p.player_id, colour=colour,
-            uci=mv.uci(), san=san, fen_after=g.board.fen(), status=status,
-            halfmove_clock=g.board.halfmove_clock, repetitions=rules.repetitions(g.board))))
+            game_id=p.game_id, ply=g.pos.ply, player_id=p.player_id, colour=colour,
+            uci=played.uci, san=played.san, fen_after=played.fen_after, status=played.status,
+            halfmove_clock=played.halfmove_clock, repetitions=played.repetitions, wxf=played.wxf)))
         return out
 
     # ------------------------------------------------------------------ other player commands
@@ -206,9 +226,12 @@ class ValidationCore(Core):
             return err
         if g.offer_by is not None:
             return [self._reject(msg, p, "draw-offer-pending", f"a draw offer by {g.offer_by} is pending")]
+        if g.pos.game == "xiangqi" and (why := _xiangqi_offer_refused(g, colour)):
+            return [self._reject(msg, p, "invalid", why)]
         g.offer_by = colour
+        g.last_offer = (colour, g.pos.ply)
         return [Emit(stream_for(f"game-{p.game_id}"), DrawOffered(game_id=p.game_id, player_id=p.player_id,
-                                                      colour=colour, ply=len(g.board.move_stack)))]
+                                                      colour=colour, ply=g.pos.ply))]
 
     def _on_AcceptDraw(self, msg, p: AcceptDraw):
         g, colour, err = self._player_check(msg, p)
@@ -235,15 +258,22 @@ class ValidationCore(Core):
             return err
         if colour != g.to_move:
             return [self._reject(msg, p, "not-your-turn",
-                                 "only the player to move may claim (1994 art. 10.10, 10.12)")]
+                                 "only the player to move may claim (chess 1994 art. 10.10, 10.12; "
+                                 "xiangqi 1999 art. 23.3)")]
+        allowed = ("natural-limit",) if g.pos.game == "xiangqi" else ("threefold", "fifty-moves")
+        if p.reason not in allowed:
+            return [self._reject(msg, p, "invalid", f"{g.pos.game} has no {p.reason} claim; "
+                                                    f"claims: {', '.join(allowed)}")]
         uci = None
         if p.move:
+            if g.pos.game == "xiangqi":
+                return [self._reject(msg, p, "invalid", "a natural-limit claim names no move")]
             try:
-                uci = rules.parse_move(g.board, p.move).uci()
-            except rules.MoveError as e:
+                uci = g.pos.coord(g.pos.parse(p.move))
+            except MoveError as e:
                 return [self._reject(msg, p, e.code, e.reason)]
         return [Emit(stream_for(f"game-{p.game_id}"), DrawClaimed(game_id=p.game_id, player_id=p.player_id, colour=colour,
-                                                      reason=p.reason, move=uci, ply=len(g.board.move_stack)))]
+                                                      reason=p.reason, move=uci, ply=g.pos.ply))]
 
     def _on_RecordResult(self, msg, p: RecordResult):
         g = self.games.get(p.game_id)

@@ -38,6 +38,7 @@ class RecordedGame:
     clocks_ms: list[int | None] = field(default_factory=list)
     start_fen: str | None = None
     error: str | None = None  # python-chess's first parse error, if any
+    game: str = "chess"  # "xiangqi": moves are ICCS, sans the record's own notation
 
     @property
     def white(self) -> str:
@@ -79,12 +80,45 @@ def _tag_blocks(text: str) -> list[tuple[dict[str, str], str]]:
     return [(t, "\n".join(mv)) for t, mv in blocks]
 
 
+_XIANGQI_PGN = re.compile(r'^\[(Game|Variant)\s+"(Chinese Chess|xiangqi|Xiangqi|chinese chess)"\]', re.M)
+
+
+def is_xiangqi(path: str | Path, text: str) -> bool:
+    """A xiangqi record: a text file of games in Chinese notation (``.txt``) or a PGN whose Game
+    or Variant tag names xiangqi (``[Game "Chinese Chess"]``, ``[Variant "xiangqi"]``)."""
+    return Path(path).suffix.lower() == ".txt" or bool(_XIANGQI_PGN.search(text))
+
+
+def _xiangqi_games(path: str | Path) -> list[RecordedGame]:
+    from shared.rules.xiangqi_record import read_records
+
+    try:
+        records = read_records(path)
+    except ValueError as e:
+        raise RecordError(f"{path}: {e}") from None
+    games = []
+    for i, r in enumerate(records):
+        tags = {"White": r.red, "Black": r.black, "Result": r.result, "Variant": "xiangqi",
+                **{k: v for k, v in (r.headers or {}).items() if k not in ("Red", "Black")}}
+        if getattr(r, "event", None):
+            tags.setdefault("Event", r.event)
+        games.append(RecordedGame(i, tags, moves=[m.iccs() for m in r.moves],
+                                  sans=list(r.move_texts), clocks_ms=[None] * len(r.moves),
+                                  start_fen=r.start_fen, game="xiangqi",
+                                  error=getattr(r, "error", None)))
+    return games
+
+
 def read_games(path: str | Path) -> list[RecordedGame]:
-    """Every game in the PGN file at ``path``. Raises :class:`RecordError` if unreadable."""
+    """Every game in the file at ``path``: a chess PGN, or a xiangqi record (PGN with a xiangqi
+    Game/Variant tag, or the text format of Chinese tournament books), whose games carry
+    ``game="xiangqi"`` and ICCS moves. Raises :class:`RecordError` if unreadable."""
     try:
         text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
     except OSError as e:
         raise RecordError(f"cannot read {path}: {e.strerror}") from None
+    if is_xiangqi(path, text):
+        return _xiangqi_games(path)
     blocks = _tag_blocks(text)
     if not blocks:
         raise RecordError(f"{path}: no PGN games found")

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from contracts.messages import Rule
+
 __all__ = [
     "RED", "BLACK", "START_FEN", "FILES", "XiangqiError", "Move", "Board", "colour_of",
-    "square", "square_name", "other",
+    "square", "square_name", "other", "RULES",
 ]
 
 RED, BLACK = "red", "black"
@@ -535,6 +537,36 @@ class Board:
         """The piece captured by the move at ``ply`` of :attr:`move_stack` (None: no capture)."""
         return self._undo[ply][0]
 
+    def can_win(self, colour: str) -> bool:
+        """Whether ``colour`` still has material that could ever mate (art. 4.2.1 双方均无可能取胜的
+        简单局势 is a draw only when neither side can). A chariot, horse or soldier can; a cannon
+        can when some other piece than the two generals is on the board to serve as its screen;
+        advisors and elephants never cross to the enemy palace and cannot."""
+        own = [p for p in self.squares if p is not None and colour_of(p) == colour and p.upper() != "K"]
+        if any(p.upper() in "RNP" for p in own):
+            return True
+        if any(p.upper() == "C" for p in own):
+            return sum(1 for p in self.squares if p is not None and p.upper() != "K") >= 2
+        return False
+
+    def natural_limit(self, claimant: str, max_checks: int = 10) -> tuple[int, int, int]:
+        """Art. 4.2.4 / 23.3 count for a natural-limit claim by ``claimant``: its moves since the
+        last capture (by either side), how many of them gave check, and the moves that count,
+        where at most ``max_checks`` checking moves are counted. Returns
+        ``(moves, checks, counted)``; the claim holds when ``counted`` reaches the event's limit."""
+        b = Board(self.start_fen, validate=False)
+        moves = checks = 0
+        for m in self.move_stack:
+            mover = b.turn
+            capture = b.squares[m.to_sq] is not None
+            b.push(m)
+            if capture:
+                moves = checks = 0
+            elif mover == claimant:
+                moves += 1
+                checks += b.is_check()
+        return moves, checks, moves - checks + min(checks, max_checks)
+
     def perft(self, depth: int) -> int:
         """Leaf nodes of the legal-move tree ``depth`` plies deep (bulk-counted at depth 1)."""
         if depth <= 0:
@@ -552,3 +584,37 @@ class Board:
 
 _NAMES = {"K": "general", "A": "advisor", "B": "elephant", "N": "horse", "R": "chariot",
           "C": "cannon", "P": "soldier"}
+
+
+X99 = "CXA-1999"
+
+
+def _r(article: str, summary: str) -> Rule:
+    return Rule(game="xiangqi", ruleset=X99, article=article, summary=summary)
+
+
+#: The articles of the 1999 competition rules (中国象棋竞赛规则) the platform applies, by decision.
+RULES: dict[str, Rule] = {
+    "checkmate": _r("4.1.1", "the general is mated (将死): a loss"),
+    "facing-generals": _r("4.1.2", "a move that leaves the generals facing is not allowed (2.2)"),
+    "stalemate": _r("4.1.3", "no legal move (困毙): a loss"),
+    "timeout": _r("4.1.4", "the set moves not made in the set time (22.1): a loss"),
+    "absence": _r("4.1.5", "later than the event's default time (21.1): a loss"),
+    "illegal-move": _r("4.1.6", "a move against the rules of movement (art. 2) is refused"),
+    "must-vary": _r("4.1.7", "a forbidden repetition not varied: a loss (24.3, 26.4)"),
+    "fouls": _r("4.1.8", "three fouls (犯规) in one game: a loss"),
+    "resignation": _r("4.1.9", "a player who resigns loses"),
+    "disqualification": _r("4.1.10", "refusing the rules or serious misconduct: a loss (18.2)"),
+    "insufficient-material": _r("4.2.1", "neither side can possibly win: a draw"),
+    "agreement": _r("4.2.2", "a draw offered after one's own move and accepted (23.1)"),
+    "repetition-draw": _r("4.2.3", "a repetition the 棋例 rule a draw (24.2, 26.2, 26.3)"),
+    "natural-limit": _r("4.2.4", "the natural move limit without a capture (23.3): a draw"),
+    "incorrect-claim": _r("23.3", "an untrue natural-limit claim: a foul (9.1.4) and 5 minutes added"),
+    "perpetual-check": _r("24.1", "one-sided perpetual check (长将) loses (26.1)"),
+    "repetition-ruling": _r("24", "position repeated three times: the 棋例 ruling (24, 26)"),
+    "draw-offer": _r("23.1", "a draw is offered after one's own move, in turn, never twice running"),
+    "warning": _r("18.1", "a warning by the game arbiter"),
+    "foul": _r("9.1", "a foul (犯规), announced and recorded (9.2)"),
+    "penalty": _r("18", "a penalty by the arbiter"),
+    "arbiter": _r("18", "result entered or ruled by the arbiter"),
+}

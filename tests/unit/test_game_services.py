@@ -114,7 +114,7 @@ class Bus:
         return out
 
     def fen(self, gid: str = "g1") -> str:
-        return self.validation.games[gid].board.fen()
+        return self.validation.games[gid].pos.fen()
 
 
 def of(msgs: list[Envelope], cls) -> list:
@@ -224,7 +224,7 @@ class TestValidation:
         r = one(bus.move("alice", "e4", at=1_000, gid="nope"), MoveRejected)
         assert r.code == "no-such-game"
         assert bus.fen() == start
-        assert len(bus.validation.games["g1"].board.move_stack) == 0
+        assert bus.validation.games["g1"].pos.ply == 0
 
     def test_illegal_reason_leaves_king_in_check(self, bus):
         # The e2 bishop is pinned against the king by the e7 rook.

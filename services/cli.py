@@ -1,6 +1,6 @@
 """The ``arbiter`` command (typer + rich).
 
-demo, up, serve, run-tournament, replay, export-log, audit, schemas. Every subcommand reports bad
+demo, up, serve, run-tournament, replay, perft, adjudicate, export-log, audit, schemas. Every subcommand reports bad
 input as one clear line on stderr and exit code 2 (usage) or 1 (a check failed), never a
 traceback.
 """
@@ -169,6 +169,72 @@ def replay(files: list[Path] = typer.Argument(..., exists=True, dir_okay=False, 
                   f"{r['first_rejected']['move']}: {r['first_rejected']['reason']}")
     _write_json(json_out, {"games": rows})
     raise typer.Exit(1 if rejected or disagree else 0)
+
+
+@app.command()
+def perft(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
+          fen: Optional[str] = typer.Option(None, help="start position (FEN); the game's start if omitted"),
+          depth: int = typer.Option(..., min=1, max=8, help="plies")):
+    """Count the leaf nodes of the legal-move tree (perft) to DEPTH plies; prints the count."""
+    if game == "xiangqi":
+        from shared.rules.xiangqi import START_FEN, Board, XiangqiError
+        try:
+            board = Board(fen or START_FEN)
+        except XiangqiError as e:
+            _fail(f"bad FEN: {e}")
+        out.print(board.perft(depth))
+    elif game == "chess":
+        import chess
+        try:
+            board = chess.Board(fen) if fen else chess.Board()
+        except ValueError as e:
+            _fail(f"bad FEN: {e}")
+
+        def count(b: chess.Board, d: int) -> int:
+            if d == 1:
+                return b.legal_moves.count()
+            n = 0
+            for m in b.legal_moves:
+                b.push(m)
+                n += count(b, d - 1)
+                b.pop()
+            return n
+        out.print(count(board, depth))
+    else:
+        _fail(f"unknown game {game!r}: xiangqi or chess")
+
+
+@app.command()
+def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
+               fen: Optional[str] = typer.Option(None, help="start position (FEN); the game's start if omitted"),
+               moves: str = typer.Option("", help='moves separated by spaces: "h2e2 h9g7 ..." (ICCS, WXF or Chinese notation; chess UCI/SAN)'),
+               json_flag: bool = typer.Option(False, "--json", help="print the ruling as JSON")):
+    """Play MOVES from FEN through the platform's validation and adjudication and print the ruling:
+    legal or the first refused move, the result and the article, and for xiangqi each move's 棋例
+    classification (check, mate-threat, chase, idle). Exit 0 when every move was legal."""
+    from services.tools.adjudicate import adjudicate as run
+    if game not in ("xiangqi", "chess"):
+        _fail(f"unknown game {game!r}: xiangqi or chess")
+    try:
+        row = run(game, fen, moves.split())
+    except ValueError as e:
+        _fail(str(e))
+    if json_flag:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
+    else:
+        t = Table(title=f"{game}: {len(row['moves'])} moves")
+        for c in ("ply", "move", "notation", "side", "classification"):
+            t.add_column(c)
+        for i, m in enumerate(row["moves"], start=1):
+            t.add_row(str(i), m["move"], m["notation"], m["side"], m.get("classification", ""))
+        out.print(t)
+        if row["first_rejected"]:
+            fr = row["first_rejected"]
+            out.print(f"refused: ply {fr['ply']} {fr['move']}: {fr['reason']}")
+        rule = row["rule"] or {}
+        out.print(f"result {row['result']} ({row['reason']}) {rule.get('ruleset', '')} "
+                  f"{rule.get('article', '')}".rstrip())
+    raise typer.Exit(0 if row["legal"] else 1)
 
 
 @app.command("export-log")

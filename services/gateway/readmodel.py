@@ -70,6 +70,8 @@ class GameView(Seats):
         self.draw_offer: dict | None = None
         self.penalties: list[dict] = []
         self.last_rejection: dict | None = None
+        self.game: str = "chess"
+        self.rulings: list[dict] = []  # xiangqi 棋例 rulings (RepetitionRuled)
 
     # ---------------------------------------------------------------------------------- queries
     @property
@@ -106,6 +108,8 @@ class GameView(Seats):
             "draw_offer": self.draw_offer,
             "penalties": list(self.penalties),
             "last_rejection": self.last_rejection,
+            "game": self.game,
+            "rulings": list(self.rulings),
             "pgn": self.pgn(event=event),
         }
 
@@ -126,7 +130,10 @@ class GameView(Seats):
             tags.append(("Board", str(self.board)))
         if self.time_control:
             tags.append(("TimeControl", self.time_control))
-        if self.start_fen and self.start_fen != STANDARD_FEN:
+        if self.game == "xiangqi":  # as xiangqi PGN files write it; moves in Chinese notation
+            tags += [("Game", "Chinese Chess"), ("Variant", "xiangqi"), ("Format", "Chinese"),
+                     ("FEN", self.start_fen)]
+        elif self.start_fen and self.start_fen != STANDARD_FEN:
             tags += [("SetUp", "1"), ("FEN", self.start_fen)]
         if self.reason:
             tags.append(("Termination", self.reason))
@@ -184,6 +191,7 @@ class GameView(Seats):
                 self.time_control = p.time_control
                 self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
         elif t == "GameStarted":
+            self.game = p.game
             self.white, self.black = p.white, p.black
             self.start_fen = p.start_fen
             if not self.moves:
@@ -196,12 +204,14 @@ class GameView(Seats):
         elif t == "MoveAccepted":
             self.moves[p.ply] = {"ply": p.ply, "san": p.san, "uci": p.uci, "colour": p.colour,
                                  "player_id": p.player_id, "at_ms": msg.at_ms}
+            if p.wxf:
+                self.moves[p.ply]["wxf"] = p.wxf
             if p.ply >= max(self.moves):
                 self.fen = p.fen_after
             if self.draw_offer and self.draw_offer.get("colour") != p.colour:
                 self.draw_offer = None  # the opponent moved instead of answering
-            if p.status == "checkmate":
-                self._end(_win_for(p.colour), "checkmate")
+            if p.status == "checkmate" or (p.status == "stalemate" and self.game == "xiangqi"):
+                self._end(_win_for(p.colour), p.status)  # xiangqi 困毙 loses (art. 4.1.3)
             elif p.status in _TERMINAL_DRAWS:
                 self._end("1/2-1/2", p.status)
         elif t == "DrawOffered":
@@ -245,6 +255,8 @@ class GameView(Seats):
             self.penalties.append({**_dump(p), "at_ms": msg.at_ms})
             if p.kind == "forfeit":
                 self._end(_win_for(_OTHER[p.colour]), "forfeit")
+        elif t == "RepetitionRuled":
+            self.rulings.append(_dump(p))
         elif t in ("MoveRejected", "GameCommandRejected", "DrawClaimRejected"):
             self.last_rejection = {"type": t, **_dump(p)}
 

@@ -95,9 +95,9 @@ class PairingCore(Core):
         except ClockError as e:
             return self._reject(msg, "invalid", f"bad time control: {e}")
         if p.start_fen:
-            from shared.rules.chess import board_from_fen
+            from shared.rules.games import position
             try:
-                board_from_fen(p.start_fen)
+                position(p.game, p.start_fen)
             except ValueError as e:
                 return self._reject(msg, "invalid", f"bad start FEN: {e}")
         ev = TournamentCreated(**p.model_dump())

@@ -1,0 +1,64 @@
+"""A xiangqi game through the gateway and the services: on the memory log and on Kafka.
+
+Red (alice, the ``white`` seat) and Black (bob) play from a set position in Chinese notation;
+Black's soldier checks on every move while Red's general steps aside (Fairy-Stockfish case 1174,
+converted to ICCS). At the third occurrence the 棋例 rule one-sided perpetual check (1999 rules
+art. 24.1, 26.1): Black loses; the game view shows the ruling with each move classified, and
+the PGN is a xiangqi PGN in Chinese notation.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+
+import pytest
+
+from services.tools.embedded import arbiter_client
+
+FEN = "3k5/9/9/9/9/5p3/9/5p3/5K3/5C3 w - - 0 1"
+# ICCS f1e1 f2e2 e1f1 e2f2 twice: 帅四平五 卒６平５ 帅五平四 卒５平６ ...
+MOVES = ["帅四平五", "前卒平５", "帅五平四", "卒５平６"] * 2
+
+
+async def _play_perpetual_check(c) -> dict:
+    gid = f"xq-{uuid.uuid4().hex[:8]}"
+    r = await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob",
+                                      "time_control": "xiangqi-6.1", "game": "xiangqi",
+                                      "start_fen": FEN})
+    assert r.status_code == 200, r.text
+    r = await c.post(f"/games/{gid}/draw/offer", json={"player_id": "alice"})
+    assert r.status_code == 409 and "23.1" in r.json()["detail"]  # before red's first move
+    for i, mv in enumerate(MOVES):
+        r = await c.post(f"/games/{gid}/moves", json={"player_id": ["alice", "bob"][i % 2], "move": mv})
+        assert r.status_code == 200, r.text
+    for _ in range(200):  # adjudication's ruling follows the last move asynchronously on Kafka
+        g = (await c.get(f"/games/{gid}")).json()
+        if g["result"] is not None:
+            return g
+        await asyncio.sleep(0.1)
+    return g
+
+
+def _check(g: dict) -> None:
+    assert g["game"] == "xiangqi"
+    assert [m["uci"] for m in g["moves"]][:4] == ["f1e1", "f2e2", "e1f1", "e2f2"]
+    assert (g["result"], g["reason"], g["winner"]) == ("1-0", "perpetual-check", "white")
+    assert g["rule"]["ruleset"] == "CXA-1999" and "24.1" in g["rule"]["article"]
+    (ruling,) = g["rulings"]
+    assert ruling["verdict"] == "black-loses"
+    assert [m["classification"] for m in ruling["moves"] if m["side"] == "black"] == ["check", "check"]
+    movetext = re.sub(r"\s*\{[^}]*\}", "", g["pgn"].split("\n\n", 1)[1])
+    assert '[Variant "xiangqi"]' in g["pgn"] and movetext.startswith("1. 帅四平五 前卒平５ 2. 帅五平四")
+    assert g["pgn"].rstrip().endswith("1-0")
+
+
+async def test_xiangqi_perpetual_check_through_the_gateway():
+    async with arbiter_client("memory", ticks=False) as c:
+        _check(await _play_perpetual_check(c))
+
+
+@pytest.mark.kafka
+async def test_xiangqi_perpetual_check_on_kafka(kafka_bus):
+    async with arbiter_client(kafka_bus, ticks=False) as c:
+        _check(await _play_perpetual_check(c))

@@ -99,22 +99,23 @@ def demo(bus: str = typer.Option("memory", help=BUS_HELP),
 
 
 @app.command("run-tournament")
-def run_tournament(pgn: Path = typer.Option(..., "--pgn", exists=True, dir_okay=False, help="PGN of a complete round robin"),
+def run_tournament(pgn: Path = typer.Option(..., "--pgn", exists=True, dir_okay=False, help="PGN of a complete round robin, or a xiangqi record (PGN or tournament text)"),
                    bus: str = typer.Option("memory", help=BUS_HELP),
                    gateway: Optional[str] = typer.Option(None, help="URL of a running gateway (arbiter up); overrides --bus"),
                    pairings: str = typer.Option("auto", help="berger | recorded | auto"),
                    tiebreaks: str = typer.Option("SB,WIN,DE", help="tie-break codes in order"),
                    tournament_id: Optional[str] = typer.Option(None, help="id of the hosted tournament"),
                    json_out: Optional[Path] = typer.Option(None, "--json", help="write the report as JSON")):
-    """Host the tournament recorded in PGN through the gateway and services, then compare the
-    pairings, results and scores with the record (exit 1 if any differs)."""
+    """Host the tournament recorded in PGN (or a xiangqi record, with its recorded pairings)
+    through the gateway and services, then compare the pairings, results and scores with the
+    record (exit 1 if any differs)."""
     from services.tools.embedded import arbiter_client
     from services.tools.host import HostError, host_record
-    from shared.rules.pgnrecord import RecordError, read_round_robin
+    from shared.rules.pgnrecord import RecordError, read_event
     if pairings not in ("berger", "recorded", "auto"):
         _fail("--pairings must be berger, recorded or auto")
     try:
-        rec = read_round_robin(pgn)
+        rec = read_event(pgn)
     except RecordError as e:
         _fail(str(e))
     total = sum(len(g) for g in rec.rounds.values())

@@ -21,7 +21,7 @@ import httpx
 
 from services.clock.core import TimeControl
 from services.pairing.core import round_robin
-from shared.rules.pgnrecord import RecordedGame, RecordError, RoundRobinRecord, read_round_robin
+from shared.rules.pgnrecord import RecordedGame, RecordError, RoundRobinRecord, read_event
 
 DEFAULT_THINK_MS = 20_000
 DEFAULT_TC = "5400+30"
@@ -110,10 +110,12 @@ class Host:
         parsed = TimeControl.parse(tc)
         self.base_ms = parsed.periods[0].base_ms if parsed else 0
         self.increment_ms = parsed.periods[0].increment_ms if parsed else 0
-        system = "double-round-robin" if rec.cycles == 2 else "round-robin"
+        system = ("swiss" if rec.kind == "recorded" else
+                  "double-round-robin" if rec.cycles == 2 else "round-robin")
         await self.call("POST", "/tournaments", json={
             "tournament_id": self.tid, "name": rec.name, "system": system, "time_control": tc,
-            "tiebreaks": list(self.tiebreaks)})
+            "tiebreaks": list(self.tiebreaks), "game": rec.game,
+            "rounds": len(rec.rounds) if rec.kind == "recorded" else None})
         for name, rating in rec.players.items():
             await self.call("POST", f"/tournaments/{self.tid}/players", json={
                 "player_id": self.ids[name], "name": name, "rating": rating})
@@ -132,7 +134,7 @@ class Host:
             body["boards"] = [{"white": self.ids[g.white], "black": self.ids[g.black]} for g in games]
             playing = {self.ids[p] for g in games for p in (g.white, g.black)}
             rest = [self.ids[p] for p in self.rec.players if self.ids[p] not in playing]
-            body["bye"] = rest[0] if rest else None
+            body["bye"] = rest[0] if rest and self.rec.kind == "round-robin" else None
         await self.start_round(body)
         t = await self.wait_round(rnd)
         boards = t["rounds"][rnd - 1]["boards"]
@@ -198,6 +200,7 @@ class Host:
                                          "reason": r.json().get("detail")}
                 self.report.problems.append(f"{gid}: ply {ply} {g.sans[ply - 1]} rejected: "
                                             f"{r.json().get('detail')}")
+                self.report.results_match_record = False  # the record's game was not played out
                 break
             row["accepted"] += 1
         state = await self.wait_settled(gid)
@@ -207,7 +210,8 @@ class Host:
                 await self.call("POST", f"/games/{gid}/result",
                                 json={"result": g.result, "reason": "recorded result", "at_ms": at})
             elif g.result == "1/2-1/2":
-                mover = white if len(g.moves) % 2 == 1 else black  # just moved: offers (10.7)
+                # the player who just moved offers (chess 1994 art. 10.7, xiangqi 1999 art. 23.1)
+                mover = white if len(state["moves"]) % 2 == 1 else black
                 other = black if mover == white else white
                 await self.call("POST", f"/games/{gid}/draw/offer", json={"player_id": mover, "at_ms": at})
                 await self.call("POST", f"/games/{gid}/draw/accept", json={"player_id": other, "at_ms": at + 1})
@@ -286,10 +290,11 @@ def record_time_control(rec: RoundRobinRecord) -> str:
     its games carry ``[%clk]`` and the tag parses; with clocks but no usable tag, an estimate
     from the readings (base: the largest first reading rounded up to the minute; increment: the
     largest rise of a player's clock between two of his moves, at most 60 s); without clocks,
-    :data:`DEFAULT_TC` with a fixed think time per move."""
+    :data:`DEFAULT_TC` (xiangqi: the 1999 rules' art. 6.1 control) with a fixed think time per
+    move."""
     games = [g for gs in rec.rounds.values() for g in gs]
     if not any(c is not None for g in games for c in g.clocks_ms):
-        return DEFAULT_TC
+        return "xiangqi-6.1" if rec.game == "xiangqi" else DEFAULT_TC
     if rec.time_control:
         try:
             if TimeControl.parse(rec.time_control) is not None:
@@ -322,15 +327,19 @@ def record_scores(rec: RoundRobinRecord) -> dict[str, float]:
 async def host_record(c: httpx.AsyncClient, path: str, *, pairings: str = "auto",
                       tournament_id: str | None = None,
                       tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE"), progress=None) -> HostReport:
-    """Host the round robin recorded in PGN ``path`` through gateway client ``c``.
+    """Host the event recorded in ``path`` through gateway client ``c``: a complete round robin
+    in PGN, or a xiangqi record (any event; hosted round by round with the recorded pairings,
+    see :func:`shared.rules.pgnrecord.read_event`).
 
     ``pairings``: ``berger``, ``recorded`` or ``auto`` (Berger when the record's rounds are the
     Berger tables with round 1's draw numbers, else recorded). Raises :class:`RecordError` for
     a file that is not a complete round robin, :class:`HostError` when the platform refuses
     something the record needs.
     """
-    rec = read_round_robin(path)
-    if pairings == "auto":
+    rec = read_event(path)
+    if rec.kind == "recorded":
+        pairings = "recorded"
+    elif pairings == "auto":
         pairings = "berger" if berger_reproduces(rec) else "recorded"
     tid = tournament_id or slug(rec.name).lower()[:40] or "event"
     host = Host(c, rec, pairings=pairings, tournament_id=tid, tiebreaks=tiebreaks, progress=progress)

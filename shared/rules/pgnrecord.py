@@ -150,14 +150,48 @@ def read_games(path: str | Path) -> list[RecordedGame]:
 
 @dataclass
 class RoundRobinRecord:
-    """A complete round robin: ``players`` in order of first appearance (name -> rating),
-    ``rounds`` {round: [games sorted by board]}, ``cycles`` 1 or 2."""
+    """An event's record: ``players`` in order of first appearance (name -> rating),
+    ``rounds`` {round: [games sorted by board]}. ``kind`` ``round-robin`` (complete, ``cycles``
+    1 or 2) or ``recorded`` (any other event, rounds as played, ``cycles`` 0: it is hosted with
+    the recorded pairings); ``game`` chess or xiangqi."""
 
     name: str
     players: dict[str, int | None]
     rounds: dict[int, list[RecordedGame]]
     cycles: int
     time_control: str | None
+    kind: str = "round-robin"
+    game: str = "chess"
+
+
+def read_event(path: str | Path) -> RoundRobinRecord:
+    """A record to host: a complete round robin (:func:`read_round_robin`) or, for a xiangqi
+    record (sessions of a knockout or ranking event, tie-break games), the games in the order
+    played, grouped into rounds: a new round starts at each new section (Event) of the record
+    and whenever a game's player has already played in the current round. Raises
+    :class:`RecordError`."""
+    games = read_games(path)
+    if not games or games[0].game != "xiangqi":
+        return read_round_robin(path)
+    broken = [g for g in games if g.error]
+    if broken:
+        g = broken[0]
+        raise RecordError(f"{path}: game {g.index + 1} ({g.white} - {g.black}) cannot be read: {g.error}")
+    players: dict[str, int | None] = {}
+    rounds: dict[int, list[RecordedGame]] = {}
+    seen: set[str] = set()
+    section = None
+    for g in games:
+        players.setdefault(g.white, None)
+        players.setdefault(g.black, None)
+        new_section = g.tags.get("Event") != section
+        if not rounds or new_section or g.white in seen or g.black in seen:
+            rounds[len(rounds) + 1] = []
+            seen = set()
+            section = g.tags.get("Event")
+        rounds[len(rounds)].append(g)
+        seen |= {g.white, g.black}
+    return RoundRobinRecord(Path(path).stem, players, rounds, 0, None, kind="recorded", game="xiangqi")
 
 
 def read_round_robin(path: str | Path) -> RoundRobinRecord:

@@ -465,7 +465,7 @@ _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 
 
 def detect_notation(text: str) -> str:
-    """``"iccs"``/``"uci"`` (coordinates; ``"coord"`` when it could be either), ``"wxf"`` or
+    """``"iccs"``/``"uci"`` (coordinates; ``"coord"`` when the ranks fit both), ``"wxf"`` or
     ``"chinese"``. Raises :class:`MalformedMoveError` for text that is none of them."""
     t = text.strip()
     if _CJK_RE.search(t):
@@ -489,9 +489,10 @@ def parse_move(board: Board, text: str, notation: str | None = None) -> Move:
     """The legal move ``text`` names in ``board`` (side to move).
 
     ``notation``: one of ``"iccs"``, ``"uci"``, ``"wxf"``, ``"chinese"``, or None to detect it.
-    Coordinates without a rank 0 or 10 (``h2e2``) read as ICCS and as UCI; when detecting, the
-    legal one wins, and if both are legal and differ :class:`AmbiguousMoveError` asks for the
-    notation. Raises a :class:`NotationError` subclass saying why the text is not a legal move."""
+    Coordinates without a rank 0 or 10 (``h2e2``) could be ICCS or UCI: when detecting, ICCS (the
+    xiangqi standard) is read first and the UCI reading is taken only when the ICCS one is not
+    legal; pass ``notation`` to read one of them only. Raises a :class:`NotationError` subclass
+    saying why the text is not a legal move (for coordinates: the ICCS reading's reason)."""
     if notation is not None:
         n = notation.lower()
         parser = {"iccs": parse_iccs, "uci": parse_uci, "wxf": parse_wxf,
@@ -503,19 +504,13 @@ def parse_move(board: Board, text: str, notation: str | None = None) -> Move:
     if kind != "coord":
         return {"iccs": parse_iccs, "uci": parse_uci, "wxf": parse_wxf,
                 "chinese": parse_chinese}[kind](board, text)
-    errors = []
-    found = []
-    for parser in (parse_iccs, parse_uci):
+    try:
+        return parse_iccs(board, text)
+    except NotationError as iccs_error:
         try:
-            found.append(parser(board, text))
-        except NotationError as e:
-            errors.append(e)
-    if len(found) == 2 and found[0] != found[1]:
-        raise AmbiguousMoveError(text, f"legal both as ICCS ({found[0].iccs()}) and as UCI "
-                                       f"(ranks 1-10, ICCS {found[1].iccs()}); give the notation")
-    if found:
-        return found[0]
-    raise errors[0]  # the ICCS reading's reason
+            return parse_uci(board, text)
+        except NotationError:
+            raise iccs_error from None
 
 
 def format_move(board: Board, move: Move, notation: str = "iccs", **kw) -> str:

@@ -212,11 +212,12 @@ def test_ambiguities_are_refused():
     assert parse_move(rooks, "R-+1") == Move.from_iccs("a0a1")
     # file form accepted when only one of the pair can make the move (Fairy-Stockfish writes it)
     assert parse_move(rooks, "车九进七") == Move.from_iccs("a2a9")
-    # coordinates legal both as ICCS and as UCI
+    # coordinates legal both as ICCS and as UCI: ICCS wins unless the notation is given
     two = Board("3k5/9/9/9/9/9/9/9/R8/R3K4 w - - 0 1")        # chariots a0, a1
-    with pytest.raises(AmbiguousMoveError, match="ICCS"):
-        parse_move(two, "a1b1")
+    assert parse_move(two, "a1b1") == Move.from_iccs("a1b1")
     assert parse_move(two, "a1b1", "iccs") == Move.from_iccs("a1b1")
+    # the UCI reading only when the ICCS one is not legal (h3e3 in the start position)
+    assert parse_move(Board(), "h3e3") == Move.from_iccs("h2e2")
     assert parse_move(two, "a1b1", "uci") == Move.from_iccs("a0b0")
     assert detect_notation("a1b1") == "coord" and detect_notation("h0e0") == "iccs"
     assert detect_notation("h10g8") == "uci" and detect_notation("马８进７") == "chinese"

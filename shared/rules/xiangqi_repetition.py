@@ -403,10 +403,17 @@ def classify_move(board_before: Board, move: Move) -> Classification:
         if all(t.piece.upper() in "AB" for t in chased) and \
                 _attack_force(after, mover) <= _attack_force(after, opp):
             return Classification(
-                IDLE, (), "attacks only advisors / elephants while defending with no more "
-                "attacking force than the opponent: incidental, idle (art. 27.3)"
+                IDLE, (), "attacks only advisors / elephants ("
+                + ", ".join(f"{_NAMES[t.piece.upper()]} {t.square}" for t in chased)
+                + ") while defending with no more attacking force than the opponent: "
+                "incidental, idle (art. 27.3)"
                 + ("; " + "; ".join(extra) if extra else ""), "27.3", tuple(soldier))
         desc = ", ".join(f"{_NAMES[t.piece.upper()]} {t.square} ({t.how} by {t.by})" for t in chased)
+        with_king = {_sq_name(sq) for sq, ts in new.items()
+                     if any(t.by_piece.upper() == "K" for t in ts)}
+        if any(t.square in with_king for t in chased):
+            extra.insert(0, "the general attacks as well; another piece chasing with it is a chase "
+                         "(art. 27.1)")
         return Classification(CHASE, tuple(chased), "new capture threat on " + desc
                               + ("; " + "; ".join(extra) if extra else ""), "28.3, 29",
                               tuple(soldier))
@@ -446,6 +453,7 @@ class Ruling:
     repetitions: int
     moves: tuple[RuledMove, ...]
     side_nature: dict = field(default_factory=dict)
+    cycle_start: int = 0     # index in the given moves of the first move of the ruled cycle
 
     @property
     def rule(self) -> str:
@@ -536,16 +544,17 @@ def rule_cycle(board_at_cycle_start: Board, moves: list[Move | str],
     if perpetual["red"] != perpetual["black"]:
         loser = "red" if perpetual["red"] else "black"
         return Ruling(f"{loser}-loses", "24.1, 26.1",
-                      f"{loser} checks on every move of the cycle (一方长将)", reps, rm, nature)
+                      f"{loser} checks on every move of the cycle (一方长将)", reps, rm, nature, start)
     if forbidden["red"] == forbidden["black"]:
         both = "forbidden" if forbidden["red"] else "allowed"
         art = "24.2, 26.3" if forbidden["red"] else "24.2, 26.2"
-        return Ruling("draw", art, f"both sides' moves are {both} (双方不变作和)", reps, rm, nature)
+        return Ruling("draw", art, f"both sides' moves are {both} (双方不变作和)", reps, rm, nature,
+                      start)
     culprit = "red" if forbidden["red"] else "black"
     if reps >= 4:
         return Ruling(f"{culprit}-loses", "24.3, 26.4",
                       f"{culprit}'s moves are forbidden, the other side's allowed, and {culprit} "
-                      "repeated the cycle again instead of varying", reps, rm, nature)
+                      "repeated the cycle again instead of varying", reps, rm, nature, start)
     return Ruling(f"must-vary:{culprit}", "24.3, 26.4",
                   f"{culprit}'s moves are forbidden, the other side's allowed: {culprit} must "
-                  "vary; repeating the cycle once more loses", reps, rm, nature)
+                  "vary; repeating the cycle once more loses", reps, rm, nature, start)

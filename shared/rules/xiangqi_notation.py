@@ -24,9 +24,9 @@ Four spellings of a move, all read by :func:`parse_move` (auto-detected) and wri
   the file arrived on). Two pieces of a kind on one file: ``前`` (front) / ``后`` (rear) replace
   the file and go before the piece: ``前车平八``, ``后马进六``, ``前炮进２``. Soldiers, three on a
   file: ``前兵`` ``中兵`` ``后兵``; four or five: ``一兵`` .. ``五兵`` from the front. Art. 7.5
-  does not cover soldiers stacked on two files at once; here (as in the xqbase convention) the
-  piece is dropped and the file kept: ``前七平六``, ``后５进１`` (five-character ``前兵七平六`` is
-  read too). Input also accepts the variant characters of real files: 帅/帥/将/將, 仕/士,
+  does not cover soldiers stacked on two files at once; here the piece is dropped and the file
+  kept, as computer records do and like WXF's ``26=5``: ``前七平六``, ``后５进１`` (the
+  five-character ``前兵七平六`` is read too). Input also accepts the variant characters of real files: 帅/帥/将/將, 仕/士,
   相/象, 马/馬/傌/碼, 车/車/俥/硨, 炮/砲/包, 兵/卒, 进/進, 退, 平, 后/後.
 
 Advisors and elephants on one file are always written with their file (``仕六进五``,

@@ -258,7 +258,7 @@ def _movetext_tokens(body: list[tuple[int, str]]) -> tuple[list[tuple[int, str]]
         if tok in _RESULT_TOKENS:
             result = "1/2-1/2" if tok == "½-½" else tok
             continue
-        if tok.startswith("$"):
+        if tok.startswith("$") or set(tok) <= {"."}:   # NAGs, "..." before a black first move
             continue
         m = _MOVE_NO_RE.match(tok)
         if m and not re.match(r"^[1-5][1-9][.=+\-][1-9]$", tok):   # keep WXF pawn form 15.6
@@ -266,9 +266,7 @@ def _movetext_tokens(body: list[tuple[int, str]]) -> tuple[list[tuple[int, str]]
             tok = tok[m.end():]
             if not tok:
                 continue
-        elif not out and not number:
-            number = 1
-        out.append((number, tok.rstrip("!?")))
+        out.append((number or 1, tok.rstrip("!?")))
     return out, result
 
 
@@ -301,9 +299,13 @@ def parse_pgn(text: str, source: str = "<pgn>") -> list[XiangqiRecord]:
         red = headers.get("Red") or headers.get("White") or "?"
         black = headers.get("Black") or "?"
         date = _iso_date(headers.get("Date", ""))
+        def tag(name: str) -> str | None:   # "?" is PGN's "unknown"
+            value = headers.get(name, "").strip()
+            return None if value in ("", "?") else value
+
         records.append(XiangqiRecord(
-            red=red, black=black, result=result, event=headers.get("Event") or None,
-            section=None, round=headers.get("Round") or None, date=date, headers=headers,
+            red=red, black=black, result=result, event=tag("Event"),
+            section=None, round=tag("Round"), date=date, headers=headers,
             start_fen=fen, moves=moves, move_texts=[t for _, t in tokens], source=source,
             game_no=game_no, line=line))
     return records

@@ -167,6 +167,15 @@ def test_pgn_tags_and_movetext_variants():
     assert (a.red, a.black) == ("A", "B")
     assert [m.iccs() for m in b.moves] == ["h2e2", "h9g7", "h0g2", "i9h9"] and b.result == "0-1"
     assert b.red == "?" and b.game_no == 2
+    # Black to move first: "1. ..." in and out, and tags survive a round trip
+    black_first = parse_pgn('[Variant "xiangqi"]\n[Event "Training"]\n[Round "3"]\n'
+                            f'[FEN "{START_FEN.replace(" w ", " b ")}"]\n'
+                            "1. ... 马８进７ 2. 炮二平五 卒３进１ *\n")[0]
+    assert [m.iccs() for m in black_first.moves] == ["h9g7", "h2e2", "c6c5"]
+    written = write_pgn(black_first)
+    assert "1. ... 马８进７\n2. 炮二平五 卒３进１\n*" in written
+    again = parse_pgn(written)[0]
+    assert (again.moves, again.event, again.round) == (black_first.moves, "Training", "3")
 
 
 def test_a_record_that_cannot_be_read_names_file_game_move_and_reason(records, tmp_path):

@@ -149,7 +149,8 @@ _SEAT = {xiangqi.RED: "white", xiangqi.BLACK: "black"}
 class XiangqiPosition(Position):
     """Xiangqi on :mod:`shared.rules.xiangqi` (1999 rules; articles in ``xiangqi.RULES``).
 
-    Moves are read in ICCS, WXF or Chinese notation (:mod:`shared.rules.xiangqi_notation`).
+    Moves are read in ICCS (coordinates always mean ICCS), WXF or Chinese notation
+    (:mod:`shared.rules.xiangqi_notation`).
     Terminal statuses: ``checkmate`` and ``stalemate`` (both lose, art. 4.1.1, 4.1.3) and
     ``insufficient-material`` (neither side can win, a draw, 4.2.1)."""
 
@@ -177,8 +178,11 @@ class XiangqiPosition(Position):
     def parse(self, text: str) -> xiangqi.Move:
         from shared.rules import xiangqi_notation as notation
 
+        # Coordinates are ICCS, always (the platform's contract: ranks 0-9 from Red's side); the
+        # engines' UCI (ranks 1-10) is not guessed from the position, so a move means one thing.
+        kind = "iccs" if notation.detect_notation(text) == "coord" else None
         try:
-            return notation.parse_move(self.board, text)
+            return notation.parse_move(self.board, text, kind)
         except notation.MalformedMoveError as e:
             raise MoveError("malformed", str(e)) from None
         except xiangqi.XiangqiError as e:

@@ -31,6 +31,10 @@ TOPICS = (GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS)
 Colour = Literal["white", "black"]
 #: The game played. Xiangqi seats: Red is the ``white`` seat (moves first), Black the ``black`` seat.
 GameKind = Literal["chess", "xiangqi"]
+#: Xiangqi 棋例 rulings (1999 rules art. 24): ``automatic`` at every third occurrence of a position
+#: (online play), or ``on-request`` when a player asks for one (art. 24 待判局面, over-the-board
+#: practice; a side ordered to vary still loses automatically if it repeats the cycle again).
+RepetitionRulings = Literal["automatic", "on-request"]
 Result = Literal["1-0", "0-1", "1/2-1/2"]
 GameId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
 PlayerId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
@@ -75,6 +79,7 @@ class CreateTournament(_TCmd):
     default_time_s: int = Field(default=3600, ge=0)
     game: GameKind = "chess"
     natural_limit_moves: int = Field(default=60, ge=1, le=60)
+    repetition_rulings: RepetitionRulings = "automatic"
 
 
 class RegisterPlayer(_TCmd):
@@ -123,6 +128,7 @@ class TournamentCreated(_TEvt):
     default_time_s: int = 3600
     game: GameKind = "chess"
     natural_limit_moves: int = 60
+    repetition_rulings: RepetitionRulings = "automatic"
 
 
 class PlayerRegistered(_TEvt):
@@ -208,6 +214,7 @@ class CreateGame(_GCmd):
     default_time_s: int = Field(default=3600, ge=0)
     game: GameKind = "chess"
     natural_limit_moves: int = Field(default=60, ge=1, le=60)
+    repetition_rulings: RepetitionRulings = "automatic"
 
 
 class SubmitMove(_GCmd):
@@ -234,14 +241,16 @@ class DeclineDraw(_GCmd):
     player_id: PlayerId
 
 
-DrawClaimReason = Literal["threefold", "fifty-moves", "natural-limit"]
+DrawClaimReason = Literal["threefold", "fifty-moves", "natural-limit", "repetition"]
 
 
 class ClaimDraw(_GCmd):
     """Claim a draw. Chess: FIDE 1994 art. 10.10 (``threefold``) or 10.12 (``fifty-moves``);
     ``move`` is the intended move written down but not played (art. 10.10(1)), if any. Xiangqi:
     ``natural-limit`` (1999 rules art. 4.2.4, 23.3: the event's limit of moves without a capture,
-    at most 10 of the claimant's checks counted; an untrue claim is a foul and costs 5 minutes)."""
+    at most 10 of the claimant's checks counted; an untrue claim is a foul and costs 5 minutes), or
+    ``repetition``: either player asks for the 棋例 ruling on a position repeated three times
+    (art. 24, 待判局面), which may be a draw, a loss for either side or an order to vary."""
 
     player_id: PlayerId
     reason: DrawClaimReason
@@ -290,6 +299,7 @@ class GameStarted(_GEvt):
     default_time_s: int = 3600
     game: GameKind = "chess"
     natural_limit_moves: int = 60
+    repetition_rulings: RepetitionRulings = "automatic"
 
 
 PositionStatus = Literal[

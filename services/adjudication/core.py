@@ -36,6 +36,8 @@ class _Game:
     pos: Position
     limit: int = 60
     ended: bool = False
+    rulings: str = "automatic"  # xiangqi 棋例 rulings: automatic or on-request (art. 24)
+    must_vary: str | None = None  # seat ordered to vary by a ruling (art. 24.3)
 
     @property
     def rules(self) -> dict[str, Rule]:
@@ -52,7 +54,8 @@ class AdjudicationCore(Core):
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
-            self.games.setdefault(p.game_id, _Game(position(p.game, p.start_fen), p.natural_limit_moves))
+            self.games.setdefault(p.game_id, _Game(position(p.game, p.start_fen), p.natural_limit_moves,
+                                                   rulings=p.repetition_rulings))
             return []
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.ended:
@@ -74,18 +77,21 @@ class AdjudicationCore(Core):
             result, winner = g.pos.outcome(status, p.colour)
             detail = f"{p.san} mates" if status == "checkmate" else f"after ply {p.ply} ({p.san})"
             return self._end(g, p.game_id, result, status, g.rules[status], winner, detail)
-        if g.pos.game == "xiangqi" and p.repetitions >= 3:
-            return self._repetition(g, p)
+        if g.pos.game == "xiangqi" and p.repetitions >= 3 and (
+                g.rulings == "automatic" or g.must_vary is not None):
+            return self._repetition(g, p.game_id, p.ply, p.repetitions)
         return []
 
-    def _repetition(self, g: _Game, p: MoveAccepted) -> list[Emit]:
-        """Rule the cycle that brought the position back a third (or later) time (art. 24)."""
+    def _repetition(self, g: _Game, game_id: str, ply: int, reps: int) -> list[Emit]:
+        """Rule the cycle that brought the position back a third (or later) time (art. 24): at
+        once when the event rules automatically, else on a player's request; a side ordered to
+        vary that repeats the cycle again loses (24.3) in either mode."""
         from shared.rules import xiangqi
         from shared.rules.xiangqi_repetition import rule_cycle
 
         board = g.pos.board
         ruling = rule_cycle(xiangqi.Board(board.start_fen, validate=False), list(board.move_stack),
-                            repetitions=p.repetitions)
+                            repetitions=reps)
         verdict, must_vary = ruling.verdict, None
         if verdict.startswith("must-vary:"):
             verdict, must_vary = "must-vary", _SEAT[verdict.split(":")[1]]
@@ -99,15 +105,16 @@ class AdjudicationCore(Core):
                                      classification=m.classification.kind,
                                      targets=tuple(t.square for t in m.classification.targets),
                                      note=m.classification.reason) for m in ruling.moves)
-        out = [Emit(stream_for(f"game-{p.game_id}", "result"), RepetitionRuled(
-            game_id=p.game_id, ply=p.ply, verdict=verdict, must_vary=must_vary, rule=rule,
-            moves=moves, detail=f"{ruling.reason}; position occurred {p.repetitions} times"))]
+        g.must_vary = must_vary
+        out = [Emit(stream_for(f"game-{game_id}", "result"), RepetitionRuled(
+            game_id=game_id, ply=ply, verdict=verdict, must_vary=must_vary, rule=rule,
+            moves=moves, detail=f"{ruling.reason}; position occurred {reps} times"))]
         if verdict == "draw":
-            out += self._end(g, p.game_id, "1/2-1/2", "repetition", rule, None, ruling.reason)
+            out += self._end(g, game_id, "1/2-1/2", "repetition", rule, None, ruling.reason)
         elif verdict.endswith("-loses"):
             w = _OTHER[verdict.split("-")[0]]
             reason = "perpetual-check" if key == "perpetual-check" else "forbidden-repetition"
-            out += self._end(g, p.game_id, _WIN[w], reason, rule, w, ruling.reason)
+            out += self._end(g, game_id, _WIN[w], reason, rule, w, ruling.reason)
         return out
 
     def _on_Resigned(self, g, p: Resigned):
@@ -119,6 +126,14 @@ class AdjudicationCore(Core):
         return self._end(g, p.game_id, "1/2-1/2", "agreement", g.rules["agreement"], None)
 
     def _on_DrawClaimed(self, g, p: DrawClaimed):
+        if p.reason == "repetition":  # xiangqi: a request for the 棋例 ruling (art. 24)
+            reps = g.pos.seen[g.pos.board.position_key()]
+            if reps >= 3:
+                return self._repetition(g, p.game_id, p.ply, reps)
+            return [Emit(stream_for(f"game-{p.game_id}", "result"), DrawClaimRejected(
+                game_id=p.game_id, player_id=p.player_id, colour=p.colour, reason=p.reason,
+                detail=f"the position has occurred {reps} time(s); a ruling needs three (art. 24)",
+                rule=g.rules["repetition-ruling"]))]
         mv = g.pos.parse(p.move) if p.move else None
         ok, detail = g.pos.claim(p.reason, mv, g.limit)
         if ok:

@@ -70,6 +70,8 @@ class PenaltiesCore(Core):
         elif isinstance(p, GameEnded):
             g.over = True
         elif isinstance(p, DrawClaimRejected):
+            if p.reason == "repetition":  # asking for a 棋例 ruling too early is no foul
+                return []
             out = [self._apply(p.game_id, p.player_id, p.colour, "time", -INCORRECT_CLAIM_MS,
                                g.rules["incorrect-claim"], f"incorrect {p.reason} claim: {p.detail}")]
             if g.game == "xiangqi":  # art. 9.1.4: an untrue natural-limit claim is also a foul

@@ -115,7 +115,9 @@ class Host:
         await self.call("POST", "/tournaments", json={
             "tournament_id": self.tid, "name": rec.name, "system": system, "time_control": tc,
             "tiebreaks": list(self.tiebreaks), "game": rec.game,
-            "rounds": len(rec.rounds) if rec.kind == "recorded" else None})
+            "rounds": len(rec.rounds) if rec.kind == "recorded" else None,
+            # an over-the-board record: 棋例 rulings only when asked (nobody asked in the record)
+            "repetition_rulings": "on-request"})
         for name, rating in rec.players.items():
             await self.call("POST", f"/tournaments/{self.tid}/players", json={
                 "player_id": self.ids[name], "name": name, "rating": rating})

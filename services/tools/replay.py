@@ -4,7 +4,9 @@ Each game is fed, as the commands a gateway would send, to fresh :class:`Validat
 :class:`AdjudicationCore` instances (the same code the services run; no log needed, so a file of
 a thousand games replays in seconds). A record whose result is a draw not reached on the board
 is offered to the rules as the claims a player could make at the end (chess: threefold, 50 moves,
-1994 art. 10.10/10.12; xiangqi: the natural limit, 1999 art. 4.2.4); whatever else the record says (resignation, time, agreement) the platform
+1994 art. 10.10/10.12; xiangqi: the natural limit, 1999 art. 4.2.4, and a 棋例 ruling on a
+repeated position, art. 24, which records replay with rulings on request only, as over the
+board); whatever else the record says (resignation, time, agreement) the platform
 reports as not decided on the board.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from contracts.envelope import Actor, Envelope
 from contracts.messages import (
-    ClaimDraw, CreateGame, DrawClaimRejected, GameEnded, MoveRejected, SubmitMove, envelope,
+    ClaimDraw, CreateGame, GameEnded, MoveRejected, SubmitMove, envelope,
 )
 from services.adjudication.core import AdjudicationCore
 from services.validation.core import ValidationCore
@@ -67,7 +69,8 @@ def replay_game(file: str, g: RecordedGame) -> dict:
     gid = f"r{g.index}"
     try:
         pipe.send(CreateGame(game_id=gid, white="white", black="black", time_control="-",
-                             start_fen=g.start_fen, game=g.game))
+                             start_fen=g.start_fen, game=g.game,
+                             repetition_rulings="on-request"))
     except ValueError as e:
         row["first_rejected"] = {"ply": 0, "move": "", "reason": f"bad start position: {e}"}
         return row
@@ -82,13 +85,14 @@ def replay_game(file: str, g: RecordedGame) -> dict:
         row["accepted"] += 1
         ended = ended or next((e.payload for e in out if isinstance(e.payload, GameEnded)), None)
     if ended is None and g.result == "1/2-1/2" and row["first_rejected"] is None:
-        for reason in (("natural-limit",) if g.game == "xiangqi" else ("threefold", "fifty-moves")):
+        for reason in (("repetition", "natural-limit") if g.game == "xiangqi" else ("threefold", "fifty-moves")):
             player = pipe.v.games[gid].to_move
             out = pipe.send(ClaimDraw(game_id=gid, player_id=player, reason=reason))
             ended = next((e.payload for e in out if isinstance(e.payload, GameEnded)), None)
-            if ended or not any(isinstance(e.payload, DrawClaimRejected) for e in out):
+            if ended is not None and ended.result == "1/2-1/2":
                 break
-            pipe = _rebuild(gid, g)  # a rejected claim would cost time; start clean for the next
+            ended = None  # refused, or a 棋例 ruling that is no draw: not what the record says
+            pipe = _rebuild(gid, g)  # start clean for the next claim
     if ended is not None:
         row.update(result=ended.result, reason=ended.reason, rule=ended.rule.model_dump())
     return row
@@ -97,7 +101,8 @@ def replay_game(file: str, g: RecordedGame) -> dict:
 def _rebuild(gid: str, g: RecordedGame) -> _Pipe:
     pipe = _Pipe()
     pipe.send(CreateGame(game_id=gid, white="white", black="black", time_control="-",
-                         start_fen=g.start_fen, game=g.game))
+                         start_fen=g.start_fen, game=g.game,
+                             repetition_rulings="on-request"))
     for uci in g.moves:
         player = pipe.v.games[gid].to_move
         pipe.send(SubmitMove(game_id=gid, player_id=player, move=uci))

@@ -113,7 +113,8 @@ class ValidationCore(Core):
                 start_fen=(t.start_fen if t and t.start_fen else start_fen(game)),
                 time_control=t.time_control if t else "-", tournament_id=p.tournament_id,
                 round=p.round, board=b.board, default_time_s=t.default_time_s if t else 3600,
-                game=game, natural_limit_moves=t.natural_limit_moves if t else 60),
+                game=game, natural_limit_moves=t.natural_limit_moves if t else 60,
+                repetition_rulings=t.repetition_rulings if t else "automatic"),
                 msg.at_ms)
         return out
 
@@ -141,7 +142,8 @@ class ValidationCore(Core):
             game_id=p.game_id, white=p.white, black=p.black, start_fen=pos.fen(),
             time_control=p.time_control, tournament_id=p.tournament_id, round=p.round,
             board=p.board, default_time_s=p.default_time_s, game=p.game,
-            natural_limit_moves=p.natural_limit_moves), msg.at_ms)
+            natural_limit_moves=p.natural_limit_moves,
+            repetition_rulings=p.repetition_rulings), msg.at_ms)
 
     def _on_GameStarted(self, msg, p: GameStarted):
         """Our own record of a game seen back (recovery, audit): register it, decide nothing."""
@@ -256,18 +258,19 @@ class ValidationCore(Core):
         g, colour, err = self._player_check(msg, p)
         if err:
             return err
-        if colour != g.to_move:
+        if colour != g.to_move and p.reason != "repetition":  # either player may ask a ruling
             return [self._reject(msg, p, "not-your-turn",
                                  "only the player to move may claim (chess 1994 art. 10.10, 10.12; "
                                  "xiangqi 1999 art. 23.3)")]
-        allowed = ("natural-limit",) if g.pos.game == "xiangqi" else ("threefold", "fifty-moves")
+        allowed = (("natural-limit", "repetition") if g.pos.game == "xiangqi"
+                   else ("threefold", "fifty-moves"))
         if p.reason not in allowed:
             return [self._reject(msg, p, "invalid", f"{g.pos.game} has no {p.reason} claim; "
                                                     f"claims: {', '.join(allowed)}")]
         uci = None
         if p.move:
             if g.pos.game == "xiangqi":
-                return [self._reject(msg, p, "invalid", "a natural-limit claim names no move")]
+                return [self._reject(msg, p, "invalid", f"a {p.reason} claim names no move")]
             try:
                 uci = g.pos.coord(g.pos.parse(p.move))
             except MoveError as e:

@@ -233,3 +233,31 @@ def test_art_6_presets(preset, periods):
     tc = TimeControl.parse(preset)
     assert [(p.moves, p.base_ms) for p in tc.periods] == periods
     assert all(p.increment_ms == 0 for p in tc.periods)
+
+
+def test_on_request_rulings_wait_for_a_player_24():
+    """Over-the-board practice (art. 24 待判局面): with ``on-request`` rulings the game goes on
+    past the third occurrence until a player asks; either player may ask, and asking before
+    the third occurrence is refused without penalty."""
+    bus = Bus()
+    xq(bus, "3k5/9/9/9/9/5p3/9/5p3/5K3/5C3 w - - 0 1", repetition_rulings="on-request")
+    moves = iccs("f2e2 f3e3 e2f2 e3f3 f2e2 f3e3 e2f2 e3f3")
+    got = bus.play(moves[:4])
+    early = bus.send(ClaimDraw(game_id="g1", player_id="alice", reason="repetition"), at=20 * S, actor=ARBITER)
+    assert "2 time(s)" in one(early, DrawClaimRejected).detail and not of(early, PenaltyApplied)
+    got = bus.play(moves[4:], start=21 * S)
+    assert not of(got, RepetitionRuled) and not of(got, GameEnded)  # nobody asked yet
+    asked = bus.send(ClaimDraw(game_id="g1", player_id="bob", reason="repetition"), at=40 * S, actor=ARBITER)
+    assert one(asked, RepetitionRuled).verdict == "black-loses"  # the asker may lose (24.1)
+    assert one(asked, GameEnded).result == "1-0"
+
+
+def test_on_request_must_vary_then_repeating_loses_automatically_24_3():
+    bus = Bus()
+    xq(bus, "2bakabnr/9/r1n1c4/2p1p1p1p/PP7/9/4P1P1P/2C3NC1/9/1NBAKAB1R w - - 0 1",
+       repetition_rulings="on-request")
+    bus.play(iccs("c3a3 a8b8 a3b3 b8a8 b3a3 a8b8 a3b3 b8a8 b3a3"))
+    asked = bus.send(ClaimDraw(game_id="g1", player_id="bob", reason="repetition"), at=20 * S, actor=ARBITER)
+    assert (one(asked, RepetitionRuled).must_vary, of(asked, GameEnded)) == ("white", [])
+    got = bus.play(iccs("a8b8 a3b3 b8a8 b3a3"), start=21 * S, first="bob")
+    assert one(got, GameEnded).reason == "forbidden-repetition"

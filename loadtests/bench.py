@@ -6,7 +6,10 @@
   when ../shared/data is absent, else the chess.com file of 823 real games);
 - pairing: seconds to pair one Dutch round (round 5 of 9) of generated Swiss events of 100, 300
   players (1,000 takes minutes with the first Dutch: issue 4), and Berger tables for 100 players;
-- standings: seconds to compute standings with SB, BH, BH-C1 for 300 players after 5 rounds.
+- standings: seconds to compute standings with SB, BH, BH-C1 for 300 players after 5 rounds;
+- xiangqi: perft 4 from the start (3 290 240 leaves, bulk-counted) in seconds, the 85 real records
+  replayed through the cores (moves per second), and 棋例 classification of every move of the
+  2001 records (moves per second).
 """
 from __future__ import annotations
 
@@ -79,8 +82,38 @@ def bench_replay() -> dict:
             "replay_moves_per_s": round(moves / s)}
 
 
+def bench_xiangqi() -> dict:
+    from services.tools.replay import replay_files
+    from shared.rules.xiangqi import Board
+    from shared.rules.xiangqi_record import read_records
+    from shared.rules.xiangqi_repetition import classify_move
+    t = time.perf_counter()
+    assert Board().perft(4) == 3_290_240
+    res = {"xiangqi_perft4_s": round(time.perf_counter() - t, 2)}
+    games = sorted((ROOT.parent / "shared" / "data" / "xiangqi" / "games").glob("*"))
+    if not games:
+        return {**res, "xiangqi_replay": "skipped: ../shared/data absent"}
+    t = time.perf_counter()
+    rows = replay_files(games)
+    s = time.perf_counter() - t
+    moves = sum(r["accepted"] for r in rows)
+    res.update(xiangqi_replay_games=len(rows), xiangqi_replay_moves=moves,
+               xiangqi_replay_moves_per_s=round(moves / s))
+    t, n = time.perf_counter(), 0
+    for rec in read_records(games[0]):
+        b = Board(rec.start_fen)
+        for m in rec.moves:
+            classify_move(b, m)
+            b.push(m)
+            n += 1
+    res.update(xiangqi_classified_moves=n,
+               xiangqi_classify_moves_per_s=round(n / (time.perf_counter() - t)))
+    return res
+
+
 def main() -> None:
-    res = {"machine": "see env: 2 cores", **bench_pairing(), **bench_standings(), **bench_replay()}
+    res = {"machine": "see env: 2 cores", **bench_pairing(), **bench_standings(), **bench_replay(),
+           **bench_xiangqi()}
     out = ROOT / ".bench" / "bench.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(res, indent=2) + "\n")

@@ -6,7 +6,8 @@ from the seeded generator: mostly quick, sometimes long, so some flags fall), ch
 threefold repetition when they can, and resign a hopeless position now and then. The clocks are
 real: the clock service's timer calls the flags. With ``bus="memory"`` all services run in this
 process; with ``kafka://HOST:PORT`` they run as separate processes (as ``arbiter up``) and the
-bots talk to the gateway over HTTP.
+bots talk to the gateway over HTTP. ``game="xiangqi"`` hosts the same event in xiangqi (1999
+rules: 困毙 loses, 棋例 rulings at every threefold repetition, art. 6 presets as time controls).
 """
 from __future__ import annotations
 
@@ -43,6 +44,30 @@ def choose(board: chess.Board, rng: random.Random) -> chess.Move:
     return rng.choice(moves)
 
 
+XQ_VALUES = {"R": 9, "C": 4.5, "N": 4, "A": 2, "B": 2, "P": 1, "K": 0}
+
+
+def choose_xiangqi(fen: str, rng: random.Random) -> str:
+    """A xiangqi bot's move (ICCS): a mate in one, else the most valuable capture, else a check,
+    else random."""
+    from shared.rules.xiangqi import Board
+    board = Board(fen)
+    moves = board.legal_moves()
+    for m in moves:
+        board.push(m)
+        mate = not board.legal_moves()  # mate or 困毙: both win (art. 4.1.1, 4.1.3)
+        board.pop()
+        if mate:
+            return m.iccs()
+    caps = [m for m in moves if board.piece_at(m.to_sq)]
+    if caps and rng.random() < 0.85:
+        return max(caps, key=lambda m: (XQ_VALUES[board.piece_at(m.to_sq).upper()], rng.random())).iccs()
+    checks = [m for m in moves if board.gives_check(m)]
+    if checks and rng.random() < 0.3:
+        return rng.choice(checks).iccs()
+    return rng.choice(moves).iccs()
+
+
 def material(board: chess.Board, colour: bool) -> int:
     return sum(VALUES[p.piece_type] for p in board.piece_map().values() if p.color == colour)
 
@@ -53,6 +78,11 @@ async def bot_game(c, gid: str, white: str, black: str, rng: random.Random) -> d
         g = (await c.get(f"/games/{gid}")).json()
         if g["status"] == "ended":
             return g
+        if g["game"] == "xiangqi":
+            me = white if g["fen"].split()[1] == "w" else black
+            await asyncio.sleep(rng.uniform(0.005, 0.04) if rng.random() < 0.85 else rng.uniform(0.1, 0.6))
+            await c.post(f"/games/{gid}/moves", json={"player_id": me, "move": choose_xiangqi(g["fen"], rng)})
+            continue
         board = chess.Board(g["fen"])
         me = white if board.turn == chess.WHITE else black
         r = rng.random()
@@ -90,8 +120,9 @@ async def _client(bus: str):
 
 
 async def run_demo(bus: str = "memory", *, players: int = 6, seed: int = 2026,
-                   time_control: str = "4", progress_factory=None) -> dict:
-    """Host the demo round robin; returns standings, crosstable and figures."""
+                   time_control: str = "4", progress_factory=None, game: str = "chess") -> dict:
+    """Host the demo round robin of ``game`` (chess or xiangqi); returns standings, crosstable
+    and figures."""
     rng = random.Random(seed)
     t0 = time.perf_counter()
     names = [NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else str(i)) for i in range(players)]
@@ -100,7 +131,7 @@ async def run_demo(bus: str = "memory", *, players: int = 6, seed: int = 2026,
     async with _client(bus) as c:
         r = await c.post("/tournaments", json={"tournament_id": tid, "name": "Arbiter demo",
                                                 "system": "round-robin", "time_control": time_control,
-                                                "tiebreaks": ["SB", "WIN", "DE"]})
+                                                "tiebreaks": ["SB", "WIN", "DE"], "game": game})
         if r.status_code >= 400:
             raise ValueError(r.json().get("detail"))
         for i, name in enumerate(names):

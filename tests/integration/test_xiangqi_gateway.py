@@ -62,3 +62,17 @@ async def test_xiangqi_perpetual_check_through_the_gateway():
 async def test_xiangqi_perpetual_check_on_kafka(kafka_bus):
     async with arbiter_client(kafka_bus, ticks=False) as c:
         _check(await _play_perpetual_check(c))
+
+
+async def test_xiangqi_demo_bots_play_a_round_robin_on_real_clocks():
+    """``arbiter demo --game xiangqi`` with four bots on 2-second clocks: six games, each ended
+    by a xiangqi rule with its CXA-1999 article, and standings after the last round."""
+    from services.tools.demo import run_demo
+
+    result = await run_demo("memory", players=4, seed=7, time_control="2", game="xiangqi")
+    assert result["games"] == 6
+    assert sum(result["reasons"].values()) == 6
+    assert set(result["reasons"]) <= {"timeout", "checkmate", "stalemate", "insufficient-material",
+                                      "perpetual-check", "forbidden-repetition", "repetition"}
+    st = result["standings"]
+    assert st["round"] == 3 and sum(r["score"] for r in st["rows"]) == 6

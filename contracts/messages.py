@@ -35,7 +35,8 @@ GameKind = Literal["chess", "xiangqi"]
 #: (online play), or ``on-request`` when a player asks for one (art. 24 待判局面, over-the-board
 #: practice; a side ordered to vary still loses automatically if it repeats the cycle again).
 RepetitionRulings = Literal["automatic", "on-request"]
-Result = Literal["1-0", "0-1", "1/2-1/2"]
+#: ``0-0``: both players lose without play (a double forfeit: xiangqi 1999 art. 21.3, both absent).
+Result = Literal["1-0", "0-1", "1/2-1/2", "0-0"]
 GameId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
 PlayerId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
 
@@ -277,9 +278,12 @@ class IssuePenalty(_GCmd):
 
 
 class ReportAbsence(_GCmd):
-    """An arbiter reports that ``player_id`` has not arrived; forfeits if past the default time."""
+    """An arbiter reports that ``player_id`` has not arrived; forfeits if past the default time.
+    ``both``: the opponent has not arrived either (xiangqi 1999 art. 21.3: both past the limit
+    forfeit both, result ``0-0``)."""
 
     player_id: PlayerId
+    both: bool = False
 
 
 # -------------------------------------------------------------------------------------- game events
@@ -390,6 +394,7 @@ class ResultRecorded(_GEvt):
 class AbsenceReported(_GEvt):
     player_id: PlayerId
     colour: Colour
+    both: bool = False
 
 
 class ClockStarted(_GEvt):
@@ -470,7 +475,7 @@ class PenaltyApplied(_GEvt):
 
     player_id: PlayerId
     colour: Colour
-    kind: Literal["warning", "time", "bonus", "forfeit", "foul"]
+    kind: Literal["warning", "time", "bonus", "forfeit", "foul", "double-forfeit"]
     time_delta_ms: int = 0
     rule: Rule
     cause: str

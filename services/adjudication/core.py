@@ -156,6 +156,8 @@ class AdjudicationCore(Core):
         return self._end(g, p.game_id, p.result, p.reason, g.rules["arbiter"], winner)
 
     def _on_PenaltyApplied(self, g, p: PenaltyApplied):
+        if p.kind == "double-forfeit":
+            return self._end(g, p.game_id, "0-0", "double-forfeit", p.rule, None, p.cause)
         if p.kind != "forfeit":
             return []
         w = _OTHER[p.colour]

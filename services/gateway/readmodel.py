@@ -119,7 +119,7 @@ class GameView(Seats):
         date = "????.??.??"
         if self.started_at_ms is not None:
             date = datetime.fromtimestamp(self.started_at_ms / 1000, tz=timezone.utc).strftime("%Y.%m.%d")
-        result = self.result or "*"
+        result = self.result if self.result in ("1-0", "0-1", "1/2-1/2") else "*"  # PGN has no 0-0
         tags = [
             ("Event", event if event != "?" else (self.tournament_id or "?")),
             ("Site", site), ("Date", date),
@@ -255,6 +255,8 @@ class GameView(Seats):
             self.penalties.append({**_dump(p), "at_ms": msg.at_ms})
             if p.kind == "forfeit":
                 self._end(_win_for(_OTHER[p.colour]), "forfeit")
+            elif p.kind == "double-forfeit":
+                self._end("0-0", "double-forfeit")
         elif t == "RepetitionRuled":
             self.rulings.append(_dump(p))
         elif t in ("MoveRejected", "GameCommandRejected", "DrawClaimRejected"):
@@ -346,6 +348,8 @@ class TournamentView:
                         pts = 0.5
                     elif res in ("1-0", "0-1"):
                         pts = 1.0 if (res == "1-0") == (colour == "white") else 0.0
+                    elif res == "0-0":
+                        pts = 0.0
                     if pts is not None:
                         score += pts
                     if forfeit and pts in (0.0, 1.0):

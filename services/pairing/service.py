@@ -224,7 +224,9 @@ class PairingCore(Core):
 
 def result_code(p: GameEnded) -> str:
     """Crosstable result of a GameEnded: ``1-0``/``0-1``/``1/2-1/2``, or ``+-``/``-+`` for a
-    forfeit (xiangqi 1999 art. 21.4 marks forfeits + and -)."""
+    forfeit (xiangqi 1999 art. 21.4 marks forfeits + and -), ``--`` for a double forfeit (21.3)."""
     if p.reason == "forfeit":
         return "+-" if p.result == "1-0" else "-+"
+    if p.result == "0-0":
+        return "--"
     return p.result

@@ -141,6 +141,13 @@ class PenaltiesCore(Core):
         if msg.at_ms < due:
             return self._reject(msg, p, "invalid",
                                 f"default time not reached: {(due - msg.at_ms) / 1000:.1f} s left")
+        if p.both:  # xiangqi 1999 art. 21.3: both past the limit forfeit both
+            if g.moved:
+                return self._reject(msg, p, "invalid", "a move has been made: both players cannot be absent")
+            return [self._apply(p.game_id, p.player_id, p.colour, "double-forfeit", 0,
+                                g.rules.get("double-absence", g.rules["absence"]),
+                                f"both absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
+                                f"(default time {g.default_time_s} s)")]
         return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, g.rules["absence"],
                             f"absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
                             f"(default time {g.default_time_s} s)")]

@@ -298,7 +298,10 @@ class ValidationCore(Core):
             return [self._reject(msg, p, "not-a-player", f"{p.player_id} does not play in game {p.game_id}")]
         if g.over:
             return [self._reject(msg, p, "game-over", "the game is over")]
-        return [Emit(stream_for(f"game-{p.game_id}"), AbsenceReported(game_id=p.game_id, player_id=p.player_id, colour=colour))]
+        if p.both and g.pos.ply > 0:
+            return [self._reject(msg, p, "invalid", "a move has been made: both players cannot be absent")]
+        return [Emit(stream_for(f"game-{p.game_id}"), AbsenceReported(game_id=p.game_id, player_id=p.player_id,
+                                                                      colour=colour, both=p.both))]
 
     # ------------------------------------------------------------------ other services' facts
     def _on_ClockStarted(self, msg, p: ClockStarted):

@@ -600,6 +600,7 @@ RULES: dict[str, Rule] = {
     "stalemate": _r("4.1.3", "no legal move (困毙): a loss"),
     "timeout": _r("4.1.4", "the set moves not made in the set time (22.1): a loss"),
     "absence": _r("4.1.5", "later than the event's default time (21.1): a loss"),
+    "double-absence": _r("21.3", "both players past the default time: both forfeit (0-0)"),
     "illegal-move": _r("4.1.6", "a move against the rules of movement (art. 2) is refused"),
     "must-vary": _r("4.1.7", "a forbidden repetition not varied: a loss (24.3, 26.4)"),
     "fouls": _r("4.1.8", "three fouls (犯规) in one game: a loss"),

@@ -76,3 +76,46 @@ async def test_xiangqi_demo_bots_play_a_round_robin_on_real_clocks():
                                       "perpetual-check", "forbidden-repetition", "repetition"}
     st = result["standings"]
     assert st["round"] == 3 and sum(r["score"] for r in st["rows"]) == 6
+
+
+async def test_xiangqi_forfeits_in_the_crosstable_21_4():
+    """A xiangqi round robin: on board 1 Red does not arrive (forfeit, art. 21.1 / 4.1.5), on
+    board 2 neither player does (both forfeit, 21.3). The crosstable marks forfeits + and -
+    (21.4) and the double forfeit - for both; the standings score them 1 / 0 / 0 / 0."""
+    import time
+
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = f"xqt-{uuid.uuid4().hex[:6]}"
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": "forfeits", "game": "xiangqi",
+                                                "system": "round-robin", "time_control": "xiangqi-6.1",
+                                                "default_time_s": 1})
+        assert r.status_code == 200, r.text
+        for name in ["ada", "bo", "cai", "dan"]:
+            r = await c.post(f"/tournaments/{tid}/players", json={"player_id": name, "name": name.title()})
+            assert r.status_code == 200, r.text
+        assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
+        for _ in range(100):
+            t = (await c.get(f"/tournaments/{tid}")).json()
+            if t["rounds"] and all(b.get("status") not in (None, "created") for b in t["rounds"][0]["boards"]):
+                break
+            await asyncio.sleep(0.05)
+        b1, b2 = t["rounds"][0]["boards"]
+        late = int(time.time() * 1000) + 5_000
+        r = await c.post(f"/games/{b1['game_id']}/absence", json={"player_id": b1["white"], "at_ms": late})
+        assert r.status_code == 200, r.text
+        r = await c.post(f"/games/{b2['game_id']}/absence",
+                         json={"player_id": b2["white"], "both": True, "at_ms": late})
+        assert r.status_code == 200, r.text
+        g2 = (await c.get(f"/games/{b2['game_id']}")).json()
+        assert (g2["result"], g2["reason"], g2["rule"]["article"]) == ("0-0", "double-forfeit", "21.3")
+        for _ in range(100):
+            st = (await c.get(f"/tournaments/{tid}/standings")).json()
+            if st["round"] == 1:
+                break
+            await asyncio.sleep(0.05)
+        ct = (await c.get(f"/tournaments/{tid}/crosstable")).json()
+    cells = {row["player_id"]: row["cells"][0] for row in ct["rows"]}
+    assert cells[b1["white"]] == "-" and cells[b1["black"]] == "+"
+    assert cells[b2["white"]] == "-" and cells[b2["black"]] == "-"
+    scores = {row["player_id"]: row["score"] for row in st["rows"]}
+    assert scores == {b1["black"]: 1.0, b1["white"]: 0.0, b2["white"]: 0.0, b2["black"]: 0.0}

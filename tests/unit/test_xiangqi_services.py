@@ -261,3 +261,18 @@ def test_on_request_must_vary_then_repeating_loses_automatically_24_3():
     assert (one(asked, RepetitionRuled).must_vary, of(asked, GameEnded)) == ("white", [])
     got = bus.play(iccs("a8b8 a3b3 b8a8 b3a3"), start=21 * S, first="bob")
     assert one(got, GameEnded).reason == "forbidden-repetition"
+
+
+def test_both_absent_forfeit_both_21_3():
+    bus = Bus()
+    xq(bus, default_time_s=900)
+    got = bus.send(ReportAbsence(game_id="g1", player_id="alice", both=True), at=901 * S, actor=ARBITER)
+    assert one(got, PenaltyApplied).kind == "double-forfeit"
+    end = one(got, GameEnded)
+    assert (end.result, end.reason, end.winner, end.rule.article) == ("0-0", "double-forfeit", None, "21.3")
+    bus2 = Bus()
+    xq(bus2, default_time_s=900)
+    bus2.move("alice", "h2e2", at=S)
+    r = one(bus2.send(ReportAbsence(game_id="g1", player_id="bob", both=True), at=901 * S, actor=ARBITER),
+            GameCommandRejected)
+    assert "a move has been made" in r.reason and not of(bus2.log, GameEnded)

@@ -335,6 +335,7 @@ class MoveAccepted(_GEvt):
 RejectCode = Literal[
     "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
     "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
+    "ruling-pending",
 ]
 
 

@@ -178,7 +178,7 @@ def replay(files: list[Path] = typer.Argument(..., exists=True, dir_okay=False, 
 @app.command()
 def perft(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
           fen: Optional[str] = typer.Option(None, help="start position (FEN); the game's start if omitted"),
-          depth: int = typer.Option(..., min=1, max=8, help="plies")):
+          depth: int = typer.Option(..., min=1, max=6, help="plies (xiangqi depth 5 takes minutes)")):
     """Count the leaf nodes of the legal-move tree (perft) to DEPTH plies; prints the count."""
     if game == "xiangqi":
         from shared.rules.xiangqi import START_FEN, Board, XiangqiError

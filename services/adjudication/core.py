@@ -135,7 +135,7 @@ class AdjudicationCore(Core):
                 detail=f"the position has occurred {reps} time(s); a ruling needs three (art. 24)",
                 rule=g.rules["repetition-ruling"]))]
         mv = g.pos.parse(p.move) if p.move else None
-        ok, detail = g.pos.claim(p.reason, mv, g.limit)
+        ok, detail = g.pos.claim(p.reason, mv, g.limit, p.colour)
         if ok:
             return self._end(g, p.game_id, "1/2-1/2", p.reason, g.rules[p.reason], None,
                              f"claim by {p.colour}: {detail}")

@@ -299,6 +299,9 @@ class TimeControl:
             raise ClockError("TimeControl '?' means unknown; cannot run a clock on it")
         if text in PRESETS:
             text = PRESETS[text]
+        elif text[:1].isalpha():
+            raise ClockError(f"malformed TimeControl {text!r}: not a PGN tag and not a known preset "
+                             f"({', '.join(sorted(PRESETS))})")
         periods = []
         for descriptor in text.split(":"):
             if descriptor.startswith("*"):

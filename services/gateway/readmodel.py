@@ -278,11 +278,13 @@ class TournamentView:
         self.numbers: dict[str, int] = {}
         self.rounds: dict[int, dict] = {}
         self.standings: dict | None = None
+        self.game: str = "chess"
 
     def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
         return {
             "tournament_id": self.tournament_id,
             "name": self.name,
+            "game": self.game,
             "system": self.system,
             "planned_rounds": self.planned_rounds,
             "time_control": self.time_control,
@@ -374,6 +376,7 @@ class TournamentView:
         elif t == "TournamentCreated":
             self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
             self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
+            self.game = p.game
             if self.status == "created":
                 self.status = "open"
         elif t == "PlayerRegistered":

@@ -148,7 +148,8 @@ class PairingCore(Core):
                        for i, (w, b) in enumerate(pairs))
         digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
         ev = RoundPaired(tournament_id=p.tournament_id, round=p.round, system=system, boards=boards,
-                         bye=bye, manual=p.boards is not None, inputs_hash=digest, rule=rule)
+                         bye=bye, manual=p.boards is not None, inputs_hash=digest,
+                         rule=rule.model_copy(update={"game": t.created.game}))
         t.rounds.append(ev)
         for b in boards:
             self.game_index[b.game_id] = p.tournament_id

@@ -13,6 +13,8 @@ from __future__ import annotations
 from contracts.messages import (
     CreateGame, GameCommandRejected, GameEnded, MoveAccepted, MoveRejected, RepetitionRuled, SubmitMove,
 )
+from pydantic import ValidationError
+
 from services.tools.replay import _Pipe
 
 
@@ -29,6 +31,9 @@ def adjudicate(game: str, fen: str | None, moves: list[str]) -> dict:
     bad = next((e.payload for e in out if isinstance(e.payload, GameCommandRejected)), None)
     if bad is not None:
         raise ValueError(bad.reason)
+    def side(seat: str) -> str:  # xiangqi: Red sits in the white seat
+        return {"white": "red"}.get(seat, seat) if game == "xiangqi" else seat
+
     row: dict = {"legal": True, "first_rejected": None, "result": "*", "reason": "game goes on",
                  "rule": None, "moves": [], "rulings": []}
     classify = None
@@ -42,7 +47,14 @@ def adjudicate(game: str, fen: str | None, moves: list[str]) -> dict:
             row["first_rejected"] = {"ply": ply, "move": text, "reason": "the game is already over"}
             break
         before = g.pos.board.copy() if classify else None
-        out = pipe.send(SubmitMove(game_id="adj", player_id=g.to_move, move=text))
+        try:
+            cmd = SubmitMove(game_id="adj", player_id=g.to_move, move=text)
+        except ValidationError:
+            row["legal"] = False
+            row["first_rejected"] = {"ply": ply, "move": text[:40],
+                                     "reason": "not a move: 1 to 16 characters expected"}
+            break
+        out = pipe.send(cmd)
         rej = next((e.payload for e in out if isinstance(e.payload, MoveRejected)), None)
         if rej is not None:
             row["legal"] = False
@@ -50,7 +62,7 @@ def adjudicate(game: str, fen: str | None, moves: list[str]) -> dict:
                                      "rule": rej.rule.model_dump() if rej.rule else None}
             break
         acc = next(e.payload for e in out if isinstance(e.payload, MoveAccepted))
-        entry = {"move": acc.uci, "notation": acc.san, "side": acc.colour}
+        entry = {"move": acc.uci, "notation": acc.san, "side": side(acc.colour)}
         if classify is not None:
             c = classify(before, _move(acc.uci))
             entry.update(classification=c.kind, targets=[t.square for t in c.targets], note=c.reason)

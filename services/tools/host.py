@@ -343,13 +343,23 @@ async def host_record(c: httpx.AsyncClient, path: str, *, pairings: str = "auto"
         pairings = "recorded"
     elif pairings == "auto":
         pairings = "berger" if berger_reproduces(rec) else "recorded"
-    tid = tournament_id or slug(rec.name).lower()[:40] or "event"
+    tid = tournament_id or _event_id(rec.name)
     host = Host(c, rec, pairings=pairings, tournament_id=tid, tiebreaks=tiebreaks, progress=progress)
     report = await host.run()
     if pairings == "recorded":
         report.pairings_match_record = True  # entered as recorded
     report.pairing_system = pairings
     return report
+
+
+def _event_id(name: str) -> str:
+    """A tournament id from an event name: its slug, cut to 40 characters with a hash of the whole
+    name so that two long names that share a beginning do not collide."""
+    s = slug(name).lower() or "event"
+    if len(s) <= 40:
+        return s
+    import hashlib
+    return f"{s[:33]}-{hashlib.sha256(name.encode()).hexdigest()[:6]}"
 
 
 def berger_reproduces(rec: RoundRobinRecord) -> bool:

@@ -24,7 +24,7 @@ from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_EVENTS, AbsenceReported, AcceptDraw, ClaimDraw,
     ClockStarted, ClockUpdated, CreateGame, DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined,
     DrawOffered, FlagFell, GameCommandRejected, GameEnded, GameStarted, MoveAccepted, MoveRejected,
-    OfferDraw, RecordResult, ReportAbsence, Resign, Resigned, ResultRecorded, RoundPaired,
+    OfferDraw, RecordResult, RepetitionRuled, ReportAbsence, Resign, Resigned, ResultRecorded, RoundPaired,
     SubmitMove, TournamentCreated,
 )
 from shared.rules import chess as rules
@@ -51,6 +51,9 @@ class Game(rules.Seats):
     last_ms: int = 0  # event time of the game's latest fact: time never runs backwards
     last_offer: tuple[str, int] | None = None  # (colour, ply) of the latest draw offer
     limit: int = 60  # xiangqi natural move limit (art. 4.2.4)
+    rulings: str = "automatic"  # xiangqi 棋例 rulings: automatic or on-request
+    must_vary: str | None = None  # seat a 棋例 ruling ordered to vary (art. 24.3)
+    ruling_due: bool = False  # a move repeated a position: adjudication's ruling comes first
 
     @property
     def to_move(self) -> str:
@@ -59,7 +62,7 @@ class Game(rules.Seats):
     @classmethod
     def of(cls, p: GameStarted, at_ms: int) -> Game:
         return cls(p.game_id, p.white, p.black, position(p.game, p.start_fen), last_ms=at_ms,
-                   limit=p.natural_limit_moves)
+                   limit=p.natural_limit_moves, rulings=p.repetition_rulings)
 
 
 def _xiangqi_offer_refused(g: Game, colour: str) -> str | None:
@@ -177,6 +180,9 @@ class ValidationCore(Core):
             return reject("not-your-turn", f"it is {g.to_move}'s turn")
         if (late := _backwards(msg, g)):
             return reject("invalid", late)
+        if g.ruling_due:
+            return reject("ruling-pending", "the 棋例 ruling on the repeated position (art. 24) "
+                                            "is being made; send the move again")
         if g.deadline_ms is not None and g.deadline_for == colour and msg.at_ms > g.deadline_ms:
             return reject("flag-fallen",
                           f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
@@ -194,6 +200,9 @@ class ValidationCore(Core):
             g.offer_by = None
         if played.status != "ongoing":
             g.over = True
+        elif g.pos.game == "xiangqi" and played.repetitions >= 3 and (
+                g.rulings == "automatic" or g.must_vary is not None):
+            g.ruling_due = True  # adjudication rules before the next move (it may end the game)
         out.insert(0, Emit(stream, MoveAccepted(
             game_id=p.game_id, ply=g.pos.ply, player_id=p.player_id, colour=colour,
             uci=played.uci, san=played.san, fen_after=played.fen_after, status=played.status,
@@ -258,7 +267,7 @@ class ValidationCore(Core):
         g, colour, err = self._player_check(msg, p)
         if err:
             return err
-        if colour != g.to_move and p.reason != "repetition":  # either player may ask a ruling
+        if colour != g.to_move and g.pos.game != "xiangqi":  # xiangqi 23.3 / 24: either player
             return [self._reject(msg, p, "not-your-turn",
                                  "only the player to move may claim (chess 1994 art. 10.10, 10.12; "
                                  "xiangqi 1999 art. 23.3)")]
@@ -314,6 +323,12 @@ class ValidationCore(Core):
         g = self.games.get(game_id)
         if g is not None and reading is not None:
             g.deadline_for, g.deadline_ms = reading
+        return []
+
+    def _on_RepetitionRuled(self, msg, p: RepetitionRuled):
+        g = self.games.get(p.game_id)
+        if g is not None:
+            g.ruling_due, g.must_vary = False, p.must_vary
         return []
 
     def _on_FlagFell(self, msg, p: FlagFell):

@@ -87,8 +87,8 @@ class Position:
         """For a terminal ``status`` after ``mover``'s move: (result, winner colour or None)."""
         raise NotImplementedError
 
-    def claim(self, reason: str, move: Any, limit: int) -> tuple[bool, str]:
-        """Does the side to move's draw claim hold? Returns (valid, detail)."""
+    def claim(self, reason: str, move: Any, limit: int, claimant: str) -> tuple[bool, str]:
+        """Does the draw claim of seat ``claimant`` hold? Returns (valid, detail)."""
         raise NotImplementedError
 
 
@@ -139,8 +139,8 @@ class ChessPosition(Position):
     def outcome(self, status: str, mover: str) -> tuple[str, str | None]:
         return (_WIN[mover], mover) if status == "checkmate" else ("1/2-1/2", None)
 
-    def claim(self, reason: str, move: chess.Move | None, limit: int) -> tuple[bool, str]:
-        return chess_rules.claim_is_valid(self.board, reason, move)
+    def claim(self, reason: str, move: chess.Move | None, limit: int, claimant: str) -> tuple[bool, str]:
+        return chess_rules.claim_is_valid(self.board, reason, move)  # the claimant is to move
 
 
 _SEAT = {xiangqi.RED: "white", xiangqi.BLACK: "black"}
@@ -180,8 +180,8 @@ class XiangqiPosition(Position):
 
         # Coordinates are ICCS, always (the platform's contract: ranks 0-9 from Red's side); the
         # engines' UCI (ranks 1-10) is not guessed from the position, so a move means one thing.
-        kind = "iccs" if notation.detect_notation(text) == "coord" else None
         try:
+            kind = "iccs" if notation.detect_notation(text) == "coord" else None
             return notation.parse_move(self.board, text, kind)
         except notation.MalformedMoveError as e:
             raise MoveError("malformed", str(e)) from None
@@ -219,12 +219,13 @@ class XiangqiPosition(Position):
             return _WIN[mover], mover
         return "1/2-1/2", None
 
-    def claim(self, reason: str, move: Any, limit: int) -> tuple[bool, str]:
+    def claim(self, reason: str, move: Any, limit: int, claimant: str) -> tuple[bool, str]:
         """Art. 4.2.4 / 23.3: ``natural-limit`` holds when the claimant's moves since the last
         capture, with at most 10 of its checks counted, reach ``limit``."""
         if reason != "natural-limit":
             return False, f"xiangqi has no {reason} claim; claim natural-limit (art. 4.2.4)"
-        moves, checks, counted = self.board.natural_limit(self.board.turn)
+        moves, checks, counted = self.board.natural_limit(
+            xiangqi.RED if claimant == "white" else xiangqi.BLACK)
         detail = (f"{moves} moves without a capture, {checks} of them checks; {counted} count "
                   f"(at most 10 checks, art. 23.3) against a limit of {limit}")
         return counted >= limit, detail

@@ -19,8 +19,9 @@ Red's back rank (0) to Black's (9). Two move spellings:
 * ICCS (``h2e2``): file letter and rank digit 0-9 (rank 0 = Red's back rank);
 * the engines' UCI (Fairy-Stockfish, ``h3e3``): ranks 1-10.
 
-FEN is the engines' xiangqi FEN: ranks from Black's back rank down, Red uppercase, ``w`` = Red to
-move; pieces K A B N R C P (general, advisor, elephant, horse, chariot, cannon, soldier). On input
+FEN is the engines' xiangqi FEN: ranks from Black's back rank down, Red uppercase, ``w`` (or
+``r``) = Red to move, ``b`` = Black; the castling and en-passant fields are ``-``; fields after the
+placement may be left out (Red to move, counters 0 and 1); pieces K A B N R C P (general, advisor, elephant, horse, chariot, cannon, soldier). On input
 the letters E (elephant) and H (horse) are accepted as well. Colours are ``"red"`` / ``"black"``.
 
 Errors: :class:`XiangqiError` (a ``ValueError``) for a bad FEN, square or move text.
@@ -203,13 +204,19 @@ def _parse_fen(fen: str) -> tuple[list[str | None], str, int, int]:
     turn = parts[1] if len(parts) > 1 else "w"
     if turn not in ("w", "r", "b"):
         raise XiangqiError(f"side to move must be w (red) or b (black), got {turn!r}")
+    if len(parts) > 6:
+        raise XiangqiError(f"FEN has {len(parts)} fields; at most 6 (placement, side, -, -, "
+                           "halfmove clock, move number)")
+    for i, name in ((2, "castling"), (3, "en passant")):
+        if len(parts) > i and parts[i] != "-":
+            raise XiangqiError(f"xiangqi FEN has no {name} field: '-' expected, got {parts[i]!r}")
     try:
         half = int(parts[4]) if len(parts) > 4 else 0
         full = int(parts[5]) if len(parts) > 5 else 1
     except ValueError:
         raise XiangqiError("FEN move counters must be integers") from None
-    if half < 0 or full < 1:
-        raise XiangqiError("FEN move counters out of range")
+    if not 0 <= half <= 10_000 or not 1 <= full <= 10_000:
+        raise XiangqiError("FEN move counters out of range (0-10000 plies, moves 1-10000)")
     return squares, RED if turn in ("w", "r") else BLACK, half, full
 
 
@@ -553,9 +560,13 @@ class Board:
         """Art. 4.2.4 / 23.3 count for a natural-limit claim by ``claimant``: its moves since the
         last capture (by either side), how many of them gave check, and the moves that count,
         where at most ``max_checks`` checking moves are counted. Returns
-        ``(moves, checks, counted)``; the claim holds when ``counted`` reaches the event's limit."""
+        ``(moves, checks, counted)``; the claim holds when ``counted`` reaches the event's limit.
+        A start position's FEN counter (plies without a capture before it) counts too: the
+        claimant's share of those plies, as moves without check (whether they checked is not
+        known)."""
         b = Board(self.start_fen, validate=False)
-        moves = checks = 0
+        before = b.halfmove_clock + (0 if b.turn == claimant else 1)  # the side not to move moved last
+        moves, checks = before // 2, 0
         for m in self.move_stack:
             mover = b.turn
             capture = b.squares[m.to_sq] is not None

@@ -276,3 +276,51 @@ def test_both_absent_forfeit_both_21_3():
     r = one(bus2.send(ReportAbsence(game_id="g1", player_id="bob", both=True), at=901 * S, actor=ARBITER),
             GameCommandRejected)
     assert "a move has been made" in r.reason and not of(bus2.log, GameEnded)
+
+
+@pytest.mark.parametrize("text", ["foo", "Nf3", "💩", "h2e2 h9g7", "C2.0", "h2", "\u0000h2e2", "x" * 16])
+def test_text_that_is_no_move_is_rejected_as_malformed(text):
+    bus = Bus()
+    xq(bus)
+    rej = one(bus.move("alice", text, at=S), MoveRejected)
+    assert rej.code == "malformed"
+    assert bus.validation.games["g1"].pos.ply == 0
+
+
+def test_natural_limit_counts_the_start_positions_counter():
+    """A game set up from a FEN whose counter says 119 plies without a capture, Red to move:
+    Black made the last of them, so Black has 60 moves and Red 59 (art. 4.2.4). Either player
+    may claim (23.3 names no turn): Red's claim fails until Red has moved once more."""
+    bus = Bus()
+    xq(bus, "3k5/9/9/9/9/9/9/9/R8/4K4 w - - 119 80", time_control="3600")
+    got = bus.send(ClaimDraw(game_id="g1", player_id="alice", reason="natural-limit"), at=S, actor=ARBITER)
+    assert "59 moves" in one(got, DrawClaimRejected).detail
+    bus.play(["a1a2"], start=2 * S)
+    end = one(bus.send(ClaimDraw(game_id="g1", player_id="alice", reason="natural-limit"), at=3 * S,
+                       actor=ARBITER), GameEnded)
+    assert (end.result, end.rule.article) == ("1/2-1/2", "4.2.4")
+    bus2 = Bus()
+    xq(bus2, "3k5/9/9/9/9/9/9/9/R8/4K4 w - - 119 80")
+    got = bus2.send(ClaimDraw(game_id="g1", player_id="bob", reason="natural-limit"), at=S, actor=ARBITER)
+    assert one(got, GameEnded).reason == "natural-limit"  # Black, not to move, has its 60
+
+
+def test_no_move_is_taken_while_a_ruling_is_due():
+    """On Kafka adjudication may lag: once a move brings a position back a third time, validation
+    takes no further move until adjudication's ruling (which may end the game) is on the log."""
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import CreateGame, SubmitMove, envelope
+    from services.validation.core import ValidationCore
+
+    v = ValidationCore()
+
+    def send(payload, n):
+        return v.handle(envelope(payload, stream="game-g1.commands", seq=n, occurred_at=dt_of(1000 * n),
+                                 actor=Actor(kind="player", id="x")))
+    send(CreateGame(game_id="g1", white="alice", black="bob", game="xiangqi",
+                    start_fen="3k5/9/9/9/9/5p3/9/5p3/5K3/5C3 w - - 0 1"), 1)
+    for i, mv in enumerate(iccs("f2e2 f3e3 e2f2 e3f3 f2e2 f3e3 e2f2 e3f3"), start=2):
+        out = send(SubmitMove(game_id="g1", player_id="alice" if i % 2 == 0 else "bob", move=mv), i)
+        assert isinstance(out[0].payload, MoveAccepted)
+    out = send(SubmitMove(game_id="g1", player_id="alice", move="e0e1"), 10)  # any move
+    assert out[0].payload.code == "ruling-pending"

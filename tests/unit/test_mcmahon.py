@@ -1,0 +1,118 @@
+"""McMahon pairing (services.pairing.mcmahon) with grades of the Chinese amateur dan/kyu system."""
+from __future__ import annotations
+
+import random
+from itertools import chain
+
+import networkx as nx
+import pytest
+
+from services.pairing.core import PairingError
+from services.pairing.mcmahon import McMahonPlayer, initial_mms, mcmahon_pair, rank_value
+
+
+@pytest.mark.parametrize("grade,value", [("7d", 6), ("1d", 0), ("1段", 0), ("3段", 2), ("1k", -1),
+                                         ("5级", -5), ("25k", -25)])
+def test_rank_values_of_the_amateur_system(grade, value):
+    assert rank_value(grade) == value
+
+
+@pytest.mark.parametrize("bad", ["8d", "0k", "26k", "3p", "", "dan"])
+def test_grades_outside_7d_25k_are_refused(bad):
+    with pytest.raises(PairingError):
+        rank_value(bad)
+
+
+def test_initial_mms_with_bar_and_floor():
+    # bar 3d (value 2), floor 20k (value -20): 5d is held at the bar: 2 + 20 = 22; 1k: -1 + 20 =
+    # 19; 20k: 0; 25k is raised to the floor: 0.
+    assert [initial_mms(g, "3d", "20k") for g in ("5d", "3d", "1k", "20k", "25k")] == [22, 22, 19, 0, 0]
+    with pytest.raises(PairingError):
+        initial_mms("1d", "10k", "3d")
+
+
+def _event(n: int, rounds: int, seed: int):
+    """A seeded McMahon event: grades 5d..15k, bar 2d floor 12k; random results."""
+    rng = random.Random(seed)
+    grades = [f"{d}d" for d in range(5, 0, -1)] + [f"{k}k" for k in range(1, 16)]
+    players = {}
+    for i in range(n):
+        g = grades[i * len(grades) // n]
+        players[f"p{i}"] = McMahonPlayer(id=f"p{i}", mms=initial_mms(g, "2d", "12k"), rank=rank_value(g),
+                                         rating=2400 - 10 * i)
+    history = []
+    for _ in range(rounds):
+        r = mcmahon_pair(list(players.values()))
+        history.append((r, dict(players)))
+        new = dict(players)
+        for w, b in r.boards:
+            win = w if rng.random() < 0.5 else b
+            for me, opp, col in ((w, b, "w"), (b, w, "b")):
+                p = new[me]
+                new[me] = McMahonPlayer(id=me, mms=p.mms + (1 if me == win else 0), rank=p.rank,
+                                        rating=p.rating, opponents=p.opponents + (opp,),
+                                        colours=p.colours + (col,), floats=p.floats + (r.floats.get(me, ""),),
+                                        had_bye=p.had_bye)
+        if r.bye:
+            p = new[r.bye]
+            new[r.bye] = McMahonPlayer(id=p.id, mms=p.mms + 1, rank=p.rank, rating=p.rating,
+                                       opponents=p.opponents, colours=p.colours + ("-",),
+                                       floats=p.floats + ("",), had_bye=True)
+        players = new
+    return history, players
+
+
+def test_round_one_pairs_inside_score_groups_top_half_against_bottom_half():
+    # 8 players: four at the bar (MMS 22: 5d 4d 3d 3d), four 1k (MMS 19): no float, split and
+    # slip inside each group: 1st v 3rd, 2nd v 4th.
+    ps = [McMahonPlayer("a", 22, 4), McMahonPlayer("b", 22, 3), McMahonPlayer("c", 22, 2),
+          McMahonPlayer("d", 22, 2, rating=1), McMahonPlayer("e", 19, -1, rating=4),
+          McMahonPlayer("f", 19, -1, rating=3), McMahonPlayer("g", 19, -1, rating=2),
+          McMahonPlayer("h", 19, -1, rating=1)]
+    r = mcmahon_pair(ps)
+    assert {frozenset(b) for b in r.boards} == {frozenset("ad"), frozenset("bc"), frozenset("eg"),
+                                                 frozenset("fh")} or \
+           {frozenset(b) for b in r.boards} == {frozenset("ac"), frozenset("bd"), frozenset("eg"), frozenset("fh")}
+    assert r.bye is None and r.floats == {}
+
+
+@pytest.mark.parametrize("n", [30, 31])
+def test_a_seeded_event_never_rematches_and_keeps_scores_close(n):
+    history, final = _event(n, 6, seed=11)
+    met = set()
+    byes = []
+    for r, before in history:
+        for w, b in r.boards:
+            assert frozenset((w, b)) not in met
+            met.add(frozenset((w, b)))
+        # the score criterion dominates: the round's total of squared MMS differences is the
+        # least any pairing without rematches achieves (an independent matching on it alone)
+        field = [p for p in before.values() if p.id != r.bye]
+        g = nx.Graph()
+        for i, x in enumerate(field):
+            for y in field[i + 1:]:
+                if y.id not in x.opponents:
+                    g.add_edge(x.id, y.id, weight=(x.mms - y.mms) ** 2)
+        best = sum(g[x][y]["weight"] for x, y in nx.min_weight_matching(g))
+        assert sum((before[w].mms - before[b].mms) ** 2 for w, b in r.boards) == best
+        assert len(set(chain.from_iterable(r.boards))) == 2 * len(r.boards)
+        byes.append(r.bye)
+    if n % 2:
+        assert None not in byes and len(set(byes)) == len(byes)  # one bye a round, never twice
+    else:
+        assert byes == [None] * 6
+    for p in final.values():  # colours stay balanced: at most 2 apart after 6 rounds
+        assert abs(p.colours.count("w") - p.colours.count("b")) <= 2
+
+
+def test_colour_goes_to_the_player_who_had_fewer_whites():
+    a = McMahonPlayer("a", 5, 0, colours=("w", "w"))
+    b = McMahonPlayer("b", 5, 0, colours=("b", "w"))
+    assert mcmahon_pair([a, b]).boards == (("b", "a"),)
+
+
+def test_no_pairing_without_rematch_is_an_error():
+    a = McMahonPlayer("a", 5, 0, opponents=("b",))
+    b = McMahonPlayer("b", 5, 0, opponents=("a",))
+    with pytest.raises(PairingError, match="rematch"):
+        mcmahon_pair([a, b])

@@ -1,0 +1,95 @@
+"""Team events of the xiangqi competition rules 1999, art. 12-14 (pure).
+
+* 12.1 分台定人制: fixed boards, ordered by rating (higher first; unrated after rated players).
+* 12.2 分台换人制: reserves allowed; each match fields any ``boards`` members of the roster, in
+  roster order (4 boards from 6 players: 15 possible line-ups, e.g. 1-2-3-4 ... 3-4-5-6).
+* 12.3 临时定台制: the line-up is set per match (any order of any members).
+* 12.4 全队轮赛制: every member of one team plays every member of the other.
+* 12.5 队员总分制: no boards; the team's result is the sum of its members' individual scores.
+* 13.2 / 13.3: the team listed first (先走) has Red (white seat) on odd boards, Black on even ones.
+* 14.2: a match is won by more game points (局分): match points (场分) 2 / 1 / 0.
+
+Errors: :class:`PairingError` for an illegal line-up or bad input.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+from services.pairing.core import PairingError
+
+__all__ = ["Member", "board_order", "lineups", "check_lineup", "match_boards", "all_play_all",
+           "match_points", "member_total"]
+
+
+@dataclass(frozen=True)
+class Member:
+    """A team member: ``id`` and ``rating`` (None: unrated)."""
+
+    id: str
+    rating: int | None = None
+
+
+def board_order(members: list[Member]) -> list[str]:
+    """Art. 12.1: board order by rating, higher first, unrated members after the rated ones (in
+    the order given)."""
+    rated = sorted((m for m in members if m.rating is not None), key=lambda m: -m.rating)
+    return [m.id for m in rated] + [m.id for m in members if m.rating is None]
+
+
+def lineups(roster: list[str], boards: int) -> list[tuple[str, ...]]:
+    """Art. 12.2: every line-up of ``boards`` members keeping the roster's order."""
+    if not 1 <= boards <= len(roster):
+        raise PairingError(f"{boards} boards from a roster of {len(roster)}")
+    return list(combinations(roster, boards))
+
+
+def check_lineup(roster: list[str], lineup: list[str], boards: int, system: str) -> None:
+    """Refuse a line-up against its system: ``fixed`` (12.1: the first ``boards`` members in
+    order), ``reserves`` (12.2: roster order kept) or ``per-match`` (12.3: any members).
+    Raises :class:`PairingError` saying what is wrong."""
+    if len(lineup) != boards or len(set(lineup)) != boards:
+        raise PairingError(f"a line-up names {boards} different members, got {lineup}")
+    unknown = [m for m in lineup if m not in roster]
+    if unknown:
+        raise PairingError(f"not on the roster: {unknown}")
+    if system == "fixed" and list(lineup) != roster[:boards]:
+        raise PairingError(f"fixed boards (art. 12.1): the line-up must be {roster[:boards]}")
+    if system == "reserves":
+        pos = [roster.index(m) for m in lineup]
+        if pos != sorted(pos):
+            raise PairingError("with reserves (art. 12.2) the board order must keep the roster order")
+    elif system not in ("fixed", "per-match"):
+        raise PairingError(f"unknown team system {system!r}")
+
+
+def match_boards(first: list[str], second: list[str]) -> list[tuple[str, str]]:
+    """(red/white, black) per board of a match: the first-listed team has Red on odd boards and
+    Black on even boards (art. 13.2, 13.3)."""
+    if len(first) != len(second):
+        raise PairingError("both teams field the same number of boards")
+    return [(a, b) if i % 2 == 0 else (b, a) for i, (a, b) in enumerate(zip(first, second))]
+
+
+def all_play_all(first: list[str], second: list[str]) -> list[list[tuple[str, str]]]:
+    """Art. 12.4: rounds in which every member of ``first`` meets every member of ``second``
+    (Scheveningen rotation: round r, board i pairs first[i] with second[(i + r) % n]). Colours
+    alternate by board within a round (13.2) and swap halfway, so with an even team size every
+    player has Red in half of the rounds."""
+    n = len(first)
+    if n != len(second) or n == 0:
+        raise PairingError("all-play-all needs teams of the same size")
+    return [[(first[i], second[(i + r) % n]) if (i % 2 == 0) != (2 * r >= n)
+             else (second[(i + r) % n], first[i]) for i in range(n)] for r in range(n)]
+
+
+def match_points(game_points_first: float, game_points_second: float) -> tuple[int, int]:
+    """Art. 14.2: more game points wins the match: 2 : 0; equal: 1 : 1."""
+    if game_points_first == game_points_second:
+        return 1, 1
+    return (2, 0) if game_points_first > game_points_second else (0, 2)
+
+
+def member_total(scores: dict[str, float], team: list[str]) -> float:
+    """Art. 12.5: a team's result in a 队员总分制 event, the sum of its members' scores."""
+    return sum(scores.get(m, 0.0) for m in team)

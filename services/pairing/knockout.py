@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from services.pairing.core import PairingError
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
-           "match_winner", "playoff_groups"]
+           "match_winner", "playoff_groups", "losers_round", "double_elimination"]
 
 
 def bracket_order(size: int) -> list[int]:
@@ -69,6 +69,55 @@ def next_round(winners: list[str]) -> list[KnockoutMatch]:
     if len(winners) < 2 or len(winners) % 2:
         raise PairingError(f"{len(winners)} winners cannot make a knockout round")
     return [KnockoutMatch(a, b) for a, b in zip(winners[::2], winners[1::2])]
+
+
+def losers_round(survivors: list[str], dropped: list[str] | None = None) -> list[KnockoutMatch]:
+    """A losers'-bracket round of a double elimination (art. 11.1 双淘汰制). Without ``dropped``
+    (a "minor" round) the survivors meet in bracket order; with ``dropped`` (a "major" round) each
+    survivor meets a player just beaten in the winners' bracket, the dropped list reversed so
+    that players of the same winners'-bracket half do not meet again at once."""
+    if dropped is None:
+        return next_round(survivors)
+    if len(survivors) != len(dropped):
+        raise PairingError(f"{len(survivors)} losers'-bracket survivors but {len(dropped)} dropped")
+    return [KnockoutMatch(a, b) for a, b in zip(survivors, reversed(dropped))]
+
+
+def double_elimination(seeded: list[str], beats) -> tuple[str, list[tuple[str, KnockoutMatch]]]:
+    """Run a double elimination for 2^k seeded players; ``beats(match) -> winner id`` decides
+    each match (the event's results). Returns the champion and every match played, labelled
+    ``W<r>`` (winners' bracket), ``L<r>`` (losers' bracket), ``F`` and ``F2`` (the final, and
+    its replay when the losers'-bracket player wins it: nobody is out before two losses)."""
+    size = len(seeded)
+    if size < 4 or size & (size - 1):
+        raise PairingError("this double elimination takes 2^k >= 4 players")
+    played: list[tuple[str, KnockoutMatch]] = []
+
+    def play(label: str, ms: list[KnockoutMatch]) -> tuple[list[str], list[str]]:
+        won, lost = [], []
+        for m in ms:
+            w = beats(m)
+            if w not in (m.a, m.b):
+                raise PairingError(f"{w} did not play {m.a}-{m.b}")
+            played.append((label, m))
+            won.append(w)
+            lost.append(m.b if w == m.a else m.a)
+        return won, lost
+
+    wb, dropped = play("W1", first_round(seeded))
+    lb, _ = play("L1", losers_round(dropped))
+    r = 1
+    while len(wb) > 1:
+        r += 1
+        wb, dropped = play(f"W{r}", next_round(wb))
+        lb, _ = play(f"L{2 * r - 2}", losers_round(lb, dropped))
+        if len(lb) > 1:
+            lb, _ = play(f"L{2 * r - 1}", losers_round(lb))
+    final = KnockoutMatch(wb[0], lb[0])
+    (champion,), _ = play("F", [final])
+    if champion == lb[0]:  # the winners'-bracket player has lost once: the final is replayed
+        (champion,), _ = play("F2", [KnockoutMatch(lb[0], wb[0])])
+    return champion, played
 
 
 def match_games(m: KnockoutMatch, games: int, seed: int) -> list[tuple[str, str]]:

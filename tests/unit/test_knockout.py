@@ -49,3 +49,27 @@ def test_playoff_groups_for_places_that_may_not_be_shared():
     assert playoff_groups(rows, {1}) == [["x", "y"]]
     assert playoff_groups(rows, {1, 5}) == [["x", "y"], ["u", "v", "w"]]  # 5th lies in 4-6
     assert playoff_groups(rows, {3}) == []
+
+
+def test_double_elimination_nobody_is_out_before_two_losses():
+    """8 players, the lower seed wins every match it can (the 'upset' script): every player but
+    the champion loses exactly twice, nobody plays after a second loss, 2n - 2 matches plus the
+    final's replay when the losers'-bracket player wins the first final."""
+    from collections import Counter
+    from services.pairing.knockout import double_elimination
+
+    seeds = [f"s{i}" for i in range(1, 9)]
+    rank = {s: i for i, s in enumerate(seeds)}
+    champion, played = double_elimination(seeds, lambda m: max((m.a, m.b), key=rank.get))
+    losses = Counter()
+    for label, m in played:
+        for p in (m.a, m.b):
+            assert losses[p] < 2, f"{p} plays in {label} after two losses"
+        w = max((m.a, m.b), key=rank.get)
+        losses[m.a if w == m.b else m.b] += 1
+    assert all(losses[p] == 2 for p in seeds if p != champion) and losses[champion] <= 1
+    assert [lab for lab, _ in played].count("W1") == 4 and [lab for lab, _ in played][-1] in ("F", "F2")
+    assert len(played) in (2 * 8 - 2, 2 * 8 - 1)
+    # the top seeds win every match: seed 1 never loses, 14 matches, no replay
+    champion, played = double_elimination(seeds, lambda m: min((m.a, m.b), key=rank.get))
+    assert champion == "s1" and len(played) == 14

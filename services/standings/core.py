@@ -1,37 +1,75 @@
-"""Pure standings core: scores, FIDE tie-breaks and shared ranks from results.
+"""Pure standings core: scores, tie-breaks and shared ranks from results.
 
 No I/O, no clock, no randomness.  Tie-break codes and definitions follow the FIDE Tie-Break
-Regulations (FIDE Handbook C.07, 2023 edition, in force 2024):
+Regulations (FIDE Handbook C.07, edition approved 1 August 2023, in force for FIDE-rated events
+from 1 April 2024), plus Go's and the 1999 xiangqi rules' criteria:
 
-====== ======================================================================== ========
-code   definition                                                               C.07 art.
-====== ======================================================================== ========
-DE     direct encounter: points scored in games among the players still tied    6
-       when DE is applied, used only if every pair of them has met
-WIN    rounds in which the player got a win's points, played or not (forfeit    7.1
-       wins and full-point byes included)
-WON    games won over the board                                                 7.2
-BPG    games played over the board with black                                   7.3
-BWG    games won over the board with black                                      7.4
-BH     Buchholz: sum of the opponents' scores                                   8.1
-BH-C1  Buchholz cut 1: BH without the lowest opponent score                     8.1/14.1
-SB     Sonneborn-Berger: sum over games of (own points x opponent's score)      9.1
-KS     Koya: points scored against opponents with >= 50 % of the maximum score  9.2
-====== ======================================================================== ========
+========== ==================================================================== ============
+code       definition                                                           source
+========== ==================================================================== ============
+DE         direct encounter: points scored in games among the players still     C.07 6
+           tied when DE is applied, used only if every pair of them has met
+WIN        rounds in which the player got a win's points, played or not         C.07 7.1
+           (forfeit wins and full-point byes included)
+WON        games won over the board                                             C.07 7.2
+BPG        games played over the board with black                               C.07 7.3
+BWG        games won over the board with black                                  C.07 7.4
+PS         progressive score: sum of the running scores after each round;      C.07 7.5
+           PS-C1 / PS-C2 drop the first one / two rounds' running scores
+BH         Buchholz: sum of the opponents' scores (unplayed rounds: art. 16)    C.07 8.1
+BH-C1/-C2  Buchholz without the 1 / 2 least significant values                  C.07 14.1/2
+BH-M1/-M2  median Buchholz: without the 1 / 2 highest and lowest values         C.07 14.3/4
+SB         Sonneborn-Berger: sum of (points scored x opponent's score);         C.07 9.1
+           SB-C1 etc. as for BH
+KS         Koya: points scored against opponents with >= 50 % of the maximum    C.07 9.2
+ARO        average rating of the opponents met over the board, rounded          C.07 10.1
+           (ARO-C1 etc. cut the lowest / highest ratings)
+TPR        tournament performance rating: ARO + dp(p), p the fraction scored    C.07 10.2,
+           over the board rounded to 0.01, dp from the FIDE table (B.02 8.1.a)  B.02 8.1
+SOS        Go: sum of the opponents' scores (their McMahon scores when initial  OpenGotha
+           McMahon scores are given)
+SOSOS      Go: sum of the opponents' SOS                                        OpenGotha
+SODOS      Go: sum of the scores of the opponents the player defeated           OpenGotha
+MMS        Go: McMahon score = initial McMahon score (input) + points           OpenGotha
+FOULS      xiangqi 犯规: fouls (input per player); FEWER ranks higher            1999 15.1/2
+PEN        xiangqi 18.4: penalties under 18.1 (warnings) and 18.2                1999 18.4
+           (disqualification from a game); value 100 x disqualifications +
+           warnings, LOWER ranks higher, applied first among equal scores
+========== ==================================================================== ============
 
-Simplified (TODO): C.07 article 16 evaluates a player's *unplayed* rounds (byes, forfeits)
-against a "virtual opponent"; here BH / BH-C1 / SB / KS use the real opponent of a forfeited
-game with his actual score and byes contribute nothing.  DE counts only games played over the
-board and, when not all tied players met, does not separate them (the C.07 6.2 extension for
-incomplete encounters is not implemented; DE is not re-applied to a still-tied subgroup).
+Unplayed rounds (C.07 2023 art. 16), used for BH (and cuts), SB and KS when
+``unplayed="fide2023"`` (the default):
+
+* a round is *unplayed* for a player when he has no game over the board in it: a bye of any
+  kind, a forfeit (won or lost, ``+-``, ``-+``, ``--``), or no entry at all (absent / withdrawn);
+* a *voluntarily unplayed round* (VUR) is an unplayed round the player did not get from the
+  pairing: a forfeit loss (including ``--``), a half- or zero-point bye, an absence.  A
+  pairing-allocated (full-point) bye and a forfeit win are not VURs;
+* the player's *own* unplayed rounds are evaluated against a dummy opponent whose score is the
+  player's own final score: BH adds that score, SB adds (points of the round x that score);
+* when a player is an *opponent*, his score for the others' tie-breaks is his score up to his
+  last round that is not a VUR, plus 0.5 for each round after it (a withdrawn player's missing
+  rounds count as draws; a VUR in the middle counts its real points);
+* with low cuts (C1, C2, and the low half of M1, M2), VURs are cut first, the least significant
+  of them first.
+
+``unplayed="none"`` uses real opponents only (a forfeit counts its real opponent's real score,
+byes contribute nothing): the xiangqi 1999 对手分 and 小分, and the pre-2023 'simple' values.
+
+DE counts only games played over the board and, when not all tied players met, does not
+separate them (the C.07 6.2 extension for incomplete encounters is not implemented; DE is not
+re-applied to a still-tied subgroup).  Unrated opponents are left out of ARO/TPR unless
+``unrated_rating`` is given.  Go's SOS/SOSOS/SODOS use real opponents only (byes contribute 0).
 
 Errors: bad input raises :class:`StandingsError` (a ``ValueError``).
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Iterable
+from typing import Iterable, Mapping
 
 __all__ = [
     "StandingsError",
@@ -41,10 +79,27 @@ __all__ = [
     "Row",
     "Standings",
     "TIEBREAKS",
+    "LOWER_IS_BETTER",
+    "XIANGQI_ROUND_ROBIN",
+    "XIANGQI_SWISS",
+    "DP_TABLE",
+    "dp",
     "compute_standings",
+    "xiangqi_standings",
+    "apply_withdrawals",
 ]
 
-TIEBREAKS = ("DE", "WIN", "WON", "BPG", "BWG", "BH", "BH-C1", "SB", "KS")
+# base codes; BH, SB, ARO also take -C1 -C2 -M1 -M2 and PS takes -C1 -C2 (see _parse_code)
+TIEBREAKS = (
+    "DE", "WIN", "WON", "BPG", "BWG", "PS", "BH", "BH-C1", "BH-C2", "BH-M1", "BH-M2", "SB",
+    "SB-C1", "KS", "ARO", "TPR", "SOS", "SOSOS", "SODOS", "MMS", "FOULS", "PEN",
+)
+LOWER_IS_BETTER = frozenset({"FOULS", "PEN"})
+XIANGQI_ROUND_ROBIN = ("SB", "WIN", "DE", "FOULS")  # 1999 art. 15.1: 小分, 胜局, 直胜, 犯规
+XIANGQI_SWISS = ("BH", "WIN", "FOULS")  # 1999 art. 15.2: 对手分, 胜局, 犯规
+_CODE = re.compile(r"^(?:(BH|SB|ARO)(?:-([CM])([12]))?|(PS)(?:-C([12]))?)$")
+_SIMPLE = frozenset({"DE", "WIN", "WON", "BPG", "BWG", "KS", "TPR", "SOS", "SOSOS", "SODOS",
+                     "MMS", "FOULS", "PEN"})
 
 # result -> (white points, black points, played over the board)
 _RESULTS: dict[str, tuple[float, float, bool]] = {
@@ -57,6 +112,26 @@ _RESULTS: dict[str, tuple[float, float, bool]] = {
 }
 _WIN_POINTS = 1.0
 
+# FIDE rating regulations B.02 table 8.1.a: fractional score p (0.50 .. 1.00) -> dp;
+# below 0.50, dp(p) = -dp(1 - p).
+DP_TABLE: dict[int, int] = dict(zip(range(100, 49, -1), (
+    800, 677, 589, 538, 501, 470, 444, 422, 401, 383, 366, 351, 336, 322, 309, 296, 284, 273,
+    262, 251, 240, 230, 220, 211, 202, 193, 184, 175, 166, 158, 149, 141, 133, 125, 117, 110,
+    102, 95, 87, 80, 72, 65, 57, 50, 43, 36, 29, 21, 14, 7, 0)))
+
+
+def _round_half_up(x: float, digits: int = 0) -> float:
+    q = 10 ** digits
+    return math.floor(x * q + 0.5 + 1e-9) / q
+
+
+def dp(p: float) -> int:
+    """FIDE dp for fractional score ``p`` (0..1), ``p`` rounded to the nearest 0.01 first."""
+    if not 0 <= p <= 1:
+        raise StandingsError(f"fractional score must be in 0..1, got {p!r}")
+    cents = int(_round_half_up(p * 100))
+    return DP_TABLE[cents] if cents >= 50 else -DP_TABLE[100 - cents]
+
 
 class StandingsError(ValueError):
     """Bad standings input: unknown player or result, duplicate ids, a player twice in a round,
@@ -65,8 +140,8 @@ class StandingsError(ValueError):
 
 @dataclass(frozen=True)
 class Player:
-    """A participant: unique ``id``, display ``name``, optional ``rating`` (Elo, not used for
-    ranking)."""
+    """A participant: unique ``id``, display ``name``, optional ``rating`` (Elo; used by ARO and
+    TPR only)."""
 
     id: str
     name: str
@@ -77,7 +152,8 @@ class Player:
 class GameResult:
     """One paired game.  ``round`` >= 1; ``white``/``black`` player ids; ``result`` one of
     ``"1-0" "0-1" "1/2-1/2"`` (played) or ``"+-" "-+" "--"`` (forfeits: the win goes to the
-    ``+`` side, ``--`` is a double forfeit scoring 0 for both)."""
+    ``+`` side, ``--`` is a double forfeit scoring 0 for both; xiangqi 1999 art. 21.4:
+    ``+`` = 1 point for an individual, ``-`` = 0)."""
 
     round: int
     white: str
@@ -98,11 +174,18 @@ class GameResult:
 
 @dataclass(frozen=True)
 class Bye:
-    """A round without an opponent: ``player`` id gets ``points`` (0, 0.5 or 1) in ``round``."""
+    """A round without an opponent: ``player`` id gets ``points`` (0, 0.5 or 1) in ``round``.
+    ``voluntary``: whether it is a VUR (C.07 art. 16); default: a full-point bye is a
+    pairing-allocated bye (not voluntary), a half- or zero-point bye is voluntary."""
 
     round: int
     player: str
     points: float = 1.0
+    voluntary: bool | None = None
+
+    @property
+    def is_vur(self) -> bool:
+        return self.points < _WIN_POINTS if self.voluntary is None else self.voluntary
 
 
 @dataclass(frozen=True)
@@ -144,6 +227,19 @@ class Standings:
         return 0
 
 
+def _parse_code(code: str) -> tuple[str, int, int] | None:
+    """``code`` -> (base, low cuts, high cuts), None if unknown."""
+    if code in _SIMPLE:
+        return code, 0, 0
+    m = _CODE.match(code) if isinstance(code, str) else None
+    if not m:
+        return None
+    if m.group(4):
+        return "PS", int(m.group(5) or 0), 0
+    n = int(m.group(3) or 0)
+    return m.group(1), n, n if m.group(2) == "M" else 0
+
+
 def _validate(
     players: list[Player], games: list[GameResult], byes: list[Bye], order: tuple[str, ...]
 ) -> None:
@@ -156,9 +252,10 @@ def _validate(
         if p.id in ids:
             raise StandingsError(f"duplicate player id {p.id!r}")
         ids.add(p.id)
-    unknown = [code for code in order if code not in TIEBREAKS]
+    unknown = [code for code in order if _parse_code(code) is None]
     if unknown:
-        raise StandingsError(f"unknown tie-break {unknown[0]!r}; supported: {', '.join(TIEBREAKS)}")
+        raise StandingsError(f"unknown tie-break {unknown[0]!r}; supported: {', '.join(TIEBREAKS)} "
+                             "(BH, SB, ARO also with -C1 -C2 -M1 -M2; PS with -C1 -C2)")
     if len(set(order)) != len(order):
         raise StandingsError(f"tie-break order repeats a code: {order}")
     seen: set[tuple[int, str]] = set()
@@ -188,22 +285,58 @@ def _validate(
         place(b.round, b.player, "bye")
 
 
+@dataclass(frozen=True)
+class _Entry:
+    """One round of one player."""
+
+    opp: str | None  # real opponent (None: bye or absent)
+    pts: float
+    colour: str  # "w", "b" or ""
+    played: bool  # over the board
+    vur: bool  # voluntarily unplayed round (C.07 16)
+
+
+def _cut(values: list[tuple[bool, float]], low: int, high: int) -> float:
+    """Sum of values (``(is_vur, value)``) without the ``low`` least significant (VURs first,
+    C.07 16) and the ``high`` most significant ones."""
+    ranked = sorted(values, key=lambda v: (not v[0], v[1]))  # VURs first, then ascending
+    kept = ranked[low:]
+    if high:
+        kept = sorted(kept, key=lambda v: v[1])[: max(0, len(kept) - high)]
+    return sum(v for _, v in kept)
+
+
 def compute_standings(
     players: Iterable[Player],
     games: Iterable[GameResult],
     byes: Iterable[Bye] = (),
     order: Iterable[str] = ("SB", "WIN", "DE"),
+    *,
+    rounds: int | None = None,
+    unplayed: str = "fide2023",
+    fouls: Mapping[str, int] | None = None,
+    penalties: Mapping[str, tuple[int, int]] | None = None,
+    mcmahon: Mapping[str, float] | None = None,
+    unrated_rating: int | None = None,
 ) -> Standings:
-    """Rank ``players`` by score, then by the tie-breaks in ``order`` (codes from
-    :data:`TIEBREAKS`, see the module docstring; every tie-break: higher is better).
+    """Rank ``players`` by score, then by the tie-breaks in ``order`` (codes: see the module
+    docstring; higher is better except FOULS and PEN).
 
-    Players are sorted by score; then each tie-break in turn splits the groups still tied.
-    DE is positional: it is computed inside each group still tied when DE is reached, so its
-    value depends on the tie-breaks before it.  Players equal in score and every tie-break
-    share the rank (1, 2, 2, 4); inside such a group the input order of ``players`` is kept.
-    KS's limit is half the number of rounds (the highest round number seen).
+    Players are sorted by score (by McMahon score when ``mcmahon`` — initial McMahon score per
+    player id — is given); then each tie-break in turn splits the groups still tied.  DE is
+    positional: it is computed inside each group still tied when DE is reached, so its value
+    depends on the tie-breaks before it.  Players equal in score and every tie-break share the
+    rank (1, 2, 2, 4); inside such a group the input order of ``players`` is kept.
 
-    Returns :class:`Standings`; ``Row.tiebreaks`` holds exactly the codes of ``order``.
+    ``rounds``: number of rounds of the event (default: the highest round number seen); a
+    player without game or bye in a round was absent (a VUR).  KS's limit is half of it.
+    ``unplayed``: ``"fide2023"`` (C.07 art. 16, default) or ``"none"`` (real opponents only).
+    ``fouls``: xiangqi fouls per player id (FOULS); ``penalties``: xiangqi 18.1/18.2 penalties
+    per player id as ``(warnings, disqualifications)``; when given, PEN is applied first among
+    equal scores (art. 18.4) even if not in ``order``.  ``unrated_rating``: rating used for
+    unrated opponents in ARO/TPR (default: they are left out).
+
+    Returns :class:`Standings`; ``Row.tiebreaks`` holds exactly the codes of the order used.
     Raises :class:`StandingsError` for unknown players/results/codes, duplicates, or a player
     placed twice in one round.
     """
@@ -211,50 +344,120 @@ def compute_standings(
     games = list(games)
     byes = list(byes)
     order = tuple(order)
+    if penalties and "PEN" not in order:
+        order = ("PEN", *order)
+    if unplayed not in ("fide2023", "none"):
+        raise StandingsError(f"unplayed must be 'fide2023' or 'none', got {unplayed!r}")
     _validate(players, games, byes, order)
+    fouls = dict(fouls or {})
+    penalties = dict(penalties or {})
+    mcmahon = dict(mcmahon or {})
+    fide = unplayed == "fide2023"
 
-    score = {p.id: 0.0 for p in players}
-    # per player: (opponent, own points, colour, played over the board)
-    record: dict[str, list[tuple[str, float, str, bool]]] = {p.id: [] for p in players}
+    n_rounds = max((x.round for x in [*games, *byes]), default=0)
+    if rounds is not None:
+        if rounds < n_rounds:
+            raise StandingsError(f"rounds={rounds} but results go up to round {n_rounds}")
+        n_rounds = rounds
+    ids = [p.id for p in players]
+    table: dict[str, list[_Entry | None]] = {pid: [None] * n_rounds for pid in ids}
     for g in games:
         wp, bp = g.points
-        score[g.white] += wp
-        score[g.black] += bp
-        record[g.white].append((g.black, wp, "w", g.played))
-        record[g.black].append((g.white, bp, "b", g.played))
-    full_point_byes = {p.id: 0 for p in players}
+        table[g.white][g.round - 1] = _Entry(g.black, wp, "w", g.played, not g.played and wp < _WIN_POINTS)
+        table[g.black][g.round - 1] = _Entry(g.white, bp, "b", g.played, not g.played and bp < _WIN_POINTS)
     for b in byes:
-        score[b.player] += b.points
-        full_point_byes[b.player] += b.points >= _WIN_POINTS
-    rounds = max((x.round for x in [*games, *byes]), default=0)
-    koya_limit = rounds / 2
+        table[b.player][b.round - 1] = _Entry(None, float(b.points), "", False, b.is_vur)
+    absent = _Entry(None, 0.0, "", False, True)
+    rec = {pid: [e if e is not None else absent for e in table[pid]] for pid in ids}
+
+    score = {pid: sum(e.pts for e in rec[pid]) for pid in ids}
+    rating = {p.id: p.rating for p in players}
+
+    def opp_score(pid: str) -> float:
+        """``pid``'s score as seen in his opponents' tie-breaks (C.07 16)."""
+        if not fide:
+            return score[pid]
+        last = max((i for i, e in enumerate(rec[pid]) if not e.vur), default=-1)
+        return sum(e.pts for e in rec[pid][: last + 1]) + 0.5 * (n_rounds - 1 - last)
+
+    adj = {pid: opp_score(pid) for pid in ids}
+
+    def contributions(pid: str) -> list[tuple[_Entry, float]]:
+        """(round entry, opponent's score for it) over the rounds that count for BH/SB/KS."""
+        out = []
+        for e in rec[pid]:
+            if e.played or (not fide and e.opp is not None):
+                out.append((e, adj[e.opp]))  # adj == score when not fide
+            elif fide:
+                out.append((e, score[pid]))  # dummy opponent with the player's own score (16)
+        return out
+
+    mms = {pid: mcmahon.get(pid, 0.0) + score[pid] for pid in ids}
+    go_score = mms if mcmahon else score
+    sos = {pid: sum(go_score[e.opp] for e in rec[pid] if e.opp is not None) for pid in ids}
+
+    def aro(pid: str, low: int = 0, high: int = 0) -> float:
+        rs = [rating[e.opp] if rating[e.opp] is not None else unrated_rating
+              for e in rec[pid] if e.played]
+        rs = [(False, float(r)) for r in rs if r is not None]
+        n = len(rs) - low - high
+        if n <= 0:
+            return 0.0
+        return float(_round_half_up(_cut(rs, low, high) / n))
+
+    koya_limit = n_rounds / 2
 
     def fixed(code: str, pid: str) -> float:
-        rec = record[pid]
-        if code == "WIN":
-            return sum(pts >= _WIN_POINTS for _, pts, _, _ in rec) + full_point_byes[pid]
-        if code == "WON":
-            return sum(pts >= _WIN_POINTS for _, pts, _, played in rec if played)
-        if code == "BPG":
-            return sum(col == "b" for _, _, col, played in rec if played)
-        if code == "BWG":
-            return sum(col == "b" and pts >= _WIN_POINTS for _, pts, col, played in rec if played)
-        opp_scores = sorted(score[opp] for opp, _, _, _ in rec)
-        if code == "BH":
-            return sum(opp_scores)
-        if code == "BH-C1":
-            return sum(opp_scores[1:])
-        if code == "SB":
-            return sum(pts * score[opp] for opp, pts, _, _ in rec)
-        if code == "KS":
-            return sum(pts for opp, pts, _, _ in rec if score[opp] >= koya_limit)
+        base, low, high = _parse_code(code)  # type: ignore[misc]
+        r = rec[pid]
+        if base == "WIN":
+            return sum(e.pts >= _WIN_POINTS for e in r)
+        if base == "WON":
+            return sum(e.pts >= _WIN_POINTS for e in r if e.played)
+        if base == "BPG":
+            return sum(e.colour == "b" for e in r if e.played)
+        if base == "BWG":
+            return sum(e.colour == "b" and e.pts >= _WIN_POINTS for e in r if e.played)
+        if base == "PS":
+            running, total = 0.0, 0.0
+            for i, e in enumerate(r):
+                running += e.pts
+                if i >= low:
+                    total += running
+            return total
+        if base == "BH":
+            return _cut([(e.vur, s) for e, s in contributions(pid)], low, high)
+        if base == "SB":
+            return _cut([(e.vur, e.pts * s) for e, s in contributions(pid)], low, high)
+        if base == "KS":
+            return sum(e.pts for e, s in contributions(pid) if s >= koya_limit)
+        if base == "ARO":
+            return aro(pid, low, high)
+        if base == "TPR":
+            played = [e for e in r if e.played and (rating[e.opp] is not None or unrated_rating is not None)]
+            if not played:
+                return 0.0
+            return aro(pid) + dp(sum(e.pts for e in played) / len(played))
+        if base == "SOS":
+            return sos[pid]
+        if base == "SOSOS":
+            return sum(sos[e.opp] for e in r if e.opp is not None)
+        if base == "SODOS":
+            return sum(go_score[e.opp] for e in r if e.opp is not None and e.pts >= _WIN_POINTS)
+        if base == "MMS":
+            return mms[pid]
+        if base == "FOULS":
+            return fouls.get(pid, 0)
+        if base == "PEN":
+            w, d = penalties.get(pid, (0, 0))
+            return 100 * d + w
         raise AssertionError(code)  # pragma: no cover - codes validated above
 
-    values: dict[str, dict[str, float]] = {p.id: {} for p in players}
+    values: dict[str, dict[str, float]] = {pid: {} for pid in ids}
     for code in order:
         if code != "DE":
-            for p in players:
-                values[p.id][code] = float(fixed(code, p.id))
+            for pid in ids:
+                values[pid][code] = float(fixed(code, pid))
 
     def direct_encounter(group: list[str]) -> bool:
         """Fill DE for ``group``; True if every pair met (so DE can separate them)."""
@@ -262,31 +465,33 @@ def compute_standings(
         met: set[frozenset[str]] = set()
         points = dict.fromkeys(group, 0.0)
         for pid in group:
-            for opp, pts, _, played in record[pid]:
-                if played and opp in members:
-                    met.add(frozenset((pid, opp)))
-                    points[pid] += pts
+            for e in rec[pid]:
+                if e.played and e.opp in members:
+                    met.add(frozenset((pid, e.opp)))
+                    points[pid] += e.pts
         complete = len(group) > 1 and all(frozenset(c) in met for c in combinations(group, 2))
         for pid in group:
             values[pid]["DE"] = points[pid] if complete else 0.0
         return complete
 
-    index = {p.id: i for i, p in enumerate(players)}
-    ranked = sorted(index, key=lambda pid: (-score[pid], index[pid]))
+    primary = mms if mcmahon else score
+    index = {pid: i for i, pid in enumerate(ids)}
+    ranked = sorted(ids, key=lambda pid: (-primary[pid], index[pid]))
     groups: list[list[str]] = []
     for pid in ranked:
-        if groups and score[groups[-1][0]] == score[pid]:
+        if groups and primary[groups[-1][0]] == primary[pid]:
             groups[-1].append(pid)
         else:
             groups.append([pid])
 
     de_groups: list[tuple[str, ...]] = []
     for code in order:
+        sign = 1 if code in LOWER_IS_BETTER else -1
         split: list[list[str]] = []
         for group in groups:
             if code == "DE" and direct_encounter(group):
                 de_groups.append(tuple(group))
-            group = sorted(group, key=lambda pid: -values[pid][code])  # stable: keeps input order
+            group = sorted(group, key=lambda pid: sign * values[pid][code])  # stable
             for pid in group:
                 if split and split[-1][0] in group and values[split[-1][0]][code] == values[pid][code]:
                     split[-1].append(pid)
@@ -301,3 +506,78 @@ def compute_standings(
         for pid in group:
             rows.append(Row(rank, pid, names[pid], score[pid], dict(values[pid])))
     return Standings(rows=rows, order=order, de_groups=tuple(de_groups))
+
+
+def xiangqi_standings(
+    players: Iterable[Player],
+    games: Iterable[GameResult],
+    byes: Iterable[Bye] = (),
+    *,
+    system: str = "round_robin",
+    fouls: Mapping[str, int] | None = None,
+    penalties: Mapping[str, tuple[int, int]] | None = None,
+) -> Standings:
+    """Individual xiangqi standings by the 1999 competition rules: art. 15.1 round robin
+    (小分 SB, 胜局 WIN, 直胜 DE, 犯规 FOULS) or 15.2 Swiss / 积分编排制 (对手分 BH, 胜局 WIN,
+    犯规 FOULS); players penalised under 18.1-18.2 last among equal scores (18.4).  Opponents'
+    scores are the real ones (``unplayed="none"``); forfeits count + = 1, - = 0 (21.4)."""
+    if system not in ("round_robin", "swiss"):
+        raise StandingsError(f"system must be 'round_robin' or 'swiss', got {system!r}")
+    order = XIANGQI_ROUND_ROBIN if system == "round_robin" else XIANGQI_SWISS
+    return compute_standings(players, games, byes, order, unplayed="none", fouls=fouls,
+                             penalties=penalties)
+
+
+def apply_withdrawals(
+    player_ids: Iterable[str],
+    games: Iterable[GameResult],
+    withdrawn: Mapping[str, int],
+    *,
+    system: str,
+) -> tuple[list[GameResult], set[str]]:
+    """Results after withdrawals, xiangqi 1999 art. 20.3 / 20.4.
+
+    ``withdrawn``: player id -> last round he took part in.  ``games``: recorded games; games
+    not yet played may be listed with result ``"*"`` (the schedule).  Returns ``(games,
+    annulled)``: the transformed list and the ids whose results were annulled (the caller
+    leaves them out of the standings).
+
+    * ``system="round_robin"`` (20.3): if the player met fewer than half of his opponents
+      (games up to his last round, forfeits included), all his results are annulled (his games
+      removed); otherwise his results stand and every remaining game — scheduled ones in their
+      round, and opponents with no scheduled game in new rounds after the last one — is a
+      forfeit win for the opponent.
+    * ``system="swiss"`` (20.4): his results stand whatever their number; his scheduled games
+      after his last round become forfeit wins for the opponent; he is not paired again.
+    """
+    if system not in ("round_robin", "swiss"):
+        raise StandingsError(f"system must be 'round_robin' or 'swiss', got {system!r}")
+    ids = list(player_ids)
+    games = list(games)
+    annulled: set[str] = set()
+    if system == "round_robin":
+        for w, last in withdrawn.items():
+            met = {g.black if g.white == w else g.white for g in games
+                   if w in (g.white, g.black) and g.round <= last and g.result != "*"}
+            if len(met) * 2 < len(ids) - 1:
+                annulled.add(w)
+        games = [g for g in games if g.white not in annulled and g.black not in annulled]
+
+    def forfeit(g: GameResult, loser: str) -> GameResult:
+        return GameResult(g.round, g.white, g.black, "-+" if g.white == loser else "+-")
+
+    out: list[GameResult] = []
+    for g in games:
+        loser = next((w for w in (g.white, g.black) if w in withdrawn and g.round > withdrawn[w]), None)
+        out.append(forfeit(g, loser) if loser else g)
+    if system == "round_robin":
+        extra = max((g.round for g in out), default=0)
+        for w in withdrawn:
+            if w in annulled:
+                continue
+            met = {g.black if g.white == w else g.white for g in out if w in (g.white, g.black)}
+            for opp in ids:
+                if opp != w and opp not in met and opp not in annulled:
+                    extra += 1
+                    out.append(GameResult(extra, opp, w, "+-"))
+    return out, annulled

@@ -84,8 +84,14 @@ def test_forfeits_byes_and_incomplete_direct_encounter():
     assert tb["S"]["BPG"] == 0  # forfeited game not played
     # S and T are tied on 1.0 and never met: DE does not separate them
     assert tb["S"]["DE"] == 0.0 and tb["T"]["DE"] == 0.0 and st.de_rank("S") == 0
-    # BH (simple: real opponent of a forfeit counts): S met R (1.5); T met P (2.0)
-    assert tb["S"]["BH"] == 1.5 and tb["T"]["BH"] == 2.0
+    # BH changed by FIDE C.07 2023 art. 16 (was S 1.5, T 2.0 with real opponents only): every
+    # unplayed round (forfeit or bye) counts a dummy opponent with the player's own score.
+    #   S (1.0): R1 forfeit loss -> 1.0, R2 bye -> 1.0          = 2.0
+    #   T (1.0): R1 bye -> 1.0, R2 played P (2.0, no VUR)       = 3.0
+    assert tb["S"]["BH"] == 2.0 and tb["T"]["BH"] == 3.0
+    # the pre-2023 'simple' value (real opponent of a forfeit, byes nothing): S met R (1.5); T met P (2.0)
+    simple = compute_standings(players, games, byes, order=("BH",), unplayed="none")
+    assert simple.row("S").tiebreaks["BH"] == 1.5 and simple.row("T").tiebreaks["BH"] == 2.0
     assert [(r.rank, r.id) for r in st.rows] == [(1, "P"), (2, "R"), (3, "T"), (4, "S"), (5, "Q")]
     shared = compute_standings(players, games, byes, order=("DE", "WIN", "WON"))
     assert [(r.rank, r.id) for r in shared.rows] == [(1, "P"), (2, "R"), (3, "S"), (3, "T"), (5, "Q")]

@@ -1,0 +1,95 @@
+"""Re-pair every round of a TRF from the rounds before it and compare with the record.
+
+``check_pairings(path)`` is what ``arbiter check-pairings --trf FILE`` prints: per round the
+official pairs and ours as ``[white, black]`` start numbers, the byes, and ``matched``.
+
+Comparison rules (JaVaFo/bbpPairings conventions, FIDE C.04.1):
+  * players to pair in round r: those recorded against an opponent (played or forfeited: a
+    forfeit ``+``/``-`` against a named opponent was paired, just not played) or with the
+    pairing-allocated bye (``U``; ``0000 - +`` in older files); everyone else is absent;
+  * history: only played games count as met opponents and for colours; forfeits and byes give
+    the points and count as "had a bye" (forfeit win) as bbpPairings does;
+  * a pair matches when both players and colours equal the record; a forfeited pair has no
+    recorded colours (``-``), so it matches on the two players alone;
+  * round 1 is compared too (the initial colour is taken from XXC / the record).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from services.pairing.core import PairingError
+from services.pairing.dutch import ENGINE, pair_dutch, players_from_trf
+from services.pairing.trf import Tournament, read_trf
+
+__all__ = ["check_pairings", "official_round", "compare_round"]
+
+
+def official_round(t: Tournament, rnd: int) -> tuple[list[list[int]], int | None, set[frozenset]]:
+    """(pairs ``[white, black]`` — forfeits listed lower number first —, bye, forfeit pairs)."""
+    pairs, forfeits, bye = [], set(), None
+    for p in t.players:
+        e = p.entry(rnd)
+        if e is None:
+            continue
+        if e.opponent is None:
+            if e.result in "U+":
+                bye = p.number
+            continue
+        if e.colour == "w" or (e.colour == "-" and p.number < e.opponent):
+            pairs.append([p.number, e.opponent])
+            if e.colour == "-":
+                forfeits.add(frozenset((p.number, e.opponent)))
+    return pairs, bye, forfeits
+
+
+def compare_round(official: list[list[int]], ours: list[list[int]], official_bye, our_bye,
+                  forfeits: set[frozenset]) -> bool:
+    def key(pair):
+        return frozenset(pair) if frozenset(pair) in forfeits else tuple(pair)
+    return official_bye == our_bye and {key(p) for p in official} == {key(p) for p in ours}
+
+
+def _first_white(t: Tournament) -> bool:
+    if t.header("XXC") is not None:
+        return t.first_white
+    top = min((p for p in t.players if p.entry(1) and p.entry(1).colour in "wb"),
+              key=lambda p: p.number, default=None)
+    return top is None or top.entry(1).colour == "w"
+
+
+def check_pairings(path: str | Path, system: str = "dutch", pair=None) -> dict:
+    """Re-pair each recorded round of the TRF at ``path``; see the module docstring.
+
+    ``pair(players, round_no, total_rounds, first_white) -> SwissRound`` defaults to our Dutch
+    engine (:func:`services.pairing.dutch.pair_dutch`); other engines are passed in for the
+    comparison in docs/pairing-comparison.md.
+    """
+    if system != "dutch":
+        raise ValueError(f"unknown system {system!r} (supported: dutch)")
+    pair = pair or pair_dutch
+    t = read_trf(path)
+    first_white = _first_white(t)
+    total = max(t.rounds, t.rounds_recorded)
+    rounds = []
+    for rnd in range(1, t.rounds_recorded + 1):
+        official, obye, forfeits = official_round(t, rnd)
+        t0 = time.perf_counter()
+        try:
+            res = pair(players_from_trf(t, rnd), rnd, total, first_white)
+            ours = [[int(w), int(b)] for w, b in res.boards]
+            our_bye = int(res.bye) if res.bye is not None else None
+            error = None
+        except PairingError as exc:
+            ours, our_bye, error = [], None, str(exc)
+        secs = time.perf_counter() - t0
+        row = {"round": rnd, "official": sorted(official), "ours": sorted(ours),
+               "official_bye": obye, "our_bye": our_bye,
+               "matched": error is None and compare_round(official, ours, obye, our_bye,
+                                                          forfeits),
+               "seconds": round(secs, 3)}
+        if error:
+            row["error"] = error
+        rounds.append(row)
+    return {"file": str(path), "system": system, "engine": ENGINE, "rounds": rounds,
+            "matched_all": all(r["matched"] for r in rounds)}

@@ -1,0 +1,294 @@
+"""FIDE Tournament Report File (TRF-16) reading and writing; pure except :func:`read_trf`.
+
+Format: FIDE Handbook C.04.A annex 2 (TRF16), with the JaVaFo/bbpPairings extensions ``XXR``
+(number of rounds) and ``XXC`` (configuration: ``white1``/``black1`` = colour of the top seed
+in round 1, ``rank`` = pairing numbers by rank).  Player lines ``001`` use fixed columns
+(1-based, inclusive)::
+
+    1-3 "001"   5-8 start rank   10 sex   11-13 title   15-47 name   49-52 rating
+    54-56 federation   58-68 FIDE id   70-79 birth date   81-84 points   86-89 rank
+    round i (i = 1, 2, ...): 92-95 opponent (0000 = none), 97 colour (w/b/-), 99 result,
+    each block 10 columns further right.
+
+Results (column 99): ``1 0 =`` played game; ``W D L`` played, unrated (win/draw/loss);
+``+ -`` forfeit win/loss (with an opponent: paired but not played); ``H`` half-point bye,
+``F`` full-point bye, ``U`` pairing-allocated bye (one point), ``Z`` zero-point bye; ``-`` with
+no opponent: absent, zero.  An all-blank round block means "not in the event that round"
+(withdrawn, not yet entered).
+
+lichess flavour (``SwissTrf.scala``): user name in the name field, no federation/birth/id,
+byes written as the bare letter in column 99 (no ``0000``), player lines not sorted by number.
+Those are read as their standard equivalents; :func:`write_trf` always writes the standard
+form (``0000 - U``), so a lichess file round-trips in content, not byte for byte.
+
+TRF-26 (FIDE, effective 2026) keeps the 001 column layout above for the fields used here.
+
+Errors: :class:`TrfError` (a ``ValueError``) naming the line and column.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["TrfError", "RoundEntry", "TrfPlayer", "Tournament", "parse_trf", "read_trf",
+           "write_trf", "PLAYED", "RESULT_POINTS"]
+
+PLAYED = frozenset("10=WDL")
+RESULT_POINTS = {"1": 1.0, "0": 0.0, "=": 0.5, "W": 1.0, "D": 0.5, "L": 0.0, "+": 1.0,
+                 "-": 0.0, "H": 0.5, "F": 1.0, "U": 1.0, "Z": 0.0}
+_COLOURS = frozenset("wb-")
+_FIRST_ROUND_COL = 92  # 1-based column of round 1's opponent field
+_BLOCK = 10
+
+
+class TrfError(ValueError):
+    """Malformed TRF input; ``line`` and ``column`` are 1-based (column 0: whole line)."""
+
+    def __init__(self, message: str, line: int, column: int = 0):
+        self.line, self.column = line, column
+        where = f"line {line}" + (f", column {column}" if column else "")
+        super().__init__(f"TRF {where}: {message}")
+
+
+@dataclass(frozen=True)
+class RoundEntry:
+    """One round of one player: ``opponent`` start rank or ``None`` (bye/absent),
+    ``colour`` ``'w'``/``'b'``/``'-'``, ``result`` one of ``1 0 = W D L + - H F U Z``."""
+
+    opponent: int | None
+    colour: str
+    result: str
+
+    @property
+    def played(self) -> bool:
+        """A game was played over the board (counts for rematches and colours)."""
+        return self.opponent is not None and self.result in PLAYED
+
+    @property
+    def paired(self) -> bool:
+        """The pairing program paired this player against an opponent (played or forfeit)."""
+        return self.opponent is not None
+
+    @property
+    def points(self) -> float:
+        return RESULT_POINTS[self.result]
+
+
+@dataclass
+class TrfPlayer:
+    number: int
+    name: str
+    sex: str = ""
+    title: str = ""
+    rating: int | None = None
+    federation: str = ""
+    fide_id: str = ""
+    birth: str = ""
+    points: float | None = None
+    rank: int | None = None
+    rounds: list[RoundEntry | None] = field(default_factory=list)  # None: blank block
+
+    def entry(self, rnd: int) -> RoundEntry | None:
+        return self.rounds[rnd - 1] if rnd <= len(self.rounds) else None
+
+    @property
+    def result_sum(self) -> float:
+        return sum(e.points for e in self.rounds if e is not None)
+
+
+@dataclass
+class Tournament:
+    """A parsed TRF.  ``headers``: the non-001 lines in file order as ``(code, content)``
+    (kept for writing back).  ``rounds``: from ``XXR`` if present, else the longest record."""
+
+    players: list[TrfPlayer]
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    rounds: int = 0
+    first_white: bool = True  # XXC white1 (default) / black1
+    by_rank: bool = False  # XXC rank
+
+    def header(self, code: str) -> str | None:
+        return next((c for k, c in self.headers if k == code), None)
+
+    @property
+    def name(self) -> str | None:
+        return self.header("012")
+
+    @property
+    def start_date(self) -> str | None:
+        return self.header("042")
+
+    @property
+    def end_date(self) -> str | None:
+        return self.header("052")
+
+    @property
+    def declared_players(self) -> int | None:
+        v = self.header("062")
+        return int(v) if v and v.strip().isdigit() else None
+
+    def player(self, number: int) -> TrfPlayer:
+        return self._by_no[number]
+
+    @property
+    def _by_no(self) -> dict[int, TrfPlayer]:
+        return {p.number: p for p in self.players}
+
+    @property
+    def rounds_recorded(self) -> int:
+        """Rounds with at least one non-blank entry."""
+        return max((i + 1 for p in self.players for i, e in enumerate(p.rounds) if e), default=0)
+
+    def games(self) -> int:
+        """Pairings of two players (played or forfeited), each counted once."""
+        return sum(1 for p in self.players for e in p.rounds
+                   if e and e.opponent is not None) // 2
+
+    def played_games(self) -> int:
+        return sum(1 for p in self.players for e in p.rounds if e and e.played) // 2
+
+
+# ----------------------------------------------------------------------------------- parsing
+def _field(line: str, a: int, b: int) -> str:
+    return line[a - 1:b].strip()
+
+
+def _int(line: str, a: int, b: int, lineno: int, what: str, optional: bool = True) -> int | None:
+    s = _field(line, a, b)
+    if not s:
+        if optional:
+            return None
+        raise TrfError(f"{what} missing", lineno, a)
+    if not s.isdigit():
+        raise TrfError(f"{what} must be a number, got {s!r}", lineno, a)
+    return int(s)
+
+
+def _parse_round(block: str, lineno: int, col: int) -> RoundEntry | None:
+    """``block`` = columns col..col+7 (opponent 4, space, colour, space, result)."""
+    block = block.ljust(8)
+    if not block.strip():
+        return None
+    opp_s, colour, result = block[0:4].strip(), block[5], block[7]
+    if block[4] != " " or block[6] != " ":
+        raise TrfError(f"round block {block!r} is not 'oooo c r'", lineno, col)
+    if result not in RESULT_POINTS:
+        raise TrfError(f"unknown result {result!r}", lineno, col + 7)
+    colour = colour if colour != " " else "-"
+    if colour not in _COLOURS:
+        raise TrfError(f"unknown colour {colour!r}", lineno, col + 5)
+    if opp_s and not opp_s.isdigit():
+        raise TrfError(f"opponent must be a number, got {opp_s!r}", lineno, col)
+    opp = int(opp_s) if opp_s else 0
+    if opp == 0:
+        if result in PLAYED:
+            raise TrfError(f"result {result!r} needs an opponent", lineno, col + 7)
+        return RoundEntry(None, "-", result)
+    if result in "HFUZ":
+        raise TrfError(f"bye result {result!r} with an opponent {opp}", lineno, col + 7)
+    if result in PLAYED and colour == "-":
+        raise TrfError("played game without colour", lineno, col + 5)
+    return RoundEntry(opp, colour, result)
+
+
+def _parse_player(line: str, lineno: int) -> TrfPlayer:
+    number = _int(line, 5, 8, lineno, "start rank", optional=False)
+    pts_s = _field(line, 81, 84)
+    try:
+        points = float(pts_s) if pts_s else None
+    except ValueError:
+        raise TrfError(f"points must be a number, got {pts_s!r}", lineno, 81) from None
+    rounds: list[RoundEntry | None] = []
+    col = _FIRST_ROUND_COL
+    while col <= len(line.rstrip()):
+        rounds.append(_parse_round(line[col - 1:col + 7], lineno, col))
+        col += _BLOCK
+    while rounds and rounds[-1] is None:
+        rounds.pop()
+    return TrfPlayer(number=number, sex=_field(line, 10, 10), title=_field(line, 11, 13),
+                     name=_field(line, 15, 47), rating=_int(line, 49, 52, lineno, "rating"),
+                     federation=_field(line, 54, 56), fide_id=_field(line, 58, 68),
+                     birth=_field(line, 70, 79), points=points,
+                     rank=_int(line, 86, 89, lineno, "rank"), rounds=rounds)
+
+
+def parse_trf(text: str) -> Tournament:
+    """Parse TRF text (pure).  Raises :class:`TrfError` naming line and column."""
+    players: list[TrfPlayer] = []
+    headers: list[tuple[str, str]] = []
+    xxr: int | None = None
+    first_white, by_rank = True, False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        code = line[:3]
+        if code == "001":
+            players.append(_parse_player(line, lineno))
+            continue
+        content = line[4:] if len(line) > 3 else ""
+        if len(line) > 3 and line[3] != " ":
+            raise TrfError(f"expected a space after the code {code!r}", lineno, 4)
+        headers.append((code, content))
+        if code == "XXR":
+            if not content.strip().isdigit():
+                raise TrfError(f"XXR needs a number of rounds, got {content!r}", lineno, 5)
+            xxr = int(content)
+        elif code == "XXC":
+            for word in content.split():
+                if word == "white1":
+                    first_white = True
+                elif word == "black1":
+                    first_white = False
+                elif word == "rank":
+                    by_rank = True
+    seen: set[int] = set()
+    for p in players:
+        if p.number in seen:
+            raise TrfError(f"start rank {p.number} appears twice", 0)
+        seen.add(p.number)
+    players.sort(key=lambda p: p.number)
+    t = Tournament(players=players, headers=headers, first_white=first_white, by_rank=by_rank)
+    t.rounds = xxr if xxr is not None else t.rounds_recorded
+    for p in players:
+        for i, e in enumerate(p.rounds):
+            if e and e.opponent is not None and e.opponent not in seen:
+                raise TrfError(f"player {p.number} round {i + 1}: opponent {e.opponent} "
+                               "has no 001 line", 0)
+    return t
+
+
+def read_trf(path: str | Path) -> Tournament:
+    """Read a TRF file (UTF-8, falling back to Latin-1) and parse it."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return parse_trf(text)
+
+
+# ----------------------------------------------------------------------------------- writing
+def _fmt_round(e: RoundEntry | None) -> str:
+    if e is None:
+        return " " * 8
+    opp = e.opponent if e.opponent is not None else 0
+    return f"{opp:4d} {e.colour} {e.result}"
+
+
+def player_line(p: TrfPlayer, max_rounds: int | None = None) -> str:
+    pts = "" if p.points is None else f"{p.points:.1f}"
+    head = (f"001 {p.number:4d} {p.sex:1.1}{p.title:>3.3} {p.name:<33.33} "
+            f"{'' if p.rating is None else p.rating:>4} {p.federation:<3.3} {p.fide_id:>11.11} "
+            f"{p.birth:<10.10} {pts:>4} {'' if p.rank is None else p.rank:>4}")
+    rounds = p.rounds if max_rounds is None else p.rounds[:max_rounds]
+    return (head + "".join("  " + _fmt_round(e) for e in rounds)).rstrip()
+
+
+def write_trf(t: Tournament) -> str:
+    """TRF-16 text: header lines in their original order, then players by start rank."""
+    lines = [f"{code} {content}".rstrip() if content else code for code, content in t.headers]
+    if t.header("XXR") is None and t.rounds:
+        lines.append(f"XXR {t.rounds}")
+    lines += [player_line(p) for p in sorted(t.players, key=lambda p: p.number)]
+    return "\n".join(lines) + "\n"

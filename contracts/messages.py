@@ -68,11 +68,13 @@ class CreateTournament(_TCmd):
     ``tiebreaks``: FIDE codes in order (SB, BH, BH-C1, WIN, DE, ...). ``default_time_s``: a player
     absent this long after the start of the round loses by forfeit (0 = no limit).
     ``game``: chess or xiangqi; ``natural_limit_moves``: xiangqi's natural move limit (1999 rules
-    art. 4.2.4: 60 moves without a capture, which an event may lower).
+    art. 4.2.4: 60 moves without a capture, which an event may lower). ``chinese-swiss``: the
+    积分编排制 of the xiangqi rules' appendix 2; ``mcmahon``: McMahon (Go), with ``mcmahon_bar``
+    and ``mcmahon_floor`` grades; ``lots_seed`` seeds every lot the pairing draws.
     """
 
     name: str = Field(min_length=1, max_length=200)
-    system: Literal["round-robin", "double-round-robin", "swiss"] = "round-robin"
+    system: Literal["round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon"] = "round-robin"
     rounds: int | None = Field(default=None, ge=1, le=99)
     time_control: str = "5400+30"
     tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE")
@@ -81,16 +83,23 @@ class CreateTournament(_TCmd):
     game: GameKind = "chess"
     natural_limit_moves: int = Field(default=60, ge=1, le=60)
     repetition_rulings: RepetitionRulings = "automatic"
+    lots_seed: int = 0
+    mcmahon_bar: str | None = None
+    mcmahon_floor: str | None = None
 
 
 class RegisterPlayer(_TCmd):
-    """Register a player (before round 1). ``rating``: Elo points."""
+    """Register a player (before round 1). ``rating``: Elo points; ``grade``: Go amateur grade of
+    the Chinese dan/kyu system (``3d``/``3段``, ``5k``/``5级``), the McMahon seeding input;
+    ``club``: for the same-club avoidance of the 积分编排制 (appendix 2, item 7)."""
 
     player_id: PlayerId
     name: str = Field(min_length=1, max_length=200)
     rating: int | None = Field(default=None, ge=0, le=4000)
     fide_id: str | None = None
     title: str | None = None
+    grade: str | None = Field(default=None, max_length=8)
+    club: str | None = Field(default=None, max_length=200)
 
 
 class DrawLots(_TCmd):
@@ -130,6 +139,9 @@ class TournamentCreated(_TEvt):
     game: GameKind = "chess"
     natural_limit_moves: int = 60
     repetition_rulings: RepetitionRulings = "automatic"
+    lots_seed: int = 0
+    mcmahon_bar: str | None = None
+    mcmahon_floor: str | None = None
 
 
 class PlayerRegistered(_TEvt):
@@ -138,6 +150,8 @@ class PlayerRegistered(_TEvt):
     rating: int | None = None
     fide_id: str | None = None
     title: str | None = None
+    grade: str | None = None
+    club: str | None = None
 
 
 class LotsDrawn(_TEvt):
@@ -152,7 +166,9 @@ class Board(_M):
 
 
 class RoundPaired(_TEvt):
-    """A round's pairing: boards (white first), bye, the system and the inputs' hash."""
+    """A round's pairing: boards (white first), bye, the system (``system_version``: the engine
+    and its version), the inputs' hash and the seed of any lot drawn (``lots_seed``), so a
+    replay re-derives it; ``decisions``: the steps a method took (floats, lots), for audit."""
 
     round: int
     system: str
@@ -161,6 +177,9 @@ class RoundPaired(_TEvt):
     manual: bool = False
     inputs_hash: str = ""
     rule: Rule | None = None
+    system_version: str = ""
+    lots_seed: int | None = None
+    decisions: tuple[str, ...] = ()
 
 
 class StandingRow(_M):

@@ -8,6 +8,7 @@ TournamentCommandRejected for a refused command (nothing changes).
 Systems: ``round-robin`` / ``double-round-robin`` by Berger tables built by the method of
 appendix 1 of the xiangqi rules (identical to FIDE's Berger tables), draw numbers from DrawLots
 (else registration order); ``swiss``: the Dutch system of :func:`services.pairing.core.dutch_pair`;
+``mcmahon``: :func:`services.pairing.mcmahon.mcmahon_pair` from the players' grades (Go);
 or the organiser's manual pairing (StartRound with boards).
 """
 from __future__ import annotations
@@ -29,6 +30,9 @@ BERGER_RULE = Rule(game="chess", ruleset="xiangqi-1999-appendix-1",
                    summary="Berger tables (循环赛对局秩序表), same as FIDE C.05 Annex 1", article="appendix 1")
 DUTCH_RULE = Rule(game="chess", ruleset="FIDE-C.04.3", article="Dutch system (first version)")
 MANUAL_RULE = Rule(game="chess", ruleset="organiser", article="manual pairing")
+MCMAHON_RULE = Rule(game="go", ruleset="McMahon", article="OpenGotha criteria; grades of the Chinese "
+                    "amateur dan/kyu system (2005) art. 4")
+AVAILABLE = ("round-robin", "double-round-robin", "swiss", "mcmahon")
 
 
 @dataclass
@@ -88,8 +92,19 @@ class PairingCore(Core):
         bad = [t for t in p.tiebreaks if t not in TIEBREAKS]
         if bad:
             return self._reject(msg, "invalid", f"unknown tie-break(s) {bad}; known: {list(TIEBREAKS)}")
-        if p.system == "swiss" and not p.rounds:
-            return self._reject(msg, "invalid", "a Swiss tournament needs the number of rounds")
+        if p.system not in AVAILABLE:
+            return self._reject(msg, "invalid", f"pairing system {p.system} is not available yet; "
+                                                f"available: {', '.join(AVAILABLE)}")
+        if p.system in ("swiss", "mcmahon") and not p.rounds:
+            return self._reject(msg, "invalid", f"a {p.system} tournament needs the number of rounds")
+        if p.system == "mcmahon":
+            from services.pairing.mcmahon import initial_mms
+            if not p.mcmahon_bar or not p.mcmahon_floor:
+                return self._reject(msg, "invalid", "McMahon needs mcmahon_bar and mcmahon_floor grades")
+            try:
+                initial_mms(p.mcmahon_bar, p.mcmahon_bar, p.mcmahon_floor)
+            except pc.PairingError as e:
+                return self._reject(msg, "invalid", str(e))
         try:
             TimeControl.parse(p.time_control)
         except ClockError as e:
@@ -110,6 +125,12 @@ class PairingCore(Core):
             return self._reject(msg, "closed", "registration is closed: round 1 has been paired")
         if any(x.player_id == p.player_id for x in t.players):
             return self._reject(msg, "already-exists", f"player {p.player_id} is already registered")
+        if t.created.system == "mcmahon":
+            from services.pairing.mcmahon import rank_value
+            try:
+                rank_value(p.grade or "")
+            except pc.PairingError as e:
+                return self._reject(msg, "invalid", f"a McMahon event needs each player's grade: {e}")
         ev = PlayerRegistered(**p.model_dump())
         t.players.append(ev)
         return [Emit(self._stream(p.tournament_id), ev)]
@@ -180,11 +201,57 @@ class PairingCore(Core):
             pairs = [(by_no[w], by_no[b]) for w, b in plan.boards]
             bye = by_no[plan.bye] if plan.bye else None
             return pairs, bye, t.created.system, BERGER_RULE, {"numbers": numbers, "round": rnd}
+        if t.created.system == "mcmahon":
+            return self._mcmahon(t, rnd)
         players = self._swiss_players(t)
         sr = pc.dutch_pair(players, rnd)
         inputs = {"players": [[x.id, x.pairing_no, x.score, list(x.opponents), list(x.colours), x.had_bye]
                               for x in players], "round": rnd}
         return list(sr.boards), sr.bye, "swiss-dutch", DUTCH_RULE, inputs
+
+    def _mcmahon(self, t: _Tournament, rnd: int):
+        """McMahon players from the record: MMS = initial (grade, bar, floor) + points; floats of
+        earlier rounds from the MMS each board's players had before it."""
+        from services.pairing.mcmahon import McMahonPlayer, initial_mms, mcmahon_pair, rank_value
+        c = t.created
+        mms = {x.player_id: float(initial_mms(x.grade, c.mcmahon_bar, c.mcmahon_floor)) for x in t.players}
+        opps = {x.player_id: [] for x in t.players}
+        cols = {x.player_id: [] for x in t.players}
+        floats = {x.player_id: [] for x in t.players}
+        byes = set()
+        pts = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
+        for r in t.rounds:
+            before = dict(mms)
+            seen = set()
+            for b in r.boards:
+                w, bl = pts.get(t.results.get(b.game_id), (0, 0))
+                mms[b.white] += w
+                mms[b.black] += bl
+                opps[b.white].append(b.black)
+                opps[b.black].append(b.white)
+                cols[b.white].append("w")
+                cols[b.black].append("b")
+                hi, lo = (b.white, b.black) if before[b.white] >= before[b.black] else (b.black, b.white)
+                diff = before[b.white] != before[b.black]
+                floats[hi].append("down" if diff else "")
+                floats[lo].append("up" if diff else "")
+                seen |= {b.white, b.black}
+            for pid in mms:
+                if pid not in seen:
+                    cols[pid].append("-")
+                    floats[pid].append("")
+            if r.bye:
+                mms[r.bye] += 1.0
+                byes.add(r.bye)
+        players = [McMahonPlayer(id=x.player_id, mms=mms[x.player_id], rank=rank_value(x.grade),
+                                 rating=x.rating, opponents=tuple(opps[x.player_id]),
+                                 colours=tuple(cols[x.player_id]), floats=tuple(floats[x.player_id]),
+                                 had_bye=x.player_id in byes) for x in t.players]
+        res = mcmahon_pair(players)
+        inputs = {"players": [[p.id, p.mms, p.rank, list(p.opponents), list(p.colours), list(p.floats),
+                               p.had_bye] for p in players], "round": rnd,
+                  "bar": c.mcmahon_bar, "floor": c.mcmahon_floor}
+        return list(res.boards), res.bye, "mcmahon", MCMAHON_RULE, inputs
 
     def _swiss_players(self, t: _Tournament) -> list[pc.SwissPlayer]:
         order = sorted(t.players, key=lambda x: (-(x.rating or 0), x.name))

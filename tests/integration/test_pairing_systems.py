@@ -1,0 +1,54 @@
+"""Pairing systems through the gateway and the pairing service (memory log)."""
+from __future__ import annotations
+
+import asyncio
+
+from services.tools.embedded import arbiter_client
+
+
+async def _round(c, tid: str, rnd: int) -> dict:
+    r = await c.post(f"/tournaments/{tid}/rounds", json={"round": rnd})
+    assert r.status_code == 200, r.text
+    for _ in range(100):
+        t = (await c.get(f"/tournaments/{tid}")).json()
+        if len(t["rounds"]) >= rnd and all(b.get("status") not in (None, "created")
+                                           for b in t["rounds"][rnd - 1]["boards"]):
+            return t["rounds"][rnd - 1]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"round {rnd} not paired")
+
+
+async def test_mcmahon_event_with_grades():
+    """Five players graded 4d, 2d, 1d, 1k, 3k; bar 2d, floor 5k: initial MMS 4 (4d and 2d held
+    at the bar), 3, 2, 0. Round 1 pairs the bar group together (4d-2d) and 1d-1k; 3k has the bye
+    (lowest MMS). Every result goes to the higher grade; three rounds, no rematch, one bye each."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "mcm1"
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": "McMahon", "system": "mcmahon",
+                                                "rounds": 3, "mcmahon_bar": "2d", "mcmahon_floor": "5k",
+                                                "tiebreaks": ["SB"]})
+        assert r.status_code == 200, r.text
+        grades = {"a": "4d", "b": "2d", "c": "1d", "d": "1k", "e": "3k"}
+        for pid, g in grades.items():
+            assert (await c.post(f"/tournaments/{tid}/players",
+                                 json={"player_id": pid, "name": pid.upper(), "grade": g})).status_code == 200
+        bad = await c.post(f"/tournaments/{tid}/players", json={"player_id": "z", "name": "Z"})
+        assert bad.status_code == 409 and "grade" in bad.json()["detail"]
+        order = list(grades)
+        met, byes = set(), []
+        for rnd in (1, 2, 3):
+            rd = await _round(c, tid, rnd)
+            pairs = {frozenset((b["white"], b["black"])) for b in rd["boards"]}
+            if rnd == 1:
+                assert pairs == {frozenset("ab"), frozenset("cd")} and rd["bye"] == "e"
+            assert not pairs & met
+            met |= pairs
+            byes.append(rd["bye"])
+            for b in rd["boards"]:
+                winner = min(b["white"], b["black"], key=order.index)
+                res = "1-0" if winner == b["white"] else "0-1"
+                assert (await c.post(f"/games/{b['game_id']}/result", json={"result": res})).status_code == 200
+        assert len(set(byes)) == 3
+        events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
+        paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
+        assert [p["system"] for p in paired] == ["mcmahon"] * 3 and paired[0]["rule"]["ruleset"] == "McMahon"

@@ -53,6 +53,11 @@ Unplayed rounds (C.07 2023 art. 16), used for BH (and cuts), SB and KS when
 * with low cuts (C1, C2, and the low half of M1, M2), VURs are cut first, the least significant
   of them first.
 
+``unplayed="fide2009"``: the 2009 rule (FIDE Swiss Pairings Programs Committee, Kallithea):
+an opponent's unplayed rounds count as draws; the player's own unplayed round R is scored
+against a virtual opponent with the player's score before R, the other side of the default
+result in R, and draws after it.  No VUR-first cutting.
+
 ``unplayed="none"`` uses real opponents only (a forfeit counts its real opponent's real score,
 byes contribute nothing): the xiangqi 1999 对手分 and 小分, and the pre-2023 'simple' values.
 
@@ -346,13 +351,14 @@ def compute_standings(
     order = tuple(order)
     if penalties and "PEN" not in order:
         order = ("PEN", *order)
-    if unplayed not in ("fide2023", "none"):
-        raise StandingsError(f"unplayed must be 'fide2023' or 'none', got {unplayed!r}")
+    if unplayed not in ("fide2023", "fide2009", "none"):
+        raise StandingsError(f"unplayed must be 'fide2023', 'fide2009' or 'none', got {unplayed!r}")
     _validate(players, games, byes, order)
     fouls = dict(fouls or {})
     penalties = dict(penalties or {})
     mcmahon = dict(mcmahon or {})
-    fide = unplayed == "fide2023"
+    fide = unplayed != "none"
+    vur_first = unplayed == "fide2023"  # C.07 2023 art. 16: VURs are cut first
 
     n_rounds = max((x.round for x in [*games, *byes]), default=0)
     if rounds is not None:
@@ -377,6 +383,8 @@ def compute_standings(
         """``pid``'s score as seen in his opponents' tie-breaks (C.07 16)."""
         if not fide:
             return score[pid]
+        if unplayed == "fide2009":  # every unplayed round of an opponent counts as a draw
+            return sum(e.pts if e.played else 0.5 for e in rec[pid])
         last = max((i for i, e in enumerate(rec[pid]) if not e.vur), default=-1)
         return sum(e.pts for e in rec[pid][: last + 1]) + 0.5 * (n_rounds - 1 - last)
 
@@ -385,11 +393,16 @@ def compute_standings(
     def contributions(pid: str) -> list[tuple[_Entry, float]]:
         """(round entry, opponent's score for it) over the rounds that count for BH/SB/KS."""
         out = []
-        for e in rec[pid]:
+        before = 0.0
+        for i, e in enumerate(rec[pid]):
             if e.played or (not fide and e.opp is not None):
                 out.append((e, adj[e.opp]))  # adj == score when not fide
+            elif unplayed == "fide2009":  # virtual opponent: own score before the round,
+                # the other side of the default result, then draws (2009 Kallithea rule)
+                out.append((e, before + (1.0 - e.pts) + 0.5 * (n_rounds - 1 - i)))
             elif fide:
                 out.append((e, score[pid]))  # dummy opponent with the player's own score (16)
+            before += e.pts
         return out
 
     mms = {pid: mcmahon.get(pid, 0.0) + score[pid] for pid in ids}
@@ -426,9 +439,9 @@ def compute_standings(
                     total += running
             return total
         if base == "BH":
-            return _cut([(e.vur, s) for e, s in contributions(pid)], low, high)
+            return _cut([(vur_first and e.vur, s) for e, s in contributions(pid)], low, high)
         if base == "SB":
-            return _cut([(e.vur, e.pts * s) for e, s in contributions(pid)], low, high)
+            return _cut([(vur_first and e.vur, e.pts * s) for e, s in contributions(pid)], low, high)
         if base == "KS":
             return sum(e.pts for e, s in contributions(pid) if s >= koya_limit)
         if base == "ARO":

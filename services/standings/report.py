@@ -1,0 +1,151 @@
+"""Standings of a finished event read from a file: a FIDE TRF (TRF-16 ``001`` lines) or a PGN of
+results (headers only is enough).
+
+:func:`standings_from_file` returns ``{"players": [{"name", "id", "score", "rank",
+"tiebreaks": {code: value}}]}`` in ranking order, tie-break codes as in
+:mod:`services.standings.core` (FIDE C.07 2023 codes).  For a TRF the recorded final rank (rank
+column of the ``001`` line, 0 when absent) is added as ``"recorded_rank"``.
+
+The TRF reader here is a minimal private one (only what standings need); the pairing service's
+full reader (``services/pairing/trf.py``) was not committed when this was written.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.standings import core as sc
+
+__all__ = ["DEFAULT_TIEBREAKS", "TrfEvent", "read_trf_results", "standings_from_file", "standings_of"]
+
+DEFAULT_TIEBREAKS = ("BH-C1", "BH", "SB")
+
+_PLAYED = {"1": (1.0, "1-0"), "0": (0.0, "0-1"), "=": (0.5, "1/2-1/2"),
+           "W": (1.0, "1-0"), "L": (0.0, "0-1"), "D": (0.5, "1/2-1/2")}
+
+
+@dataclass
+class TrfEvent:
+    """What standings need from a TRF: players (id = start number), games, byes, number of
+    rounds, the recorded points and final ranks per player id."""
+
+    players: list[sc.Player] = field(default_factory=list)
+    games: list[sc.GameResult] = field(default_factory=list)
+    byes: list[sc.Bye] = field(default_factory=list)
+    rounds: int = 0
+    points: dict[str, float] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+
+
+def _num(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if text.isdigit() else None
+
+
+def read_trf_results(path: str | Path) -> TrfEvent:
+    """Read the ``001`` player lines (and ``XXR`` rounds) of a TRF-16 file.
+
+    Round blocks (10 characters from column 92): opponent (4), colour ``w``/``b``/``-``,
+    result.  Played: ``1 = 0`` and unrated ``W D L``; forfeits ``+ -`` against an opponent;
+    without opponent: ``H`` half-point bye, ``F`` full-point bye, ``U`` pairing-allocated bye,
+    ``+`` full point, ``Z`` or ``-`` or a blank block: zero (``-``/blank: absent).
+    Raises :class:`ValueError` on a malformed line.
+    """
+    ev = TrfEvent()
+    xxr = 0
+    blocks: dict[str, list[tuple[int | None, str, str]]] = {}
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if line.startswith("XXR"):
+            xxr = _num(line[3:]) or 0
+        if not line.startswith("001"):
+            continue
+        num = _num(line[4:8])
+        if num is None:
+            raise ValueError(f"{path}:{lineno}: no start number in 001 line")
+        pid = str(num)
+        ev.players.append(sc.Player(pid, line[14:47].strip(), _num(line[48:52]) or None))
+        pts = line[80:84].strip()
+        ev.points[pid] = float(pts) if pts else 0.0
+        ev.ranks[pid] = _num(line[85:89]) or 0
+        rb = []
+        for k in range((max(len(line) - 91, 0) + 9) // 10):
+            b = line[91 + 10 * k: 91 + 10 * k + 8].ljust(8)
+            rb.append((_num(b[0:4]) or None, b[5].lower(), b[7]))
+        blocks[pid] = rb
+    rounds = max([xxr] + [len(b) for b in blocks.values()])
+    for pid, rb in blocks.items():
+        for k, (opp, colour, res) in enumerate(rb, 1):
+            if opp is not None and str(opp) in blocks:
+                if colour == "b" or (colour != "w" and int(pid) > opp):
+                    continue  # the game is taken from the white (or lower-numbered) side
+                theirs = blocks[str(opp)][k - 1][2] if k - 1 < len(blocks[str(opp)]) else ""
+                if res in _PLAYED:
+                    result = _PLAYED[res][1]
+                elif res == "+":
+                    result = "+-"
+                elif res == "-":
+                    result = "--" if theirs == "-" else "-+"
+                else:
+                    raise ValueError(f"{path}: player {pid} round {k}: unknown result {res!r}")
+                ev.games.append(sc.GameResult(k, pid, str(opp), result))
+            elif res in ("H",):
+                ev.byes.append(sc.Bye(k, pid, 0.5, voluntary=True))
+            elif res in ("F", "U", "+", "1", "W"):
+                ev.byes.append(sc.Bye(k, pid, 1.0))
+            elif res == "Z":
+                ev.byes.append(sc.Bye(k, pid, 0.0, voluntary=True))
+            # "-", "0", blank: absent in that round (no entry: a voluntarily unplayed round)
+    ev.rounds = rounds
+    return ev
+
+
+def _trf_reader(path: str | Path) -> TrfEvent:
+    return read_trf_results(path)
+
+
+def _pgn_event(path: str | Path) -> TrfEvent:
+    from shared.rules.pgnrecord import read_games
+
+    ev = TrfEvent()
+    seen: dict[str, sc.Player] = {}
+    for g in read_games(path):
+        t = g.tags
+        for side in ("White", "Black"):
+            name = t.get(side, "?")
+            elo = t.get(f"{side}Elo", "")
+            seen.setdefault(name, sc.Player(name, name, int(elo) if elo.isdigit() else None))
+        rnd = t.get("Round", "").split(".")[0]
+        result = t.get("Result", "*")
+        if result == "*":
+            continue
+        ev.games.append(sc.GameResult(int(rnd) if rnd.isdigit() else len(ev.games) + 1,
+                                      t["White"], t["Black"], result))
+    ev.players = list(seen.values())
+    ev.rounds = max((g.round for g in ev.games), default=0)
+    return ev
+
+
+def standings_of(ev: TrfEvent, tiebreaks=DEFAULT_TIEBREAKS, **kwargs) -> dict:
+    """Standings dict of an event (see the module docstring); ``kwargs`` go to
+    :func:`services.standings.core.compute_standings`."""
+    st = sc.compute_standings(ev.players, ev.games, ev.byes, tuple(tiebreaks),
+                              rounds=ev.rounds or None, **kwargs)
+    out = []
+    for r in st.rows:
+        row = {"name": r.name, "id": r.id, "score": r.score, "rank": r.rank,
+               "tiebreaks": dict(r.tiebreaks)}
+        if r.id in ev.ranks:
+            row["recorded_rank"] = ev.ranks[r.id]
+        out.append(row)
+    return {"players": out, "order": list(st.order)}
+
+
+def standings_from_file(path: str | Path, tiebreaks=DEFAULT_TIEBREAKS, **kwargs) -> dict:
+    """Standings of the TRF (``.trf``/``.txt`` with ``001`` lines) or PGN at ``path``."""
+    path = Path(path)
+    text_start = path.read_text(encoding="utf-8", errors="replace")[:4000]
+    is_trf = path.suffix.lower() == ".trf" or any(l.startswith("001 ") for l in text_start.splitlines())
+    ev = _trf_reader(path) if is_trf else _pgn_event(path)
+    if isinstance(tiebreaks, str):
+        tiebreaks = [c.strip() for c in tiebreaks.split(",") if c.strip()]
+    return standings_of(ev, tiebreaks, **kwargs)

@@ -280,18 +280,34 @@ def _legal(a: CSPlayer, b: CSPlayer) -> bool:
     return b.id not in a.opponents and a.id not in b.opponents
 
 
-def _best(ids: list[str], by_id: dict[str, CSPlayer], segment: set[str]) -> tuple[int, int]:
-    """(pairs, pairs inside ``segment``) of a maximum matching of ``ids`` that first has the
-    most pairs, then the most pairs inside the segment (item 四（一）（二）: "充分配对")."""
+def _run3(x: CSPlayer, y: CSPlayer) -> bool:
+    """Both need the same colour because of a run of two: one of them gets a third in a row."""
+    cx, nx_ = colour_need(x.colours)
+    cy, ny = colour_need(y.colours)
+    return cx is not None and cx == cy and nx_ == ny == 3
+
+
+def _best(
+    ids: list[str], by_id: dict[str, CSPlayer], segment: set[str]
+) -> tuple[int, int, int]:
+    """``(pairs, pairs inside segment, third-same-colour pairs inside segment)`` of a maximum
+    matching of ``ids`` that has the most pairs, then the most pairs inside the segment (item
+    四（一）（二）: "充分配对"), then the fewest pairs inside it that force a third same colour in a
+    row (三（四））."""
+    big = len(ids) + 1
     graph = nx.Graph()
     graph.add_nodes_from(ids)
     for i, x in enumerate(ids):
         for y in ids[i + 1:]:
-            if _legal(by_id[x], by_id[y]):
-                graph.add_edge(x, y, weight=1 if (x in segment and y in segment) else 0)
+            a, b = by_id[x], by_id[y]
+            if _legal(a, b):
+                inside = x in segment and y in segment
+                weight = big * inside - int(inside and _run3(a, b)) + big
+                graph.add_edge(x, y, weight=weight)
     matching = nx.max_weight_matching(graph, maxcardinality=True)
-    inside = sum(1 for x, y in matching if x in segment and y in segment)
-    return len(matching), inside
+    inside = [(x, y) for x, y in matching if x in segment and y in segment]
+    runs = sum(1 for x, y in inside if _run3(by_id[x], by_id[y]))
+    return len(matching), len(inside), runs
 
 
 # --------------------------------------------------------------------------------------------
@@ -474,27 +490,30 @@ def pair_round(
                 if not _legal(d, q):
                     continue
                 club = int(options.avoid_same_club and d.club is not None and d.club == q.club)
-                key = (abs(scores[j] - scores[drawer]), club, colour_cost(d, q))
+                key = (abs(scores[j] - scores[drawer]), club)
                 keyed.setdefault(key, []).append(j)
             return [keyed[k] for k in sorted(keyed)]
 
         chosen: str | None = None
         skipped = 0
         for tier in tiers():
-            ok = []
+            ok: list[tuple[int, int, str]] = []
             for j in tier:
                 left = [i for i in rest if i != j]
                 inside = int(drawer in segment and j in segment)
                 got = _best(left, by_id, segment)
                 if got[0] * 2 == len(left) and got[1] + inside == target[1]:
-                    ok.append(j)
+                    runs = got[2] + int(inside and _run3(d, by_id[j]))
+                    ok.append((runs, colour_cost(d, by_id[j]), j))
             if not ok:
                 skipped += len(tier)
                 continue
-            chosen = ok[0] if len(ok) == 1 else rng.choice(ok)
-            if len(ok) > 1:
-                decisions.append(Decision("draw", "五", (drawer, *ok),
-                                          f"{drawer} draws {chosen} by lot from {len(ok)}"))
+            best = min(ok)[:2]
+            ok_ids = [j for runs, cost, j in ok if (runs, cost) == best]
+            chosen = ok_ids[0] if len(ok_ids) == 1 else rng.choice(ok_ids)
+            if len(ok_ids) > 1:
+                decisions.append(Decision("draw", "五", (drawer, *ok_ids),
+                                          f"{drawer} draws {chosen} by lot from {len(ok_ids)}"))
             break
         if chosen is None:  # cannot happen: the pool was checked to be perfectly pairable
             raise ChineseSwissError(f"no legal opponent for {drawer} in round {round_no}")

@@ -378,8 +378,9 @@ def test_generated_event_rules(n, seed):
                 played = [c for c in by[pid].colours if c != "-"]
                 if len(played) >= 2 and played[-2:] == [col, col]:
                     # a third same colour only when both players had the same run of two
-                    assert colour_need(by[other].colours) == (col == "r" and "r" or "b", 3) or \
-                        colour_need(by[other].colours)[1] == 3, (res.round, pid, other)
+                    need = ("b" if col == "r" else "r", 3)
+                    assert colour_need(by[pid].colours) == need
+                    assert colour_need(by[other].colours) == need, (res.round, pid, other)
                     forced_thirds += 1
         # boards ordered by the pair's higher score
         tops = [max(by[r_].score, by[b_].score) for r_, b_ in res.boards]

@@ -9,6 +9,8 @@ Systems: ``round-robin`` / ``double-round-robin`` by Berger tables built by the 
 appendix 1 of the xiangqi rules (identical to FIDE's Berger tables), draw numbers from DrawLots
 (else registration order); ``swiss``: the Dutch system of :func:`services.pairing.core.dutch_pair`;
 ``mcmahon``: :func:`services.pairing.mcmahon.mcmahon_pair` from the players' grades (Go);
+``chinese-swiss``: the 积分编排制 of the xiangqi rules' appendix 2
+(:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
 or the organiser's manual pairing (StartRound with boards).
 """
 from __future__ import annotations
@@ -32,7 +34,8 @@ DUTCH_RULE = Rule(game="chess", ruleset="FIDE-C.04.3", article="Dutch system (fi
 MANUAL_RULE = Rule(game="chess", ruleset="organiser", article="manual pairing")
 MCMAHON_RULE = Rule(game="go", ruleset="McMahon", article="OpenGotha criteria; grades of the Chinese "
                     "amateur dan/kyu system (2005) art. 4")
-AVAILABLE = ("round-robin", "double-round-robin", "swiss", "mcmahon")
+CHINESE_SWISS_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999-appendix-2", article="积分编排制")
+AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon")
 
 
 @dataclass
@@ -95,7 +98,7 @@ class PairingCore(Core):
         if p.system not in AVAILABLE:
             return self._reject(msg, "invalid", f"pairing system {p.system} is not available yet; "
                                                 f"available: {', '.join(AVAILABLE)}")
-        if p.system in ("swiss", "mcmahon") and not p.rounds:
+        if p.system in ("swiss", "chinese-swiss", "mcmahon") and not p.rounds:
             return self._reject(msg, "invalid", f"a {p.system} tournament needs the number of rounds")
         if p.system == "mcmahon":
             from services.pairing.mcmahon import initial_mms
@@ -163,14 +166,15 @@ class PairingCore(Core):
         try:
             pairs, bye, system, rule, inputs = (self._manual(t, p) if p.boards is not None
                                                 else self._by_system(t, p.round))
-        except pc.PairingError as e:
+        except (pc.PairingError, ValueError) as e:  # ChineseSwissError is a ValueError
             return self._reject(msg, "invalid", str(e))
+        extra = inputs.pop("_extra", {})
         boards = tuple(Board(board=i + 1, game_id=f"{p.tournament_id}-r{p.round}-b{i + 1}", white=w, black=b)
                        for i, (w, b) in enumerate(pairs))
         digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
         ev = RoundPaired(tournament_id=p.tournament_id, round=p.round, system=system, boards=boards,
                          bye=bye, manual=p.boards is not None, inputs_hash=digest,
-                         rule=rule.model_copy(update={"game": t.created.game}))
+                         rule=rule.model_copy(update={"game": t.created.game}), **extra)
         t.rounds.append(ev)
         for b in boards:
             self.game_index[b.game_id] = p.tournament_id
@@ -203,11 +207,35 @@ class PairingCore(Core):
             return pairs, bye, t.created.system, BERGER_RULE, {"numbers": numbers, "round": rnd}
         if t.created.system == "mcmahon":
             return self._mcmahon(t, rnd)
+        if t.created.system == "chinese-swiss":
+            return self._chinese_swiss(t, rnd)
         players = self._swiss_players(t)
         sr = pc.dutch_pair(players, rnd)
         inputs = {"players": [[x.id, x.pairing_no, x.score, list(x.opponents), list(x.colours), x.had_bye]
                               for x in players], "round": rnd}
         return list(sr.boards), sr.bye, "swiss-dutch", DUTCH_RULE, inputs
+
+    def _chinese_swiss(self, t: _Tournament, rnd: int):
+        """积分编排制 (xiangqi rules appendix 2) from the record: scores, opponents, colours
+        (white seat = Red ``r``), byes; draw numbers (编号) fixed by round 1's pairing; lots seeded
+        by the tournament's ``lots_seed`` and the round, recorded in RoundPaired."""
+        from services.pairing.chinese_swiss import CSPlayer, pair_round
+        swiss = {x.id: x for x in self._swiss_players(t)}
+        clubs = {x.player_id: x for x in t.players}
+        players = [CSPlayer(id=pid, rating=clubs[pid].rating, club=clubs[pid].club, score=x.score,
+                            opponents=x.opponents,
+                            colours=tuple({"w": "r", "b": "b"}.get(c, "-") for c in x.colours),
+                            had_bye=x.had_bye, no=(t.numbers or {}).get(pid))
+                   for pid, x in swiss.items()]
+        seed = t.created.lots_seed * 1000 + rnd
+        res = pair_round(players, rnd, t.created.rounds, seed)
+        if rnd == 1:
+            t.numbers = dict(res.numbers)
+        inputs = {"players": [[p.id, p.rating, p.club, p.score, list(p.opponents), list(p.colours),
+                               p.had_bye, p.no] for p in players], "round": rnd, "seed": seed,
+                  "_extra": {"system_version": f"{res.system} {res.version}", "lots_seed": seed,
+                             "decisions": tuple(f"{d.item} {d.kind}: {d.detail}" for d in res.decisions)}}
+        return list(res.boards), res.bye, "chinese-swiss", CHINESE_SWISS_RULE, inputs
 
     def _mcmahon(self, t: _Tournament, rnd: int):
         """McMahon players from the record: MMS = initial (grade, bar, floor) + points; floats of

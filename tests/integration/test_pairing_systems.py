@@ -52,3 +52,43 @@ async def test_mcmahon_event_with_grades():
         events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
         paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
         assert [p["system"] for p in paired] == ["mcmahon"] * 3 and paired[0]["rule"]["ruleset"] == "McMahon"
+
+
+async def _chinese_event(c, tid: str, seed: int) -> list[dict]:
+    r = await c.post("/tournaments", json={"tournament_id": tid, "name": "积分编排", "game": "xiangqi",
+                                            "system": "chinese-swiss", "rounds": 3, "lots_seed": seed})
+    assert r.status_code == 200, r.text
+    for i in range(7):
+        r = await c.post(f"/tournaments/{tid}/players",
+                         json={"player_id": f"p{i}", "name": f"P{i}", "rating": 2500 - 50 * i})
+        assert r.status_code == 200, r.text
+    rounds = []
+    for rnd in (1, 2, 3):
+        rd = await _round(c, tid, rnd)
+        rounds.append(rd)
+        for b in rd["boards"]:  # the higher-rated player wins
+            res = "1-0" if int(b["white"][1:]) < int(b["black"][1:]) else "0-1"
+            assert (await c.post(f"/games/{b['game_id']}/result", json={"result": res})).status_code == 200
+    events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
+    return rounds, [e["payload"] for e in events if e["type"] == "RoundPaired"]
+
+
+async def test_chinese_swiss_event_records_its_lots_and_replays_them():
+    """A 7-player 积分编排制 event (appendix 2): round 1 pairs the rating halves (p0-p2 against
+    p3-p5 by lot, p6 has the bye as the last of an odd field); every RoundPaired records the
+    system version, the lots seed and the decisions; the same seed in a second event gives the
+    same pairings, round by round; no rematch, one bye a round to different players."""
+    async with arbiter_client("memory", ticks=False) as c:
+        r1, paired1 = await _chinese_event(c, "cs1", 7)
+        r2, paired2 = await _chinese_event(c, "cs2", 7)
+    first = r1[0]
+    assert first["bye"] == "p6"
+    assert all({int(b["white"][1:]) < 3, int(b["black"][1:]) < 3} == {True, False} for b in first["boards"])
+    strip = lambda rounds: [([(b["white"], b["black"]) for b in rd["boards"]], rd["bye"]) for rd in rounds]
+    assert strip(r1) == strip(r2)
+    assert [p["lots_seed"] for p in paired1] == [7001, 7002, 7003]
+    assert all(p["system_version"].startswith("chinese-swiss") and p["decisions"] for p in paired1)
+    assert all(p["rule"]["ruleset"] == "xiangqi-1999-appendix-2" for p in paired1)
+    met = [frozenset((b["white"], b["black"])) for rd in r1 for b in rd["boards"]]
+    assert len(met) == len(set(met)) == 9
+    assert len({rd["bye"] for rd in r1}) == 3

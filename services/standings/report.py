@@ -6,8 +6,9 @@ results (headers only is enough).
 :mod:`services.standings.core` (FIDE C.07 2023 codes).  For a TRF the recorded final rank (rank
 column of the ``001`` line, 0 when absent) is added as ``"recorded_rank"``.
 
-The TRF reader here is a minimal private one (only what standings need); the pairing service's
-full reader (``services/pairing/trf.py``) was not committed when this was written.
+TRF files are read with the pairing service's reader (``services.pairing.trf.read_trf``);
+:func:`read_trf_results` is a minimal private reader of the ``001`` lines kept as a fallback
+and as a cross-check in the tests.
 """
 from __future__ import annotations
 
@@ -72,6 +73,11 @@ def read_trf_results(path: str | Path) -> TrfEvent:
             b = line[91 + 10 * k: 91 + 10 * k + 8].ljust(8)
             rb.append((_num(b[0:4]) or None, b[5].lower(), b[7]))
         blocks[pid] = rb
+    return _from_blocks(ev, blocks, xxr, path)
+
+
+def _from_blocks(ev: TrfEvent, blocks: dict, xxr: int, path) -> TrfEvent:
+    """Fill ``ev``'s games and byes from round blocks ``{pid: [(opp, colour, result)]}``."""
     rounds = max([xxr] + [len(b) for b in blocks.values()])
     for pid, rb in blocks.items():
         for k, (opp, colour, res) in enumerate(rb, 1):
@@ -100,7 +106,23 @@ def read_trf_results(path: str | Path) -> TrfEvent:
 
 
 def _trf_reader(path: str | Path) -> TrfEvent:
-    return read_trf_results(path)
+    """The pairing service's TRF reader (``services.pairing.trf.read_trf``) when present, else
+    :func:`read_trf_results`."""
+    try:
+        from services.pairing.trf import read_trf
+    except ImportError:
+        return read_trf_results(path)
+    t = read_trf(path)
+    ev = TrfEvent()
+    blocks = {}
+    for p in t.players:
+        pid = str(p.number)
+        ev.players.append(sc.Player(pid, p.name, p.rating or None))
+        ev.points[pid] = p.points or 0.0
+        ev.ranks[pid] = p.rank or 0
+        blocks[pid] = [(e.opponent, e.colour, e.result) if e is not None else (None, "-", " ")
+                       for e in p.rounds]
+    return _from_blocks(ev, blocks, t.rounds, path)
 
 
 def _pgn_event(path: str | Path) -> TrfEvent:

@@ -70,3 +70,17 @@ def test_uzchess_pgn_through_report(shared_data):
             for p in st["players"]}
     assert len(st["players"]) == 10 and ours == expected
     assert (st["players"][0]["name"], st["players"][0]["rank"]) == ("Praggnanandhaa R", 1)
+
+
+@pytest.mark.parametrize("name", ["karl-mala-gedenkturnier-2005-frankfurt.trf",
+                                  "lichess-swiss-mai-5plus0-2020-05-29.trf",
+                                  "lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf"])
+def test_pairing_trf_reader_gives_the_same_event(shared_data, name):
+    from services.standings.report import _trf_reader
+
+    a, b = read_trf_results(shared_data(TRF + name)), _trf_reader(shared_data(TRF + name))
+    # same content; the pairing reader orders players by start number, ours by line order
+    key = lambda p: int(p.id)  # noqa: E731
+    assert sorted(a.players, key=key) == sorted(b.players, key=key)
+    assert (set(a.games), set(a.byes), a.rounds, a.points, a.ranks) == (set(b.games), set(b.byes), b.rounds, b.points, b.ranks)
+    assert len(a.games) == len(b.games) and len(a.byes) == len(b.byes)

@@ -241,6 +241,33 @@ def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
     raise typer.Exit(0 if row["legal"] else 1)
 
 
+@app.command("standings")
+def standings_cmd(
+    trf: Optional[Path] = typer.Option(None, "--trf", exists=True, dir_okay=False, help="FIDE TRF file"),
+    pgn: Optional[Path] = typer.Option(None, "--pgn", exists=True, dir_okay=False,
+                                       help="PGN of results (headers only is enough)"),
+    tiebreaks: str = typer.Option("BH-C1,BH,SB", "--tiebreaks", help="FIDE codes in order, e.g. BH-C1,BH,SB"),
+    unplayed: str = typer.Option("fide2023", "--unplayed", help="unplayed games: fide2023 | fide2009 | none"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write {players: [...]} here"),
+) -> None:
+    """Ranks and tie-break values of a finished event (FIDE C.07 2023 codes, Go SOS/SOSOS/SODOS)."""
+    from services.standings.core import StandingsError
+    from services.standings.report import standings_from_file
+    if (trf is None) == (pgn is None):
+        _fail("give exactly one of --trf or --pgn")
+    try:
+        data = standings_from_file(trf or pgn, tiebreaks, unplayed=unplayed)
+    except (StandingsError, ValueError, OSError) as e:
+        _fail(str(e))
+    codes = data["order"]
+    table = Table("rank", "name", "id", "score", *codes)
+    for p in data["players"]:
+        table.add_row(str(p["rank"]), p["name"], p["id"], f"{p['score']:g}",
+                      *(f"{p['tiebreaks'][c]:g}" for c in codes))
+    out.print(table)
+    _write_json(json_out, {"players": data["players"]})
+
+
 @app.command("export-log")
 def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is empty)"),
                stream: str = typer.Option(..., help="aggregate: game-<id> or tournament-<id> (a tournament includes its games)"),

@@ -58,7 +58,8 @@ def _first_white(t: Tournament) -> bool:
     return top is None or top.entry(1).colour == "w"
 
 
-def check_pairings(path: str | Path, system: str = "dutch", pair=None) -> dict:
+def check_pairings(path: str | Path, system: str = "dutch", pair=None,
+                   by_rating: bool | None = None) -> dict:
     """Re-pair each recorded round of the TRF at ``path``; see the module docstring.
 
     ``pair(players, round_no, total_rounds, first_white) -> SwissRound`` defaults to our Dutch
@@ -70,13 +71,14 @@ def check_pairings(path: str | Path, system: str = "dutch", pair=None) -> dict:
     pair = pair or pair_dutch
     t = read_trf(path)
     first_white = _first_white(t)
+    by_rating = t.by_rank if by_rating is None else by_rating
     total = max(t.rounds, t.rounds_recorded)
     rounds = []
     for rnd in range(1, t.rounds_recorded + 1):
         official, obye, forfeits = official_round(t, rnd)
         t0 = time.perf_counter()
         try:
-            res = pair(players_from_trf(t, rnd), rnd, total, first_white)
+            res = pair(players_from_trf(t, rnd), rnd, total, first_white, by_rating)
             ours = [[int(w), int(b)] for w, b in res.boards]
             our_bye = int(res.bye) if res.bye is not None else None
             error = None

@@ -39,18 +39,20 @@ class DutchPlayer:
 
 
 def history_trf(players: list[DutchPlayer], round_no: int, total_rounds: int,
-                first_white: bool = True) -> str:
+                first_white: bool = True, by_rating: bool = False) -> str:
     """TRF text of the history before ``round_no`` in the bbpPairings/JaVaFo convention:
     rounds 1..round_no-1 for everyone (blank -> ``0000 - -``, absent and unpaired), and a
     round-``round_no`` entry only for players not to be paired (``0000 - H`` etc.)."""
     if total_rounds < round_no:
         raise PairingError(f"round {round_no} beyond total rounds {total_rounds}")
-    lines = [f"XXR {total_rounds}", f"XXC {'white1' if first_white else 'black1'}"]
+    lines = [f"XXR {total_rounds}",
+             f"XXC {'rank ' if by_rating else ''}{'white1' if first_white else 'black1'}"]
     absent_entry = RoundEntry(None, "-", "Z")
     # py4swiss accepts only bye letters without an opponent: '-' alone is an absence (Z),
     # '+' alone a bye given by an older program (U).
     unpaired = {"-": "Z", "+": "U"}
-    for p in sorted(players, key=lambda p: p.number):
+    order = ((lambda p: (-(p.rating or 0), p.number)) if by_rating else (lambda p: p.number))
+    for p in sorted(players, key=order):
         hist = list(p.history[:round_no - 1])
         hist += [None] * (round_no - 1 - len(hist))
         rounds = [absent_entry if e is None else
@@ -88,9 +90,11 @@ def _parse_in_memory(text: str):
 
 
 def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
-               first_white: bool = True) -> SwissRound:
+               first_white: bool = True, by_rating: bool = False) -> SwissRound:
     """Pair round ``round_no`` by the FIDE Dutch system (py4swiss = bbpPairings rules).
 
+    ``by_rating``: pairing numbers from rating order (``XXC rank``, as lichess exports: its
+    start numbers are final ranks), else the start numbers are the pairing numbers.
     Boards in publication order (C.04.3 D.9) as ``(str(white_no), str(black_no))``; ``bye``
     the start number (as a string) receiving the pairing-allocated bye, or ``None``.
     Raises :class:`PairingError` when no legal pairing exists.
@@ -100,7 +104,8 @@ def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
 
     if not any(not p.absent for p in players):
         raise PairingError("nobody to pair")
-    trf = _parse_in_memory(history_trf(players, round_no, total_rounds, first_white))
+    trf = _parse_in_memory(history_trf(players, round_no, total_rounds, first_white,
+                                              by_rating))
     try:
         pairings = DutchEngine.generate_pairings(trf)
     except P4SError as exc:

@@ -272,8 +272,8 @@ def read_trf(path: str | Path) -> Tournament:
 def _fmt_round(e: RoundEntry | None) -> str:
     if e is None:
         return " " * 8
-    opp = e.opponent if e.opponent is not None else 0
-    return f"{opp:4d} {e.colour} {e.result}"
+    opp = "0000" if e.opponent is None else f"{e.opponent:4d}"
+    return f"{opp} {e.colour} {e.result}"
 
 
 def player_line(p: TrfPlayer, max_rounds: int | None = None) -> str:

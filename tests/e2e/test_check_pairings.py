@@ -1,0 +1,104 @@
+"""check_pairings on the real TRFs of ../shared/data (the FIDE endorsement-style test) and a
+cross-check of the chosen Dutch engine (py4swiss) against our first Dutch on generated events."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from services.pairing.check import check_pairings
+from services.pairing.core import SwissPlayer, dutch_pair
+from services.pairing.dutch import DutchPlayer, pair_dutch
+from services.pairing.trf import RoundEntry
+
+# Rounds reproduced exactly (pairs, colours and bye), measured 2026-11 with py4swiss 0.3.1.
+MATCHED = {
+    # Karl-Mala 2005: paired in 2005 under the pre-2013 Dutch rules by another program. Round
+    # 1 already differs: 282 players present (276 entered late, 284 is the "spielfrei" dummy),
+    # C.04.3 gives 1-142, 2-143, ...; the record has 1-141, 3-143, 5-145 (another split and
+    # colour scheme). Later rounds inherit the different history; only round 5 coincides.
+    "data/chess/trf/karl-mala-gedenkturnier-2005-frankfurt.trf": {5},
+    # lichess Mai 5+0: no ratings in the export and start numbers are FINAL ranks, so the
+    # initial order lichess gave bbpPairings is lost: rounds 1-4 and 6 differ; once scores
+    # dominate the order, rounds 5, 7-10 are reproduced exactly.
+    "data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf": {5, 7, 8, 9, 10},
+    # lichess Zulfikar Sali bullet: same loss of the initial order (numbers are final ranks,
+    # exported ratings are post-event, players join late); round 1 is not a rating-halves
+    # split of the exported ratings at all (4-5, 2-57), so only round 18 coincides.
+    "data/chess/trf/lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf": {18},
+}
+
+
+@pytest.mark.parametrize("rel", sorted(MATCHED))
+def test_check_pairings_real_files(shared_data, rel):
+    rep = check_pairings(shared_data(rel))
+    assert rep["system"] == "dutch" and rep["file"].endswith(rel.rsplit("/", 1)[1])
+    matched = {r["round"] for r in rep["rounds"] if r["matched"]}
+    assert matched == MATCHED[rel]
+    assert rep["matched_all"] is False
+    for r in rep["rounds"]:
+        assert "error" not in r
+        # same players paired as in the record (absences, withdrawals, byes handled)
+        ids = lambda pairs, bye: sorted([x for p in pairs for x in p] + ([bye] if bye else []))
+        assert ids(r["ours"], r["our_bye"]) == ids(r["official"], r["official_bye"]), r["round"]
+
+
+def test_check_pairings_round_detail(shared_data):
+    rep = check_pairings(shared_data("data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf"))
+    r5 = rep["rounds"][4]
+    assert r5["round"] == 5 and r5["matched"]
+    assert r5["official"] == r5["ours"] and r5["official_bye"] == r5["our_bye"]
+    r1 = rep["rounds"][0]
+    assert (r1["official_bye"], r1["our_bye"]) == (12, 13)  # lowest in the initial order
+
+
+# ------------------------------------------------------------------ cross-check, generated
+def _swiss_players(hist: dict[int, list]) -> list[SwissPlayer]:
+    out = []
+    for n, h in hist.items():
+        out.append(SwissPlayer(
+            id=str(n), pairing_no=n, score=sum(e.points for e in h),
+            opponents=tuple(str(e.opponent) for e in h if e.played),
+            colours=tuple(e.colour if e.played else "-" for e in h),
+            had_bye=any(e.opponent is None and e.result == "U" for e in h)))
+    return out
+
+
+def _check_legal(hist, boards, bye, rnd, rounds):
+    seen = [int(x) for b in boards for x in b] + ([int(bye)] if bye else [])
+    assert sorted(seen) == sorted(hist), "everyone paired exactly once"
+    assert (bye is not None) == (len(hist) % 2 == 1)
+    if bye:
+        assert not any(e.result == "U" for e in hist[int(bye)]), "second bye"
+    for w, b in boards:
+        w, b = int(w), int(b)
+        assert all(e.opponent != b for e in hist[w] if e.played), "rematch"
+        if rnd < rounds:  # top-scorer exceptions only in the last round (C.04.3 A.7)
+            for p, c in ((w, "w"), (b, "b")):
+                cols = [e.colour for e in hist[p] if e.played] + [c]
+                assert cols[-3:] != [c, c, c], f"third {c} in a row for {p}"
+                assert abs(cols.count("w") - cols.count("b")) <= 2
+
+
+def test_cross_check_generated_events():
+    """py4swiss and our first Dutch both pair legally; agreement rate is recorded."""
+    agree = total = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        n, rounds = rng.choice([11, 16, 20, 25]), 7
+        hist = {i: [] for i in range(1, n + 1)}
+        for rnd in range(1, rounds + 1):
+            ref = pair_dutch([DutchPlayer(i, tuple(h)) for i, h in hist.items()], rnd, rounds)
+            ours = dutch_pair(_swiss_players(hist), rnd)
+            _check_legal(hist, ref.boards, ref.bye, rnd, rounds)
+            _check_legal(hist, ours.boards, ours.bye, rnd, rounds)
+            total += 1
+            agree += (set(ref.boards), ref.bye) == (set(ours.boards), ours.bye)
+            for w, b in ref.boards:  # the tournament continues with the reference pairing
+                res = rng.choice("10=")
+                hist[int(w)].append(RoundEntry(int(b), "w", res))
+                hist[int(b)].append(RoundEntry(int(w), "b", {"1": "0", "0": "1", "=": "="}[res]))
+            if ref.bye:
+                hist[int(ref.bye)].append(RoundEntry(None, "-", "U"))
+    print(f"py4swiss vs first Dutch: {agree}/{total} rounds identical")
+    assert (total, agree) == (42, 18)  # measured; a change in either engine shows here

@@ -4,8 +4,9 @@
 
 - replay: moves per second through the validation and adjudication cores (a generated game set
   when ../shared/data is absent, else the chess.com file of 823 real games);
-- pairing: seconds to pair one Dutch round (round 5 of 9) of generated Swiss events of 100, 300
-  players (1,000 takes minutes with the first Dutch: issue 4), and Berger tables for 100 players;
+- pairing: seconds to pair one Dutch round (round 5 of 9) of generated Swiss events of 100, 300,
+  1,000 and 3,000 players with the chosen engine (py4swiss, services.pairing.dutch), our first
+  Dutch for 100/300 as a comparison, and Berger tables for 100 players (target: 1,000 in 5 s);
 - standings: seconds to compute standings with SB, BH, BH-C1 for 300 players after 5 rounds;
 - xiangqi: perft 4 from the start (3 290 240 leaves, bulk-counted) in seconds, the 85 real records
   replayed through the cores (moves per second), and 棋例 classification of every move of the
@@ -48,13 +49,52 @@ def _swiss_event(n: int, rounds: int, seed: int = 7):
     return players, games
 
 
-def bench_pairing(sizes=(100, 300)) -> dict:
-    out = {}
+def _fast_history(n: int, rounds: int, seed: int = 7):
+    """Histories of ``rounds`` rounds for ``n`` players, paired by a quick score-group fold
+    (no rematches, alternating colours) so that large fields are cheap to generate; only the
+    timed round is paired by the Dutch engine."""
+    from services.pairing.dutch import DutchPlayer
+    from services.pairing.trf import RoundEntry
+
+    rng = random.Random(seed)
+    hist: dict[int, list] = {i: [] for i in range(1, n + 1)}
+    flip = {"1": "0", "0": "1", "=": "="}
+    for _ in range(rounds):
+        order = sorted(hist, key=lambda i: (-sum(e.points for e in hist[i]), i))
+        if len(order) % 2:
+            bye = next(i for i in reversed(order) if not any(e.result == "U" for e in hist[i]))
+            order.remove(bye)
+            hist[bye].append(RoundEntry(None, "-", "U"))
+        while order:
+            a = order.pop(0)
+            met = {e.opponent for e in hist[a]}
+            b = next((x for x in order if x not in met), order[0])
+            order.remove(b)
+            wa = sum(e.colour == "w" for e in hist[a]) - sum(e.colour == "b" for e in hist[a])
+            wb = sum(e.colour == "w" for e in hist[b]) - sum(e.colour == "b" for e in hist[b])
+            w, bl = (a, b) if wa <= wb else (b, a)
+            res = rng.choice("10=")
+            hist[w].append(RoundEntry(bl, "w", res))
+            hist[bl].append(RoundEntry(w, "b", flip[res]))
+    return [DutchPlayer(number=i, history=tuple(h), rating=3000 - i) for i, h in hist.items()]
+
+
+def bench_pairing(sizes=(100, 300, 1000, 3000), first_dutch_sizes=(100, 300)) -> dict:
+    """Round 5 of 9: the chosen engine (py4swiss Dutch via services.pairing.dutch) on every
+    size; our first Dutch (core.dutch_pair) on the small ones for comparison."""
+    from services.pairing.dutch import ENGINE, pair_dutch
+
+    out: dict = {"dutch_engine": ENGINE}
     for n in sizes:
+        players = _fast_history(n, 4)
+        t = time.perf_counter()
+        pair_dutch(players, 5, 9)
+        out[f"dutch_round5_{n}_players_s"] = round(time.perf_counter() - t, 3)
+    for n in first_dutch_sizes:
         players, _ = _swiss_event(n, 4)
         t = time.perf_counter()
         dutch_pair(list(players.values()), 5)
-        out[f"dutch_round5_{n}_players_s"] = round(time.perf_counter() - t, 3)
+        out[f"first_dutch_round5_{n}_players_s"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
     round_robin(100, 2)
     out["berger_double_100_players_s"] = round(time.perf_counter() - t, 4)

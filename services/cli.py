@@ -241,6 +241,30 @@ def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
     raise typer.Exit(0 if row["legal"] else 1)
 
 
+@app.command("check-pairings")
+def check_pairings_cmd(
+    trf: Path = typer.Option(..., "--trf", exists=True, dir_okay=False, help="TRF-16 file"),
+    system: str = typer.Option("dutch", "--system", help="pairing system (dutch)"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write the report as JSON here"),
+) -> None:
+    """Re-pair every round of a TRF from the rounds before it and compare with the record (FIDE
+    endorsement-style check): per round official vs ours; exit 0 only when all rounds match."""
+    from services.pairing.check import check_pairings
+    from services.pairing.trf import TrfError
+    try:
+        rep = check_pairings(trf, system=system)
+    except (TrfError, ValueError) as e:
+        _fail(str(e))
+    for r in rep["rounds"]:
+        out.print(f"round {r['round']:>2}: {'match' if r['matched'] else 'DIFFERS'}"
+                  f"  ({len(r['official'])} boards, bye official {r['official_bye']} / ours {r['our_bye']})"
+                  + (f"  error: {r['error']}" if r.get("error") else ""))
+    n = sum(r["matched"] for r in rep["rounds"])
+    out.print(f"{n}/{len(rep['rounds'])} rounds matched ({rep['engine']})")
+    _write_json(json_out, rep)
+    raise typer.Exit(0 if rep["matched_all"] else 1)
+
+
 @app.command("standings")
 def standings_cmd(
     trf: Optional[Path] = typer.Option(None, "--trf", exists=True, dir_okay=False, help="FIDE TRF file"),

@@ -7,7 +7,8 @@ TournamentCommandRejected for a refused command (nothing changes).
 
 Systems: ``round-robin`` / ``double-round-robin`` by Berger tables built by the method of
 appendix 1 of the xiangqi rules (identical to FIDE's Berger tables), draw numbers from DrawLots
-(else registration order); ``swiss``: the Dutch system of :func:`services.pairing.core.dutch_pair`;
+(else registration order); ``swiss``: the FIDE Dutch system by py4swiss (:mod:`.dutch`; our first
+Dutch, :func:`services.pairing.core.dutch_pair`, is its cross-check in tests);
 ``mcmahon``: :func:`services.pairing.mcmahon.mcmahon_pair` from the players' grades (Go);
 ``chinese-swiss``: the 积分编排制 of the xiangqi rules' appendix 2
 (:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
@@ -30,7 +31,7 @@ from shared.service import Core, Emit
 
 BERGER_RULE = Rule(game="chess", ruleset="xiangqi-1999-appendix-1",
                    summary="Berger tables (循环赛对局秩序表), same as FIDE C.05 Annex 1", article="appendix 1")
-DUTCH_RULE = Rule(game="chess", ruleset="FIDE-C.04.3", article="Dutch system (first version)")
+DUTCH_RULE = Rule(game="chess", ruleset="FIDE-C.04.3", article="Dutch system (py4swiss, bbpPairings rules)")
 MANUAL_RULE = Rule(game="chess", ruleset="organiser", article="manual pairing")
 MCMAHON_RULE = Rule(game="go", ruleset="McMahon", article="OpenGotha criteria; grades of the Chinese "
                     "amateur dan/kyu system (2005) art. 4")
@@ -209,11 +210,40 @@ class PairingCore(Core):
             return self._mcmahon(t, rnd)
         if t.created.system == "chinese-swiss":
             return self._chinese_swiss(t, rnd)
-        players = self._swiss_players(t)
-        sr = pc.dutch_pair(players, rnd)
-        inputs = {"players": [[x.id, x.pairing_no, x.score, list(x.opponents), list(x.colours), x.had_bye]
-                              for x in players], "round": rnd}
-        return list(sr.boards), sr.bye, "swiss-dutch", DUTCH_RULE, inputs
+        return self._dutch(t, rnd)
+
+    def _dutch(self, t: _Tournament, rnd: int):
+        """FIDE Dutch (C.04.3) by py4swiss (bbpPairings' rules, :mod:`services.pairing.dutch`):
+        pairing numbers by rating then name; the history as a TRF (byes ``U``, absences ``Z``,
+        forfeits ``+``/``-``)."""
+        from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
+        from services.pairing.trf import RoundEntry
+        order = sorted(t.players, key=lambda x: (-(x.rating or 0), x.name))
+        no = {x.player_id: i + 1 for i, x in enumerate(order)}
+        hist: dict[str, list] = {pid: [] for pid in no}
+        letters = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("=", "="), "+-": ("+", "-"),
+                   "-+": ("-", "+"), "--": ("-", "-")}
+        for r in t.rounds:
+            seen = set()
+            for b in r.boards:
+                wr, br = letters.get(t.results.get(b.game_id), ("=", "="))
+                hist[b.white].append(RoundEntry(no[b.black], "w", wr))
+                hist[b.black].append(RoundEntry(no[b.white], "b", br))
+                seen |= {b.white, b.black}
+            for pid in no:
+                if pid == r.bye:
+                    hist[pid].append(RoundEntry(None, "-", "U"))
+                elif pid not in seen:
+                    hist[pid].append(RoundEntry(None, "-", "Z"))
+        players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating)
+                   for x in order]
+        sr = pair_dutch(players, rnd, t.created.rounds)
+        by_no = {n: pid for pid, n in no.items()}
+        pairs = [(by_no[int(w)], by_no[int(b)]) for w, b in sr.boards]
+        bye = by_no[int(sr.bye)] if sr.bye else None
+        inputs = {"players": [[pid, no[pid], [astuple(e) for e in hist[pid]]] for pid in no], "round": rnd,
+                  "_extra": {"system_version": ENGINE}}
+        return pairs, bye, "swiss-dutch", DUTCH_RULE, inputs
 
     def _chinese_swiss(self, t: _Tournament, rnd: int):
         """积分编排制 (xiangqi rules appendix 2) from the record: scores, opponents, colours

@@ -92,3 +92,32 @@ async def test_chinese_swiss_event_records_its_lots_and_replays_them():
     met = [frozenset((b["white"], b["black"])) for rd in r1 for b in rd["boards"]]
     assert len(met) == len(set(met)) == 9
     assert len({rd["bye"] for rd in r1}) == 3
+
+
+async def test_swiss_dutch_by_py4swiss_through_the_service():
+    """Eight rated players, four Dutch rounds paired by the service's engine (py4swiss): round 1
+    top half against bottom half (1-5, 6-2, 3-7, 8-4 by pairing number), no rematch after, the
+    engine and version in every RoundPaired; the higher rating wins every game."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "dutch1"
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": "Dutch", "system": "swiss",
+                                                "rounds": 4})
+        assert r.status_code == 200, r.text
+        for i in range(8):
+            assert (await c.post(f"/tournaments/{tid}/players", json={
+                "player_id": f"p{i + 1}", "name": f"P{i + 1}", "rating": 2400 - 20 * i})).status_code == 200
+        met = set()
+        for rnd in (1, 2, 3, 4):
+            rd = await _round(c, tid, rnd)
+            pairs = [(b["white"], b["black"]) for b in rd["boards"]]
+            if rnd == 1:
+                assert {frozenset(p) for p in pairs} == {frozenset(("p1", "p5")), frozenset(("p2", "p6")),
+                                                         frozenset(("p3", "p7")), frozenset(("p4", "p8"))}
+            assert not {frozenset(p) for p in pairs} & met
+            met |= {frozenset(p) for p in pairs}
+            for b in rd["boards"]:
+                res = "1-0" if int(b["white"][1:]) < int(b["black"][1:]) else "0-1"
+                assert (await c.post(f"/games/{b['game_id']}/result", json={"result": res})).status_code == 200
+        events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
+        paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
+        assert [p["system_version"] for p in paired] == ["py4swiss-dutch==0.3.1"] * 4

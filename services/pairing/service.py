@@ -36,6 +36,8 @@ MANUAL_RULE = Rule(game="chess", ruleset="organiser", article="manual pairing")
 MCMAHON_RULE = Rule(game="go", ruleset="McMahon", article="OpenGotha criteria; grades of the Chinese "
                     "amateur dan/kyu system (2005) art. 4")
 CHINESE_SWISS_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999-appendix-2", article="积分编排制")
+#: (white points, black points) of a result code ("--": a double forfeit scores 0 for both)
+_POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
 AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon")
 
 
@@ -268,43 +270,32 @@ class PairingCore(Core):
         return list(res.boards), res.bye, "chinese-swiss", CHINESE_SWISS_RULE, inputs
 
     def _mcmahon(self, t: _Tournament, rnd: int):
-        """McMahon players from the record: MMS = initial (grade, bar, floor) + points; floats of
-        earlier rounds from the MMS each board's players had before it."""
+        """McMahon players from the record: MMS = initial (grade, bar, floor) + points (scores,
+        opponents, colours and byes as for the Swiss systems); floats of earlier rounds from the
+        scores each board's players had before it."""
         from services.pairing.mcmahon import McMahonPlayer, initial_mms, mcmahon_pair, rank_value
         c = t.created
-        mms = {x.player_id: float(initial_mms(x.grade, c.mcmahon_bar, c.mcmahon_floor)) for x in t.players}
-        opps = {x.player_id: [] for x in t.players}
-        cols = {x.player_id: [] for x in t.players}
-        floats = {x.player_id: [] for x in t.players}
-        byes = set()
-        pts = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
+        base = {x.player_id: float(initial_mms(x.grade, c.mcmahon_bar, c.mcmahon_floor)) for x in t.players}
+        running = {pid: 0.0 for pid in base}
+        floats: dict[str, list[str]] = {pid: [] for pid in base}
         for r in t.rounds:
-            before = dict(mms)
-            seen = set()
+            before = {pid: base[pid] + running[pid] for pid in base}
             for b in r.boards:
-                w, bl = pts.get(t.results.get(b.game_id), (0, 0))
-                mms[b.white] += w
-                mms[b.black] += bl
-                opps[b.white].append(b.black)
-                opps[b.black].append(b.white)
-                cols[b.white].append("w")
-                cols[b.black].append("b")
-                hi, lo = (b.white, b.black) if before[b.white] >= before[b.black] else (b.black, b.white)
                 diff = before[b.white] != before[b.black]
+                hi, lo = (b.white, b.black) if before[b.white] >= before[b.black] else (b.black, b.white)
                 floats[hi].append("down" if diff else "")
                 floats[lo].append("up" if diff else "")
-                seen |= {b.white, b.black}
-            for pid in mms:
-                if pid not in seen:
-                    cols[pid].append("-")
-                    floats[pid].append("")
+                w, bl = _POINTS.get(t.results.get(b.game_id), (0, 0))
+                running[b.white] += w
+                running[b.black] += bl
             if r.bye:
-                mms[r.bye] += 1.0
-                byes.add(r.bye)
-        players = [McMahonPlayer(id=x.player_id, mms=mms[x.player_id], rank=rank_value(x.grade),
-                                 rating=x.rating, opponents=tuple(opps[x.player_id]),
-                                 colours=tuple(cols[x.player_id]), floats=tuple(floats[x.player_id]),
-                                 had_bye=x.player_id in byes) for x in t.players]
+                floats[r.bye].append("")
+                running[r.bye] += 1.0
+        grades = {x.player_id: x for x in t.players}
+        players = [McMahonPlayer(id=x.id, mms=base[x.id] + x.score, rank=rank_value(grades[x.id].grade),
+                                 rating=grades[x.id].rating, opponents=x.opponents, colours=x.colours,
+                                 floats=tuple(floats[x.id]), had_bye=x.had_bye)
+                   for x in self._swiss_players(t)]
         res = mcmahon_pair(players)
         inputs = {"players": [[p.id, p.mms, p.rank, list(p.opponents), list(p.colours), list(p.floats),
                                p.had_bye] for p in players], "round": rnd,
@@ -317,11 +308,10 @@ class PairingCore(Core):
         opps = {x.player_id: [] for x in t.players}
         cols = {x.player_id: [] for x in t.players}
         byes = set()
-        pts = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
         for r in t.rounds:
             for b in r.boards:
                 res = t.results.get(b.game_id)
-                w, bl = pts.get(res, (0, 0))
+                w, bl = _POINTS.get(res, (0, 0))
                 score[b.white] += w
                 score[b.black] += bl
                 opps[b.white].append(b.black)

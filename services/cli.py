@@ -49,8 +49,11 @@ def _progress() -> Progress:
 
 def _write_json(path: Optional[Path], data) -> None:
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        except OSError as e:
+            _fail(f"cannot write {path}: {e.strerror}", 1)
         err.print(f"wrote {path}")
 
 
@@ -255,6 +258,8 @@ def check_pairings_cmd(
         rep = check_pairings(trf, system=system)
     except (TrfError, ValueError) as e:
         _fail(str(e))
+    except Exception as e:  # the pairing engine refusing the history (e.g. py4swiss ConsistencyError)
+        _fail(f"the pairing engine refused {trf}: {type(e).__name__}: {e}", 1)
     for r in rep["rounds"]:
         out.print(f"round {r['round']:>2}: {'match' if r['matched'] else 'DIFFERS'}"
                   f"  ({len(r['official'])} boards, bye official {r['official_bye']} / ours {r['our_bye']})"

@@ -44,6 +44,10 @@ class KnockoutMatch:
     a: str
     b: str | None
 
+    def __post_init__(self) -> None:
+        if not self.a or self.a == self.b:
+            raise PairingError(f"a match needs two different players, got {self.a!r} and {self.b!r}")
+
 
 def first_round(seeded: list[str]) -> list[KnockoutMatch]:
     """The first round of a single-elimination bracket for players in seed order (best first):
@@ -141,12 +145,19 @@ def match_winner(m: KnockoutMatch, results: list[tuple[str, str, str]]) -> str |
     for white, black, res in results:
         if {white, black} != {m.a, m.b}:
             raise PairingError(f"game {white}-{black} is not of the match {m.a}-{m.b}")
-        w, b = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5)}[res]
+        if res not in _GAME_POINTS:
+            raise PairingError(f"unknown result {res!r}; one of {', '.join(_GAME_POINTS)}")
+        w, b = _GAME_POINTS[res]
         pts[white] += w
         pts[black] += b
     if pts[m.a] == pts[m.b]:
         return None
     return m.a if pts[m.a] > pts[m.b] else m.b
+
+
+#: Points of a game result for the match score (art. 14.1); forfeits count like wins / losses.
+_GAME_POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1),
+                "0-0": (0, 0), "--": (0, 0)}
 
 
 def playoff_groups(rows: list[tuple[str, int]], unshared: set[int]) -> list[list[str]]:

@@ -101,6 +101,9 @@ class PairingCore(Core):
         if p.system not in AVAILABLE:
             return self._reject(msg, "invalid", f"pairing system {p.system} is not available yet; "
                                                 f"available: {', '.join(AVAILABLE)}")
+        if p.system in ("round-robin", "double-round-robin") and p.rounds is not None:
+            return self._reject(msg, "invalid", "a round robin's rounds follow from the number of "
+                                                "players: leave rounds out")
         if p.system in ("swiss", "chinese-swiss", "mcmahon") and not p.rounds:
             return self._reject(msg, "invalid", f"a {p.system} tournament needs the number of rounds")
         if p.system == "mcmahon":
@@ -174,7 +177,8 @@ class PairingCore(Core):
         extra = inputs.pop("_extra", {})
         boards = tuple(Board(board=i + 1, game_id=f"{p.tournament_id}-r{p.round}-b{i + 1}", white=w, black=b)
                        for i, (w, b) in enumerate(pairs))
-        digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
+        digest = hashlib.sha256(json.dumps({"system": system, **inputs}, sort_keys=True)
+                                .encode()).hexdigest()[:16]
         ev = RoundPaired(tournament_id=p.tournament_id, round=p.round, system=system, boards=boards,
                          bye=bye, manual=p.boards is not None, inputs_hash=digest,
                          rule=rule.model_copy(update={"game": t.created.game}), **extra)
@@ -207,7 +211,9 @@ class PairingCore(Core):
             plan = pc.round_robin(len(ids), cycles)[rnd - 1]
             pairs = [(by_no[w], by_no[b]) for w, b in plan.boards]
             bye = by_no[plan.bye] if plan.bye else None
-            return pairs, bye, t.created.system, BERGER_RULE, {"numbers": numbers, "round": rnd}
+            return pairs, bye, t.created.system, BERGER_RULE, {
+                "numbers": numbers, "round": rnd, "cycles": cycles,
+                "_extra": {"system_version": "berger-appendix-1 1"}}
         if t.created.system == "mcmahon":
             return self._mcmahon(t, rnd)
         if t.created.system == "chinese-swiss":
@@ -299,7 +305,9 @@ class PairingCore(Core):
         res = mcmahon_pair(players)
         inputs = {"players": [[p.id, p.mms, p.rank, list(p.opponents), list(p.colours), list(p.floats),
                                p.had_bye] for p in players], "round": rnd,
-                  "bar": c.mcmahon_bar, "floor": c.mcmahon_floor}
+                  "bar": c.mcmahon_bar, "floor": c.mcmahon_floor,
+                  "_extra": {"system_version": "mcmahon 1",
+                             "decisions": tuple(f"{pid} drawn {d}" for pid, d in sorted(res.floats.items()))}}
         return list(res.boards), res.bye, "mcmahon", MCMAHON_RULE, inputs
 
     def _swiss_players(self, t: _Tournament) -> list[pc.SwissPlayer]:

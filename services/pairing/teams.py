@@ -68,6 +68,7 @@ def match_boards(first: list[str], second: list[str]) -> list[tuple[str, str]]:
     Black on even boards (art. 13.2, 13.3)."""
     if len(first) != len(second):
         raise PairingError("both teams field the same number of boards")
+    _disjoint(first, second)
     return [(a, b) if i % 2 == 0 else (b, a) for i, (a, b) in enumerate(zip(first, second))]
 
 
@@ -79,6 +80,7 @@ def all_play_all(first: list[str], second: list[str]) -> list[list[tuple[str, st
     n = len(first)
     if n != len(second) or n == 0:
         raise PairingError("all-play-all needs teams of the same size")
+    _disjoint(first, second)
     return [[(first[i], second[(i + r) % n]) if (i % 2 == 0) != (2 * r >= n)
              else (second[(i + r) % n], first[i]) for i in range(n)] for r in range(n)]
 
@@ -92,4 +94,14 @@ def match_points(game_points_first: float, game_points_second: float) -> tuple[i
 
 def member_total(scores: dict[str, float], team: list[str]) -> float:
     """Art. 12.5: a team's result in a 队员总分制 event, the sum of its members' scores."""
+    if len(set(team)) != len(team):
+        raise PairingError("a member is listed twice")
     return sum(scores.get(m, 0.0) for m in team)
+
+
+def _disjoint(first: list[str], second: list[str]) -> None:
+    if len(set(first)) != len(first) or len(set(second)) != len(second):
+        raise PairingError("a member is listed twice in one team")
+    both = set(first) & set(second)
+    if both:
+        raise PairingError(f"members in both teams: {sorted(both)}")

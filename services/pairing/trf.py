@@ -218,13 +218,18 @@ def parse_trf(text: str) -> Tournament:
     headers: list[tuple[str, str]] = []
     xxr: int | None = None
     first_white, by_rank = True, False
+    line_of: dict[int, int] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip("\r\n")
         if not line.strip():
             continue
         code = line[:3]
         if code == "001":
+            if len(line.rstrip()) < 84:
+                raise TrfError("player line ends before the points field (columns 81-84)", lineno,
+                               len(line.rstrip()) + 1)
             players.append(_parse_player(line, lineno))
+            line_of.setdefault(players[-1].number, lineno)
             continue
         content = line[4:] if len(line) > 3 else ""
         if len(line) > 3 and line[3] != " ":
@@ -242,10 +247,12 @@ def parse_trf(text: str) -> Tournament:
                     first_white = False
                 elif word == "rank":
                     by_rank = True
+    if not players:
+        raise TrfError("no player lines (001): not a TRF", 0)
     seen: set[int] = set()
     for p in players:
         if p.number in seen:
-            raise TrfError(f"start rank {p.number} appears twice", 0)
+            raise TrfError(f"start rank {p.number} appears twice", line_of[p.number])
         seen.add(p.number)
     players.sort(key=lambda p: p.number)
     t = Tournament(players=players, headers=headers, first_white=first_white, by_rank=by_rank)
@@ -254,8 +261,26 @@ def parse_trf(text: str) -> Tournament:
         for i, e in enumerate(p.rounds):
             if e and e.opponent is not None and e.opponent not in seen:
                 raise TrfError(f"player {p.number} round {i + 1}: opponent {e.opponent} "
-                               "has no 001 line", 0)
+                               "has no 001 line", line_of[p.number], _FIRST_ROUND_COL + i * _BLOCK)
+    by_no = {p.number: p for p in players}
+    for p in players:  # both lines of a pairing must tell the same game
+        for i, e in enumerate(p.rounds):
+            if not e or e.opponent is None:
+                continue
+            o = by_no[e.opponent].rounds
+            f = o[i] if i < len(o) else None
+            ok = (f is not None and f.opponent == p.number and (e.result, f.result) in _MIRROR
+                  and (e.colour == "-" or f.colour == "-" or {e.colour, f.colour} == {"w", "b"}))
+            if not ok:
+                raise TrfError(f"player {p.number} round {i + 1} ({e.opponent} {e.colour} {e.result}) "
+                               f"does not match player {e.opponent}'s entry for that round",
+                               line_of[p.number], _FIRST_ROUND_COL + i * _BLOCK)
     return t
+
+
+#: The result pairs the two lines of one pairing may carry (``--``: both lost by forfeit).
+_MIRROR = {("1", "0"), ("0", "1"), ("=", "="), ("+", "-"), ("-", "+"), ("-", "-"), ("W", "L"),
+           ("L", "W"), ("D", "D"), ("1", "L"), ("L", "1"), ("0", "W"), ("W", "0"), ("=", "D"), ("D", "=")}
 
 
 def read_trf(path: str | Path) -> Tournament:

@@ -126,22 +126,32 @@ def _trf_reader(path: str | Path) -> TrfEvent:
 
 
 def _pgn_event(path: str | Path) -> TrfEvent:
+    """Players and results from a PGN (headers only is enough); a player's id is the FIDE id
+    of the White/BlackFideId tag when there is one, else the name. Raises ``ValueError`` for a
+    game without a White or Black tag, or a file without games."""
     from shared.rules.pgnrecord import read_games
 
     ev = TrfEvent()
     seen: dict[str, sc.Player] = {}
     for g in read_games(path):
         t = g.tags
+        ids = []
         for side in ("White", "Black"):
-            name = t.get(side, "?")
+            name = t.get(side, "").strip()
+            if not name or name == "?":
+                raise ValueError(f"{path}: game {g.index + 1} has no {side} player")
+            pid = t.get(f"{side}FideId", "").strip() or name
             elo = t.get(f"{side}Elo", "")
-            seen.setdefault(name, sc.Player(name, name, int(elo) if elo.isdigit() else None))
+            seen.setdefault(pid, sc.Player(pid, name, int(elo) if elo.isdigit() else None))
+            ids.append(pid)
         rnd = t.get("Round", "").split(".")[0]
         result = t.get("Result", "*")
         if result == "*":
             continue
         ev.games.append(sc.GameResult(int(rnd) if rnd.isdigit() else len(ev.games) + 1,
-                                      t["White"], t["Black"], result))
+                                      ids[0], ids[1], result))
+    if not seen:
+        raise ValueError(f"{path}: no games")
     ev.players = list(seen.values())
     ev.rounds = max((g.round for g in ev.games), default=0)
     return ev

@@ -87,4 +87,10 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
                 played[pid] = played.get(pid, 0) + 1
         if r.bye:  # a Swiss pairing-allocated bye scores a win; a round-robin rest day nothing
             byes.append(sc.Bye(round=rnd, player=r.bye, points=1.0 if t.created.system == "swiss" else 0.0))
-    return sc.compute_standings(players, games, byes, order=tuple(t.created.tiebreaks)), played
+    mcmahon = None
+    if t.created.system == "mcmahon":  # MMS = initial McMahon score from the grade + points
+        from services.pairing.mcmahon import initial_mms
+        mcmahon = {x.player_id: float(initial_mms(x.grade, t.created.mcmahon_bar, t.created.mcmahon_floor))
+                   for x in t.players}
+    return sc.compute_standings(players, games, byes, order=tuple(t.created.tiebreaks),
+                                mcmahon=mcmahon), played

@@ -19,14 +19,14 @@ async def _round(c, tid: str, rnd: int) -> dict:
 
 
 async def test_mcmahon_event_with_grades():
-    """Five players graded 4d, 2d, 1d, 1k, 3k; bar 2d, floor 5k: initial MMS 4 (4d and 2d held
-    at the bar), 3, 2, 0. Round 1 pairs the bar group together (4d-2d) and 1d-1k; 3k has the bye
+    """Five players graded 4d, 2d, 1d, 1k, 3k; bar 2d, floor 5k: initial MMS 6 (4d and 2d held
+    at the bar), 6, 5, 4, 2. Round 1 pairs the bar group together (4d-2d) and 1d-1k; 3k has the bye
     (lowest MMS). Every result goes to the higher grade; three rounds, no rematch, one bye each."""
     async with arbiter_client("memory", ticks=False) as c:
         tid = "mcm1"
         r = await c.post("/tournaments", json={"tournament_id": tid, "name": "McMahon", "system": "mcmahon",
                                                 "rounds": 3, "mcmahon_bar": "2d", "mcmahon_floor": "5k",
-                                                "tiebreaks": ["SB"]})
+                                                "tiebreaks": ["MMS", "SOS"]})
         assert r.status_code == 200, r.text
         grades = {"a": "4d", "b": "2d", "c": "1d", "d": "1k", "e": "3k"}
         for pid, g in grades.items():
@@ -52,6 +52,16 @@ async def test_mcmahon_event_with_grades():
         events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
         paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
         assert [p["system"] for p in paired] == ["mcmahon"] * 3 and paired[0]["rule"]["ruleset"] == "McMahon"
+        assert all(p["system_version"] == "mcmahon 1" for p in paired)
+        for _ in range(100):
+            st = (await c.get(f"/tournaments/{tid}/standings")).json()
+            if st["round"] == 3:
+                break
+            await asyncio.sleep(0.05)
+    initial = {"a": 6, "b": 6, "c": 5, "d": 4, "e": 2}
+    assert {r["player_id"]: r["tiebreaks"]["MMS"] for r in st["rows"]} == {
+        r["player_id"]: initial[r["player_id"]] + r["score"] for r in st["rows"]}
+    assert st["rows"][0]["player_id"] == "a"  # 4d won all: MMS 9
 
 
 async def _chinese_event(c, tid: str, seed: int) -> list[dict]:
@@ -121,3 +131,10 @@ async def test_swiss_dutch_by_py4swiss_through_the_service():
         events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
         paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
         assert [p["system_version"] for p in paired] == ["py4swiss-dutch==0.3.1"] * 4
+
+
+async def test_round_robin_rounds_follow_from_the_field():
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/tournaments", json={"tournament_id": "rr1", "name": "RR", "system": "round-robin",
+                                                "rounds": 2})
+        assert r.status_code == 409 and "leave rounds out" in r.json()["detail"]

@@ -73,3 +73,15 @@ def test_double_elimination_nobody_is_out_before_two_losses():
     # the top seeds win every match: seed 1 never loses, 14 matches, no replay
     champion, played = double_elimination(seeds, lambda m: min((m.a, m.b), key=rank.get))
     assert champion == "s1" and len(played) == 14
+
+
+def test_bad_matches_and_results_are_refused():
+    with pytest.raises(PairingError):
+        KnockoutMatch("a", "a")
+    with pytest.raises(PairingError):
+        next_round([None, "a"])
+    m = KnockoutMatch("a", "b")
+    assert match_winner(m, [("a", "b", "+-")]) == "a"  # a forfeit win counts as a win
+    assert match_winner(m, [("a", "b", "0-0")]) is None
+    with pytest.raises(PairingError, match="unknown result"):
+        match_winner(m, [("a", "b", "2-0")])

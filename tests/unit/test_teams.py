@@ -52,3 +52,12 @@ def test_match_points_2_1_0_and_member_totals_14_2_12_5():
     assert match_points(2, 2) == (1, 1)
     assert match_points(1, 3) == (0, 2)
     assert member_total({"a": 5.5, "b": 4, "c": 6}, ["a", "c", "z"]) == 11.5
+
+
+def test_a_member_cannot_play_for_both_teams_or_twice():
+    with pytest.raises(PairingError, match="both teams"):
+        all_play_all(["a", "b"], ["b", "c"])
+    with pytest.raises(PairingError, match="both teams"):
+        match_boards(["a", "b"], ["b", "a"])
+    with pytest.raises(PairingError, match="twice"):
+        member_total({"a": 1}, ["a", "a"])

@@ -82,9 +82,12 @@ def test_written_columns():
 
 @pytest.mark.parametrize("text, line, col, msg", [
     ("012 X\n" + _line(1, "   2 w X") + "\n", 2, 99, "unknown result"),
-    ("001   x1      A\n", 1, 5, "start rank"),
+    ("001   x1      A\n", 1, 16, "ends before the points field"),
+    ("001   x1      A".ljust(80) + " 1.0\n", 1, 5, "start rank"),
+    ("", 0, 0, "no player lines"),
     (_line(1, "0000 w 1") + "\n", 1, 99, "needs an opponent"),
-    (_line(1, "   7 b 1") + "\n", 0, 0, "no 001 line"),
+    (_line(1, "   7 b 1") + "\n", 1, 92, "no 001 line"),
+    (_line(1, "   2 b 1") + "\n" + _line(2, "   1 w 1") + "\n", 1, 92, "does not match"),
     (_line(1, "   7 q 1") + "\n", 1, 97, "unknown colour"),
     ("XXR ab\n", 1, 5, "XXR"),
 ])

@@ -297,6 +297,39 @@ def standings_cmd(
     _write_json(json_out, {"players": data["players"]})
 
 
+@app.command("export")
+def export(what: str = typer.Argument(..., help="trf"),
+           tournament: str = typer.Option(..., "--tournament", help="tournament id"),
+           bus: Optional[str] = typer.Option(None, help=BUS_HELP),
+           log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_okay=False, help="NDJSON from export-log"),
+           out_file: Optional[Path] = typer.Option(None, "--out", help="file (default stdout)")):
+    """Write a tournament as a FIDE TRF-16 file (players, every round's pairings and results,
+    points and ranks of the last standings), from the log (--bus) or an export-log file (--log)."""
+    from contracts.messages import parse_message
+    from services.tools.logio import export_messages
+    from services.tools.trfexport import export_trf
+    if what != "trf":
+        _fail(f"unknown export {what!r}: trf")
+    if (bus is None) == (log is None):
+        _fail("give exactly one of --bus or --log")
+    try:
+        if log is not None:
+            msgs = [parse_message(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+        else:
+            msgs = _run(export_messages(bus, f"tournament-{tournament}"))
+        text = export_trf(msgs, tournament)
+    except ValueError as e:
+        _fail(str(e).splitlines()[0])
+    if out_file:
+        try:
+            out_file.write_text(text, encoding="utf-8")
+        except OSError as e:
+            _fail(f"cannot write {out_file}: {e.strerror}", 1)
+        err.print(f"wrote {out_file}")
+    else:
+        sys.stdout.write(text)
+
+
 @app.command("export-log")
 def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is empty)"),
                stream: str = typer.Option(..., help="aggregate: game-<id> or tournament-<id> (a tournament includes its games)"),

@@ -138,3 +138,54 @@ async def test_round_robin_rounds_follow_from_the_field():
         r = await c.post("/tournaments", json={"tournament_id": "rr1", "name": "RR", "system": "round-robin",
                                                 "rounds": 2})
         assert r.status_code == 409 and "leave rounds out" in r.json()["detail"]
+
+
+async def test_a_hosted_swiss_exports_as_a_trf_that_reads_back(tmp_path):
+    """Four Dutch rounds through the services, exported by ``arbiter export trf``'s fold: the
+    TRF reads back with our reader, every pairing symmetric, the points equal the standings
+    and the pairings equal the RoundPaired events."""
+    from contracts.messages import TOPICS
+    from services.pairing.trf import parse_trf
+    from services.tools.logio import select
+    from services.tools.trfexport import export_trf
+
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "trfx"
+        await c.post("/tournaments", json={"tournament_id": tid, "name": "Export", "system": "swiss", "rounds": 3})
+        for i in range(5):
+            await c.post(f"/tournaments/{tid}/players", json={"player_id": f"p{i + 1}", "name": f"P{i + 1}",
+                                                             "rating": 2300 - 10 * i})
+        paired = []
+        for rnd in (1, 2, 3):
+            rd = await _round(c, tid, rnd)
+            paired.append(rd)
+            for b in rd["boards"]:
+                res = "1/2-1/2" if rnd == 2 else ("1-0" if b["white"] < b["black"] else "0-1")
+                await c.post(f"/games/{b['game_id']}/result", json={"result": res})
+        for _ in range(100):
+            st = (await c.get(f"/tournaments/{tid}/standings")).json()
+            if st["round"] == 3:
+                break
+            await asyncio.sleep(0.05)
+        msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}")
+    t = parse_trf(export_trf(msgs, tid))  # parse_trf checks both lines of every pairing agree
+    assert t.name == "Export" and t.rounds == 3 and len(t.players) == 5
+    name_of = {p.number: p.name for p in t.players}
+    for rnd, rd in enumerate(paired, start=1):
+        ours = {(name_of[p.number], name_of[p.entry(rnd).opponent]) for p in t.players
+                if p.entry(rnd) and p.entry(rnd).colour == "w"}
+        assert ours == {(b["white"].upper(), b["black"].upper()) for b in rd["boards"]}
+        byes = [p.name for p in t.players if p.entry(rnd) and p.entry(rnd).result == "U"]
+        assert byes == ([rd["bye"].upper()] if rd["bye"] else [])
+    assert {p.name: p.points for p in t.players} == {r["name"]: r["score"] for r in st["rows"]}
+    assert all(p.points == p.result_sum for p in t.players)
+    # the same through the command line, from an export-log file
+    from typer.testing import CliRunner
+
+    from services.cli import app
+    log = tmp_path / "log.ndjson"
+    log.write_text("".join(m.model_dump_json() + "\n" for m in msgs))
+    res = CliRunner().invoke(app, ["export", "trf", "--tournament", tid, "--log", str(log)])
+    assert res.exit_code == 0 and parse_trf(res.stdout).players[0].name == t.players[0].name
+    res = CliRunner().invoke(app, ["export", "trf", "--tournament", "nope", "--log", str(log)])
+    assert res.exit_code == 2

@@ -1,0 +1,84 @@
+"""``arbiter export trf``: a tournament's log as a FIDE TRF-16 file.
+
+The tournament's messages (``export-log``'s selection: its stream and every game it paired) are
+folded into :class:`services.pairing.trf.Tournament` and written by
+:func:`services.pairing.trf.write_trf`. Start numbers follow the pairing numbers of the Swiss
+systems (rating, higher first, then name). Round entries: the opponent's start number, colour
+``w``/``b`` and ``1 = 0`` for games played, ``+``/``-`` for forfeits (xiangqi 1999 art. 21.4,
+FIDE TRF), ``-``/``-`` for a double forfeit, ``0000 - U`` for a pairing bye; a player not paired
+in a round gets ``0000 - Z``. A game not finished yet is left blank. Points and ranks: the last
+StandingsUpdated, else the sum of the round results.
+"""
+from __future__ import annotations
+
+from contracts.envelope import Envelope
+from contracts.messages import (
+    GameEnded, PlayerRegistered, RoundPaired, StandingsUpdated, TournamentCreated,
+)
+from services.pairing.service import result_code
+from services.pairing.trf import RoundEntry, Tournament, TrfPlayer, write_trf
+
+_LETTERS = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("=", "="), "+-": ("+", "-"),
+            "-+": ("-", "+"), "--": ("-", "-")}
+
+
+def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
+    """Fold the messages of tournament ``tournament_id`` into a TRF tournament. Raises
+    ``ValueError`` when the messages hold no TournamentCreated for it."""
+    created = None
+    players: list[PlayerRegistered] = []
+    rounds: dict[int, RoundPaired] = {}
+    results: dict[str, str] = {}
+    standings: StandingsUpdated | None = None
+    for m in messages:
+        p = m.payload
+        if isinstance(p, TournamentCreated) and p.tournament_id == tournament_id:
+            created = p
+        elif isinstance(p, PlayerRegistered) and p.tournament_id == tournament_id:
+            players.append(p)
+        elif isinstance(p, RoundPaired) and p.tournament_id == tournament_id:
+            rounds[p.round] = p
+        elif isinstance(p, GameEnded):
+            results[p.game_id] = result_code(p)
+        elif isinstance(p, StandingsUpdated) and p.tournament_id == tournament_id:
+            standings = p
+    if created is None:
+        raise ValueError(f"no tournament {tournament_id} in the log")
+    order = sorted(players, key=lambda x: (-(x.rating or 0), x.name))
+    no = {x.player_id: i + 1 for i, x in enumerate(order)}
+    entries: dict[str, list] = {pid: [] for pid in no}
+    for rnd in sorted(rounds):
+        r = rounds[rnd]
+        seen = set()
+        for b in r.boards:
+            res = results.get(b.game_id)
+            if res in _LETTERS:
+                wr, br = _LETTERS[res]
+                entries[b.white].append(RoundEntry(no[b.black], "w", wr))
+                entries[b.black].append(RoundEntry(no[b.white], "b", br))
+            else:
+                entries[b.white].append(None)
+                entries[b.black].append(None)
+            seen |= {b.white, b.black}
+        for pid in no:
+            if pid == r.bye:
+                entries[pid].append(RoundEntry(None, "-", "U"))
+            elif pid not in seen:
+                entries[pid].append(RoundEntry(None, "-", "Z"))
+    rows = {row.player_id: row for row in (standings.rows if standings else ())}
+    out = []
+    for x in order:
+        rs = entries[x.player_id]
+        row = rows.get(x.player_id)
+        out.append(TrfPlayer(number=no[x.player_id], name=x.name, title=x.title or "",
+                             rating=x.rating, fide_id=x.fide_id or "",
+                             points=row.score if row else sum(e.points for e in rs if e),
+                             rank=row.rank if row else None, rounds=rs))
+    total = created.rounds or len(rounds)
+    return Tournament(players=out, headers=[("012", created.name), ("062", str(len(out))),
+                                            ("XXR", str(total))], rounds=total)
+
+
+def export_trf(messages: list[Envelope], tournament_id: str) -> str:
+    """TRF-16 text of the tournament (see :func:`tournament_of`)."""
+    return write_trf(tournament_of(messages, tournament_id))

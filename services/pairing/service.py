@@ -225,24 +225,10 @@ class PairingCore(Core):
         pairing numbers by rating then name; the history as a TRF (byes ``U``, absences ``Z``,
         forfeits ``+``/``-``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
-        from services.pairing.trf import RoundEntry
+        from services.pairing.trf import entries_from_rounds
         order = sorted(t.players, key=lambda x: (-(x.rating or 0), x.name))
         no = {x.player_id: i + 1 for i, x in enumerate(order)}
-        hist: dict[str, list] = {pid: [] for pid in no}
-        letters = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("=", "="), "+-": ("+", "-"),
-                   "-+": ("-", "+"), "--": ("-", "-")}
-        for r in t.rounds:
-            seen = set()
-            for b in r.boards:
-                wr, br = letters.get(t.results.get(b.game_id), ("=", "="))
-                hist[b.white].append(RoundEntry(no[b.black], "w", wr))
-                hist[b.black].append(RoundEntry(no[b.white], "b", br))
-                seen |= {b.white, b.black}
-            for pid in no:
-                if pid == r.bye:
-                    hist[pid].append(RoundEntry(None, "-", "U"))
-                elif pid not in seen:
-                    hist[pid].append(RoundEntry(None, "-", "Z"))
+        hist = entries_from_rounds(no, t.rounds, t.results)  # all results are in: the round ended
         players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating)
                    for x in order]
         sr = pair_dutch(players, rnd, t.created.rounds)

@@ -317,3 +317,30 @@ def write_trf(t: Tournament) -> str:
         lines.append(f"XXR {t.rounds}")
     lines += [player_line(p) for p in sorted(t.players, key=lambda p: p.number)]
     return "\n".join(lines) + "\n"
+
+
+#: TRF result letters (white, black) of our result codes (``+-``/``-+`` forfeits, ``--`` double).
+RESULT_LETTERS = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("=", "="), "+-": ("+", "-"),
+                  "-+": ("-", "+"), "--": ("-", "-")}
+
+
+def entries_from_rounds(numbers: dict[str, int], rounds, results: dict[str, str]
+                        ) -> dict[str, list[RoundEntry | None]]:
+    """Each player's TRF round entries from RoundPaired-like rounds (``boards`` with ``white``,
+    ``black``, ``game_id``; ``bye``) and result codes by game id: opponent start number, colour,
+    result letter; ``0000 - U`` a pairing bye, ``0000 - Z`` not paired, ``None`` (blank) a game
+    without a result yet. ``numbers``: player id -> start number."""
+    out: dict[str, list[RoundEntry | None]] = {pid: [] for pid in numbers}
+    for r in rounds:
+        seen = set()
+        for b in r.boards:
+            letters = RESULT_LETTERS.get(results.get(b.game_id))
+            out[b.white].append(RoundEntry(numbers[b.black], "w", letters[0]) if letters else None)
+            out[b.black].append(RoundEntry(numbers[b.white], "b", letters[1]) if letters else None)
+            seen |= {b.white, b.black}
+        for pid in numbers:
+            if pid == r.bye:
+                out[pid].append(RoundEntry(None, "-", "U"))
+            elif pid not in seen:
+                out[pid].append(RoundEntry(None, "-", "Z"))
+    return out

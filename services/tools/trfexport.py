@@ -16,10 +16,7 @@ from contracts.messages import (
     GameEnded, PlayerRegistered, RoundPaired, StandingsUpdated, TournamentCreated,
 )
 from services.pairing.service import result_code
-from services.pairing.trf import RoundEntry, Tournament, TrfPlayer, write_trf
-
-_LETTERS = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("=", "="), "+-": ("+", "-"),
-            "-+": ("-", "+"), "--": ("-", "-")}
+from services.pairing.trf import Tournament, TrfPlayer, entries_from_rounds, write_trf
 
 
 def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
@@ -46,25 +43,7 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
         raise ValueError(f"no tournament {tournament_id} in the log")
     order = sorted(players, key=lambda x: (-(x.rating or 0), x.name))
     no = {x.player_id: i + 1 for i, x in enumerate(order)}
-    entries: dict[str, list] = {pid: [] for pid in no}
-    for rnd in sorted(rounds):
-        r = rounds[rnd]
-        seen = set()
-        for b in r.boards:
-            res = results.get(b.game_id)
-            if res in _LETTERS:
-                wr, br = _LETTERS[res]
-                entries[b.white].append(RoundEntry(no[b.black], "w", wr))
-                entries[b.black].append(RoundEntry(no[b.white], "b", br))
-            else:
-                entries[b.white].append(None)
-                entries[b.black].append(None)
-            seen |= {b.white, b.black}
-        for pid in no:
-            if pid == r.bye:
-                entries[pid].append(RoundEntry(None, "-", "U"))
-            elif pid not in seen:
-                entries[pid].append(RoundEntry(None, "-", "Z"))
+    entries = entries_from_rounds(no, [rounds[r] for r in sorted(rounds)], results)
     rows = {row.player_id: row for row in (standings.rows if standings else ())}
     out = []
     for x in order:

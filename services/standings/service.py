@@ -3,8 +3,11 @@
 Consumes the tournament record (TournamentCreated, PlayerRegistered, RoundPaired) and results
 (GameEnded). When every game of a round has ended it writes StandingsUpdated on stream
 ``tournament-<id>.standings`` with the tournament's tie-break order (FIDE codes, computed by
-:func:`services.standings.core.compute_standings`). A Swiss bye scores 1 point, a
-round-robin bye (odd number of players) none.
+:func:`services.standings.core.compute_standings`). A bye of the Swiss systems (Dutch,
+积分编排制, McMahon) scores 1 point, a round-robin bye (odd number of players) none. Xiangqi
+events also count each player's fouls (PenaltyApplied ``foul``: the FOULS code of art. 15.1/15.2)
+and penalties under 18.1/18.2 (warnings, disqualifications), which place a player last among
+equal scores (18.4, code PEN).
 """
 from __future__ import annotations
 
@@ -12,8 +15,8 @@ from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, PlayerRegistered, RoundPaired, StandingRow,
-    StandingsUpdated, TournamentCreated,
+    GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, PenaltyApplied, PlayerRegistered, RoundPaired,
+    StandingRow, StandingsUpdated, TournamentCreated,
 )
 from services.pairing.service import result_code
 from services.standings import core as sc
@@ -27,6 +30,8 @@ class _T:
     rounds: dict[int, RoundPaired] = field(default_factory=dict)
     results: dict[str, str] = field(default_factory=dict)
     published: set = field(default_factory=set)
+    fouls: dict[str, int] = field(default_factory=dict)
+    penalties: dict[str, tuple[int, int]] = field(default_factory=dict)  # (warnings, disqualified)
 
 
 @dataclass
@@ -49,6 +54,16 @@ class StandingsCore(Core):
                 self.game_index[b.game_id] = (p.tournament_id, p.round)
             if not p.boards:
                 return self._publish(p.tournament_id, p.round)
+        elif isinstance(p, PenaltyApplied) and p.game_id in self.game_index:
+            t = self.tournaments[self.game_index[p.game_id][0]]
+            if t.created.game == "xiangqi":
+                w, d = t.penalties.get(p.player_id, (0, 0))
+                if p.kind == "foul":
+                    t.fouls[p.player_id] = t.fouls.get(p.player_id, 0) + 1
+                elif p.kind == "warning":
+                    t.penalties[p.player_id] = (w + 1, d)
+                elif p.kind == "forfeit" and p.rule.article == "4.1.10":  # 18.2 disqualification
+                    t.penalties[p.player_id] = (w, d + 1)
         elif isinstance(p, GameEnded) and p.game_id in self.game_index:
             tid, rnd = self.game_index[p.game_id]
             t = self.tournaments[tid]
@@ -67,7 +82,7 @@ class StandingsCore(Core):
                                  games=table[1].get(r.id, 0), tiebreaks=r.tiebreaks)
                      for r in table[0].rows)
         return [Emit(stream_for(f"tournament-{tid}", "standings"), StandingsUpdated(
-            tournament_id=tid, round=rnd, order=tuple(t.created.tiebreaks), rows=rows))]
+            tournament_id=tid, round=rnd, order=tuple(table[0].order), rows=rows))]
 
 
 def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
@@ -86,11 +101,14 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
             for pid in (b.white, b.black):
                 played[pid] = played.get(pid, 0) + 1
         if r.bye:  # a Swiss pairing-allocated bye scores a win; a round-robin rest day nothing
-            byes.append(sc.Bye(round=rnd, player=r.bye, points=1.0 if t.created.system == "swiss" else 0.0))
+            byes.append(sc.Bye(round=rnd, player=r.bye,
+                               points=1.0 if t.created.system in ("swiss", "chinese-swiss", "mcmahon") else 0.0))
     mcmahon = None
     if t.created.system == "mcmahon":  # MMS = initial McMahon score from the grade + points
         from services.pairing.mcmahon import initial_mms
         mcmahon = {x.player_id: float(initial_mms(x.grade, t.created.mcmahon_bar, t.created.mcmahon_floor))
                    for x in t.players}
+    xq = t.created.game == "xiangqi"
     return sc.compute_standings(players, games, byes, order=tuple(t.created.tiebreaks),
-                                mcmahon=mcmahon), played
+                                mcmahon=mcmahon, fouls=t.fouls if xq else None,
+                                penalties=t.penalties if xq else None), played

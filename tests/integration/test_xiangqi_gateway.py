@@ -119,3 +119,38 @@ async def test_xiangqi_forfeits_in_the_crosstable_21_4():
     assert cells[b2["white"]] == "-" and cells[b2["black"]] == "-"
     scores = {row["player_id"]: row["score"] for row in st["rows"]}
     assert scores == {b1["black"]: 1.0, b1["white"]: 0.0, b2["white"]: 0.0, b2["black"]: 0.0}
+
+
+async def test_xiangqi_standings_count_fouls_and_place_penalised_players_last():
+    """A four-player xiangqi round robin (15.1 order SB, WIN, DE, FOULS): both round-1 games are
+    drawn, so all four share 0.5 points and SB 0.25. ada has a foul (art. 9) and bo a warning
+    (18.1): bo is placed last among equal scores (18.4), ada after the players without fouls."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = f"xqs-{uuid.uuid4().hex[:6]}"
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": "fouls", "game": "xiangqi",
+                                                "tiebreaks": ["SB", "WIN", "DE", "FOULS"]})
+        assert r.status_code == 200, r.text
+        for name in ["ada", "bo", "cai", "dan"]:
+            await c.post(f"/tournaments/{tid}/players", json={"player_id": name, "name": name.title()})
+        assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
+        for _ in range(100):
+            t = (await c.get(f"/tournaments/{tid}")).json()
+            if t["rounds"] and all(b.get("status") not in (None, "created") for b in t["rounds"][0]["boards"]):
+                break
+            await asyncio.sleep(0.05)
+        game_of = {p: b["game_id"] for b in t["rounds"][0]["boards"] for p in (b["white"], b["black"])}
+        assert (await c.post(f"/games/{game_of['ada']}/penalties",
+                             json={"player_id": "ada", "kind": "foul"})).status_code == 200
+        assert (await c.post(f"/games/{game_of['bo']}/penalties",
+                             json={"player_id": "bo", "kind": "warning"})).status_code == 200
+        for b in t["rounds"][0]["boards"]:
+            assert (await c.post(f"/games/{b['game_id']}/result", json={"result": "1/2-1/2"})).status_code == 200
+        for _ in range(100):
+            st = (await c.get(f"/tournaments/{tid}/standings")).json()
+            if st["round"] == 1:
+                break
+            await asyncio.sleep(0.05)
+    rows = {r["player_id"]: r for r in st["rows"]}
+    assert rows["ada"]["tiebreaks"]["FOULS"] == 1 and rows["cai"]["tiebreaks"]["FOULS"] == 0
+    assert st["order"][0] == "PEN" and rows["bo"]["rank"] == 4
+    assert rows["ada"]["rank"] == 3 and {rows["cai"]["rank"], rows["dan"]["rank"]} == {1}

@@ -226,7 +226,7 @@ class PairingCore(Core):
         forfeits ``+``/``-``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
         from services.pairing.trf import entries_from_rounds
-        order = sorted(t.players, key=lambda x: (-(x.rating or 0), x.name))
+        order = pairing_order(t.players)
         no = {x.player_id: i + 1 for i, x in enumerate(order)}
         hist = entries_from_rounds(no, t.rounds, t.results)  # all results are in: the round ended
         players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating)
@@ -297,7 +297,7 @@ class PairingCore(Core):
         return list(res.boards), res.bye, "mcmahon", MCMAHON_RULE, inputs
 
     def _swiss_players(self, t: _Tournament) -> list[pc.SwissPlayer]:
-        order = sorted(t.players, key=lambda x: (-(x.rating or 0), x.name))
+        order = pairing_order(t.players)
         score = {x.player_id: 0.0 for x in t.players}
         opps = {x.player_id: [] for x in t.players}
         cols = {x.player_id: [] for x in t.players}
@@ -330,6 +330,12 @@ class PairingCore(Core):
             t.finished = True
             return [Emit(self._stream(tid), TournamentFinished(tournament_id=tid, rounds=len(t.rounds)))]
         return []
+
+
+def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:
+    """The Swiss systems' pairing-number order (FIDE C.04.2: rating, higher first, then name);
+    also the start numbers of an exported TRF."""
+    return sorted(players, key=lambda x: (-(x.rating or 0), x.name))
 
 
 def result_code(p: GameEnded) -> str:

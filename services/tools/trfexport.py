@@ -15,7 +15,7 @@ from contracts.envelope import Envelope
 from contracts.messages import (
     GameEnded, PlayerRegistered, RoundPaired, StandingsUpdated, TournamentCreated,
 )
-from services.pairing.service import result_code
+from services.pairing.service import pairing_order, result_code
 from services.pairing.trf import Tournament, TrfPlayer, entries_from_rounds, write_trf
 
 
@@ -41,7 +41,7 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
             standings = p
     if created is None:
         raise ValueError(f"no tournament {tournament_id} in the log")
-    order = sorted(players, key=lambda x: (-(x.rating or 0), x.name))
+    order = pairing_order(players)
     no = {x.player_id: i + 1 for i, x in enumerate(order)}
     entries = entries_from_rounds(no, [rounds[r] for r in sorted(rounds)], results)
     rows = {row.player_id: row for row in (standings.rows if standings else ())}

@@ -1,21 +1,14 @@
 """Pairing systems through the gateway and the pairing service (memory log)."""
 from __future__ import annotations
 
-import asyncio
-
 from services.tools.embedded import arbiter_client
+from tests.integration.tournament_steps import paired_round, standings_after
 
 
 async def _round(c, tid: str, rnd: int) -> dict:
     r = await c.post(f"/tournaments/{tid}/rounds", json={"round": rnd})
     assert r.status_code == 200, r.text
-    for _ in range(100):
-        t = (await c.get(f"/tournaments/{tid}")).json()
-        if len(t["rounds"]) >= rnd and all(b.get("status") not in (None, "created")
-                                           for b in t["rounds"][rnd - 1]["boards"]):
-            return t["rounds"][rnd - 1]
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"round {rnd} not paired")
+    return await paired_round(c, tid, rnd)
 
 
 async def test_mcmahon_event_with_grades():
@@ -53,11 +46,7 @@ async def test_mcmahon_event_with_grades():
         paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
         assert [p["system"] for p in paired] == ["mcmahon"] * 3 and paired[0]["rule"]["ruleset"] == "McMahon"
         assert all(p["system_version"] == "mcmahon 1" for p in paired)
-        for _ in range(100):
-            st = (await c.get(f"/tournaments/{tid}/standings")).json()
-            if st["round"] == 3:
-                break
-            await asyncio.sleep(0.05)
+        st = await standings_after(c, tid, 3)
     initial = {"a": 6, "b": 6, "c": 5, "d": 4, "e": 2}
     assert {r["player_id"]: r["tiebreaks"]["MMS"] for r in st["rows"]} == {
         r["player_id"]: initial[r["player_id"]] + r["score"] for r in st["rows"]}
@@ -162,11 +151,7 @@ async def test_a_hosted_swiss_exports_as_a_trf_that_reads_back(tmp_path):
             for b in rd["boards"]:
                 res = "1/2-1/2" if rnd == 2 else ("1-0" if b["white"] < b["black"] else "0-1")
                 await c.post(f"/games/{b['game_id']}/result", json={"result": res})
-        for _ in range(100):
-            st = (await c.get(f"/tournaments/{tid}/standings")).json()
-            if st["round"] == 3:
-                break
-            await asyncio.sleep(0.05)
+        st = await standings_after(c, tid, 3)
         msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}")
     t = parse_trf(export_trf(msgs, tid))  # parse_trf checks both lines of every pairing agree
     assert t.name == "Export" and t.rounds == 3 and len(t.players) == 5

@@ -15,6 +15,7 @@ import uuid
 import pytest
 
 from services.tools.embedded import arbiter_client
+from tests.integration.tournament_steps import paired_round, standings_after
 
 FEN = "3k5/9/9/9/9/5p3/9/5p3/5K3/5C3 w - - 0 1"
 # ICCS f1e1 f2e2 e1f1 e2f2 twice: 帅四平五 卒６平５ 帅五平四 卒５平６ ...
@@ -94,12 +95,8 @@ async def test_xiangqi_forfeits_in_the_crosstable_21_4():
             r = await c.post(f"/tournaments/{tid}/players", json={"player_id": name, "name": name.title()})
             assert r.status_code == 200, r.text
         assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
-        for _ in range(100):
-            t = (await c.get(f"/tournaments/{tid}")).json()
-            if t["rounds"] and all(b.get("status") not in (None, "created") for b in t["rounds"][0]["boards"]):
-                break
-            await asyncio.sleep(0.05)
-        b1, b2 = t["rounds"][0]["boards"]
+        rd = await paired_round(c, tid, 1)
+        b1, b2 = rd["boards"]
         late = int(time.time() * 1000) + 5_000
         r = await c.post(f"/games/{b1['game_id']}/absence", json={"player_id": b1["white"], "at_ms": late})
         assert r.status_code == 200, r.text
@@ -108,11 +105,7 @@ async def test_xiangqi_forfeits_in_the_crosstable_21_4():
         assert r.status_code == 200, r.text
         g2 = (await c.get(f"/games/{b2['game_id']}")).json()
         assert (g2["result"], g2["reason"], g2["rule"]["article"]) == ("0-0", "double-forfeit", "21.3")
-        for _ in range(100):
-            st = (await c.get(f"/tournaments/{tid}/standings")).json()
-            if st["round"] == 1:
-                break
-            await asyncio.sleep(0.05)
+        st = await standings_after(c, tid, 1)
         ct = (await c.get(f"/tournaments/{tid}/crosstable")).json()
     cells = {row["player_id"]: row["cells"][0] for row in ct["rows"]}
     assert cells[b1["white"]] == "-" and cells[b1["black"]] == "+"
@@ -133,23 +126,15 @@ async def test_xiangqi_standings_count_fouls_and_place_penalised_players_last():
         for name in ["ada", "bo", "cai", "dan"]:
             await c.post(f"/tournaments/{tid}/players", json={"player_id": name, "name": name.title()})
         assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
-        for _ in range(100):
-            t = (await c.get(f"/tournaments/{tid}")).json()
-            if t["rounds"] and all(b.get("status") not in (None, "created") for b in t["rounds"][0]["boards"]):
-                break
-            await asyncio.sleep(0.05)
-        game_of = {p: b["game_id"] for b in t["rounds"][0]["boards"] for p in (b["white"], b["black"])}
+        rd = await paired_round(c, tid, 1)
+        game_of = {p: b["game_id"] for b in rd["boards"] for p in (b["white"], b["black"])}
         assert (await c.post(f"/games/{game_of['ada']}/penalties",
                              json={"player_id": "ada", "kind": "foul"})).status_code == 200
         assert (await c.post(f"/games/{game_of['bo']}/penalties",
                              json={"player_id": "bo", "kind": "warning"})).status_code == 200
-        for b in t["rounds"][0]["boards"]:
+        for b in rd["boards"]:
             assert (await c.post(f"/games/{b['game_id']}/result", json={"result": "1/2-1/2"})).status_code == 200
-        for _ in range(100):
-            st = (await c.get(f"/tournaments/{tid}/standings")).json()
-            if st["round"] == 1:
-                break
-            await asyncio.sleep(0.05)
+        st = await standings_after(c, tid, 1)
     rows = {r["player_id"]: r for r in st["rows"]}
     assert rows["ada"]["tiebreaks"]["FOULS"] == 1 and rows["cai"]["tiebreaks"]["FOULS"] == 0
     assert st["order"][0] == "PEN" and rows["bo"]["rank"] == 4

@@ -1,0 +1,417 @@
+"""Go game records in SGF FF[4] (https://www.red-bean.com/sgf/), read and written with sgfmill.
+
+:func:`read_sgf` turns one SGF game into a :class:`GoRecord` (the main line only; the rules
+stay ours: the record is played on :mod:`shared.rules.go` by :func:`play_record`), and
+:func:`write_sgf` writes one back. Points are the engine's ``(column, row)``, 0-based, row 0 the
+bottom row (GTP row 1); SGF counts rows from the top, so ``"aa"`` on 19x19 is ``(0, 18)`` = A19.
+
+Normalisations (each one applied is written to :attr:`GoRecord.notes`):
+
+- ``RU``: ``Chinese``/``CN`` -> ``chinese``; ``Japanese``/``JP``/``Korean`` -> ``japanese``
+  (territory counting, simple ko); ``GOE``/``Ing``/``ING``/``SST`` -> ``ing``; ``AGA`` ->
+  ``chinese`` (AGA 2004 rules count area and forbid repeating a whole-board position, as the
+  Chinese rules do; their handicap compensation of N-1 points differs from China's N);
+  ``NZ`` -> ``ing`` (area counting with suicide allowed, the Ing rules' closest relative).
+  No ``RU``: ``chinese`` (the default of the platform, and the rules of every record we hold
+  without ``RU``: the 2018 Tencent event and the 2015 Fan Hui match were played under Chinese
+  rules). Any other ``RU`` raises :class:`SgfError`.
+- komi in points: ``KM``; the YuanYu app's ``KO[7.5]`` when there is no ``KM`` (in FF[4] ``KO``
+  is a move-node flag, so a root ``KO`` with a number is read as komi); a ``KM`` of 100 or more
+  that is a multiple of 25 is komi in stones x100 (the 2018 Tencent semi-finals' ``KM[375]``
+  = 3.75 stones = 2 x 3.75 = 7.5 points, Chinese counting: one stone = two points).
+  No komi at all: ``None`` (the scorer then uses the rules' default).
+- ``RE``: ``B+3.5``, ``W+R``/``W+Resign``, ``B+T``/``B+Time``, ``B+F``/``B+Forfeit``, ``B+``
+  (win, margin not given), ``0``/``Draw``/``Jigo``, ``Void``, ``?`` -> :class:`GameResult`.
+- ``TM`` main time in seconds (FF[4]); ``OT`` kept raw and parsed when it is KGS/CGoban text
+  (``"3x60 byo-yomi"``, ``"25/600 Canadian"``, ``"10 fischer"``); the YuanYu ``LC``/``LT`` and
+  ``TC``/``TT`` pairs (periods / seconds) are read as Japanese byo-yomi.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from sgfmill import sgf, sgf_properties
+
+BLACK, WHITE = "black", "white"  # the platform's seat names (as shared.rules.go)
+Point = tuple[int, int]
+
+_COLOUR = {"b": BLACK, "w": WHITE}
+_SGF_COLOUR = {BLACK: "b", WHITE: "w"}
+
+RULES_ALIASES = {
+    "chinese": "chinese", "cn": "chinese", "china": "chinese", "aga": "chinese",
+    "japanese": "japanese", "jp": "japanese", "japan": "japanese", "korean": "japanese",
+    "ing": "ing", "goe": "ing", "ing's": "ing", "ings": "ing", "sst": "ing", "nz": "ing",
+}
+#: How :func:`write_sgf` names our rule sets in ``RU`` (FF[4] names "GOE" for the Ing rules).
+RU_NAMES = {"chinese": "Chinese", "japanese": "Japanese", "ing": "GOE"}
+_RULES_NOTE = {
+    "aga": "RU[AGA] read as chinese (area counting, whole-board repetition forbidden; AGA gives "
+           "White N-1 points for N handicap stones, Chinese rules N)",
+    "nz": "RU[NZ] read as ing (area counting with suicide allowed)",
+    "korean": "RU[Korean] read as japanese (territory counting)",
+}
+
+
+class SgfError(ValueError):
+    """An SGF that cannot be read (or a record that cannot be written), naming what is wrong:
+    the property, its value, or the node (ply) of a bad move."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """SGF ``RE``. ``winner``: "black"/"white"/None; ``kind``: "score" (counted, ``margin`` in
+    points), "resign", "time", "forfeit", "win" (winner only), "draw", "void" (no result) or
+    "unknown" (``?``); ``margin`` is None except for "score". ``raw`` is the text as written."""
+
+    raw: str
+    winner: str | None
+    kind: str
+    margin: float | None = None
+
+    @property
+    def text(self) -> str:
+        """The result in the platform's Go notation: "B+3.5", "W+R", "B+T", "B+F", "B+",
+        "Draw", "Void", "?" (the margin printed without trailing zeros: ``B+0.50`` -> ``B+0.5``)."""
+        if self.kind == "draw":
+            return "Draw"
+        if self.kind == "void":
+            return "Void"
+        if self.kind == "unknown":
+            return "?"
+        side = "B" if self.winner == BLACK else "W"
+        tail = {"resign": "R", "time": "T", "forfeit": "F", "win": ""}.get(self.kind)
+        if tail is None:
+            tail = f"{self.margin:g}"
+        return f"{side}+{tail}"
+
+
+@dataclass(frozen=True)
+class Overtime:
+    """Parsed overtime: ``kind`` "byo-yomi" (``periods`` of ``seconds`` each), "canadian"
+    (``moves`` stones in ``seconds``) or "fischer" (``seconds`` added per move)."""
+
+    kind: str
+    seconds: float
+    periods: int | None = None
+    moves: int | None = None
+
+
+@dataclass(frozen=True)
+class TimeSettings:
+    """``main_s``: ``TM`` in seconds; ``overtime_raw``: ``OT`` as written (None if absent);
+    ``overtime``: its parsed form (None when absent or not a form we know)."""
+
+    main_s: float | None = None
+    overtime_raw: str | None = field(default=None, compare=False)
+    overtime: Overtime | None = None
+
+
+@dataclass
+class GoRecord:
+    """One Go game read from SGF.
+
+    ``size``: board side (``SZ``, default 19); ``rules``: "chinese"/"japanese"/"ing" (normalised
+    ``RU``, raw in ``rules_raw``); ``komi``: points (None: not recorded); ``handicap``: ``HA``
+    (0 when absent); ``setup_black``/``setup_white``: root ``AB``/``AW`` points (handicap stones
+    included); ``moves``: the main line as ``(colour, Point | None)``, None = pass;
+    ``times``: ``{ply: (seconds_left, periods_or_stones_left | None)}`` from ``BL``/``WL``/
+    ``OB``/``OW`` (ply 1 = first move); ``result``: ``RE`` (None when absent);
+    ``territory_black``/``territory_white``: the last ``TB``/``TW`` marks of the main line;
+    ``time``: ``TM``/``OT``; ``size``..``info`` take part in equality; ``info``: the game-info texts (``PB PW BR WR DT EV RO GN PC``) present.
+    ``notes`` (every normalisation applied) and ``properties`` (all root properties, raw text)
+    do not take part in equality, so a written-then-read record equals the original."""
+
+    size: int = 19
+    rules: str = "chinese"
+    komi: float | None = None
+    handicap: int = 0
+    setup_black: tuple[Point, ...] = ()
+    setup_white: tuple[Point, ...] = ()
+    moves: list[tuple[str, Point | None]] = field(default_factory=list)
+    times: dict[int, tuple[float, int | None]] = field(default_factory=dict)
+    result: GameResult | None = None
+    territory_black: frozenset[Point] = frozenset()
+    territory_white: frozenset[Point] = frozenset()
+    time: TimeSettings = field(default_factory=TimeSettings)
+    info: dict[str, str] = field(default_factory=dict)
+    rules_raw: str | None = field(default=None, compare=False)
+    notes: list[str] = field(default_factory=list, compare=False)
+    properties: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def black(self) -> str:
+        return self.info.get("PB", "?")
+
+    @property
+    def white(self) -> str:
+        return self.info.get("PW", "?")
+
+    def first_turn(self) -> str:
+        """Who moves first: the colour of the first recorded move; without moves ``PL``, else
+        White when handicap stones were placed (only Black stones set up), else Black."""
+        if self.moves:
+            return self.moves[0][0]
+        pl = self.properties.get("PL", "").strip().upper()
+        if pl in ("B", "W"):
+            return BLACK if pl == "B" else WHITE
+        return WHITE if self.setup_black and not self.setup_white else BLACK
+
+
+# ------------------------------------------------------------------------------- reading
+_RE_WIN = re.compile(r"^([BW])\+(.*)$", re.IGNORECASE)
+_OT_BYO = re.compile(r"^\s*(\d+)\s*x\s*(\d+(?:\.\d+)?)\s*(?:byo-?yomi)?\s*$", re.IGNORECASE)
+_OT_CAN = re.compile(r"^\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*(?:canadian)?\s*$", re.IGNORECASE)
+_OT_FIS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*fischer\s*$", re.IGNORECASE)
+INFO_PROPS = ("PB", "PW", "BR", "WR", "DT", "EV", "RO", "GN", "PC")
+
+
+def parse_result(text: str) -> GameResult:
+    """Parse an SGF ``RE`` value (FF[4] "RE": ``B+3.5``, ``W+R``/``Resign``, ``B+T``/``Time``,
+    ``B+F``/``Forfeit``, ``B+``, ``0``/``Draw``, ``Void``, ``?``; also ``Jigo``). Raises
+    :class:`SgfError` for anything else, naming the value."""
+    raw = text
+    t = text.strip()
+    low = t.lower()
+    if low in ("0", "draw", "jigo", "b+0", "w+0", "b+0.0", "w+0.0"):
+        return GameResult(raw, None, "draw")
+    if low == "void":
+        return GameResult(raw, None, "void")
+    if low in ("?", ""):
+        return GameResult(raw, None, "unknown")
+    m = _RE_WIN.match(t)
+    if not m:
+        raise SgfError(f"RE[{raw}]: not an SGF result (B+3.5, W+R, B+T, B+F, 0, Void, ?)")
+    winner = BLACK if m.group(1).upper() == "B" else WHITE
+    tail = m.group(2).strip().lower()
+    kind = {"r": "resign", "resign": "resign", "t": "time", "time": "time", "f": "forfeit",
+            "forfeit": "forfeit", "": "win"}.get(tail)
+    if kind:
+        return GameResult(raw, winner, kind)
+    try:
+        margin = float(tail)
+    except ValueError:
+        raise SgfError(f"RE[{raw}]: the margin {m.group(2)!r} is not a number of points") from None
+    if margin <= 0:
+        raise SgfError(f"RE[{raw}]: a win by {margin:g} points (a draw is written RE[0])")
+    return GameResult(raw, winner, "score", margin)
+
+
+def parse_overtime(text: str) -> Overtime | None:
+    """Parse an ``OT`` text as CGoban/KGS write it: ``"3x60 byo-yomi"`` (3 periods of 60 s),
+    ``"25/600 Canadian"`` (25 stones in 600 s), ``"10 fischer"`` (10 s added per move).
+    None for other (free-text) forms, which FF[4] allows."""
+    if (m := _OT_BYO.match(text)) and ("byo" in text.lower() or "x" in text):
+        return Overtime("byo-yomi", float(m.group(2)), periods=int(m.group(1)))
+    if (m := _OT_CAN.match(text)):
+        return Overtime("canadian", float(m.group(2)), moves=int(m.group(1)))
+    if (m := _OT_FIS.match(text)):
+        return Overtime("fischer", float(m.group(1)))
+    return None
+
+
+def normalise_rules(ru: str | None) -> tuple[str, str | None]:
+    """(our rule set, a note or None) for an ``RU`` value (None/"" -> chinese, noted). Raises
+    :class:`SgfError` for a rule set we do not know."""
+    if ru is None or not ru.strip():
+        return "chinese", "no RU: chinese rules assumed (the platform default)"
+    key = ru.strip().lower()
+    if key not in RULES_ALIASES:
+        raise SgfError(f"RU[{ru}]: unknown rules; known: Chinese, Japanese, Korean, AGA, GOE/Ing, NZ")
+    return RULES_ALIASES[key], _RULES_NOTE.get(key)
+
+
+def _text(node, prop: str, presenter) -> str | None:
+    """A property's value as SimpleText (FF[4] escapes removed, decoded with the file's ``CA``),
+    whatever its FF[4] type (so a root ``KO[7.5]`` reads as "7.5"); a list is joined by ","."""
+    if not node.has_property(prop):
+        return None
+    values = node.get_raw_list(prop)
+    return ",".join(sgf_properties.interpret_simpletext(v, presenter) for v in values)
+
+
+def _point(rc: tuple[int, int], size: int) -> Point:
+    row, col = rc
+    return (col, size - 1 - row)
+
+
+def _rc(p: Point, size: int) -> tuple[int, int]:
+    col, row = p
+    return (size - 1 - row, col)
+
+
+def _number(node, prop: str, presenter) -> float | None:
+    t = _text(node, prop, presenter)
+    if t is None or not t.strip():
+        return None
+    try:
+        return float(t.strip())
+    except ValueError:
+        raise SgfError(f"{prop}[{t}]: not a number") from None
+
+
+def read_sgf(data: bytes) -> GoRecord:
+    """Read one SGF FF[4] Go game (``GM[1]``) from bytes: root properties, setup stones and the
+    main line (variations ignored, noted). Raises :class:`SgfError` for a file that is not SGF,
+    holds no game or several, is not Go, has a bad ``SZ``/``KM``/``HA``/``RE``/``RU``, or a
+    move or setup point off the board (the ply named)."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise SgfError("read_sgf takes the file's bytes")
+    try:
+        game = sgf.Sgf_game.from_bytes(bytes(data))
+    except ValueError as e:
+        raise SgfError(f"not a readable SGF game: {e}") from None
+    root = game.get_root()
+    pres = game.presenter
+    notes: list[str] = []
+    props = {p: (_text(root, p, pres) or "") for p in root.properties()}
+    gm = props.get("GM", "1").strip() or "1"
+    if gm != "1":
+        raise SgfError(f"GM[{gm}]: not a Go record (Go is GM[1])")
+    size = game.get_size()
+    if not 2 <= size <= 25:
+        raise SgfError(f"SZ[{props.get('SZ')}]: board size {size} out of range 2..25")
+    if ":" in props.get("SZ", ""):
+        raise SgfError(f"SZ[{props['SZ']}]: rectangular boards are not Go as we host it")
+    rules, note = normalise_rules(props.get("RU"))
+    if note:
+        notes.append(note)
+
+    komi = _number(root, "KM", pres)
+    if komi is None and props.get("KO", "").strip():
+        komi = _number(root, "KO", pres)
+        notes.append(f"komi from the non-standard root KO[{props['KO']}] (YuanYu), no KM")
+    if komi is not None and abs(komi) >= 100 and komi % 25 == 0:
+        stones = komi / 100
+        notes.append(f"KM[{props['KM']}] read as {stones:g} stones x100 = {2 * stones:g} points")
+        komi = 2 * stones
+
+    handicap = 0
+    if props.get("HA", "").strip():
+        try:
+            handicap = int(float(props["HA"]))
+        except ValueError:
+            raise SgfError(f"HA[{props['HA']}]: not a number of stones") from None
+        if handicap < 0 or handicap == 1 or handicap >= size * size:
+            raise SgfError(f"HA[{props['HA']}]: not a number of handicap stones (0, or 2 and more)")
+
+    try:
+        ab, aw, ae = root.get_setup_stones()
+    except ValueError as e:
+        raise SgfError(f"root AB/AW/AE: bad point ({e or 'off the board'})") from None
+    setup_black = tuple(sorted(_point(p, size) for p in ab))
+    setup_white = tuple(sorted(_point(p, size) for p in aw))
+    if handicap and len(setup_black) != handicap:
+        notes.append(f"HA[{handicap}] with {len(setup_black)} AB stones: the AB stones are played")
+
+    moves: list[tuple[str, Point | None]] = []
+    times: dict[int, tuple[float, int | None]] = {}
+    tb: set[Point] = set()
+    tw: set[Point] = set()
+    for i, node in enumerate(game.get_main_sequence()):
+        if i > 0:
+            if node.has_property("AB") or node.has_property("AW") or node.has_property("AE"):
+                raise SgfError(f"node {i}: setup stones (AB/AW/AE) after the first move are not "
+                               "a game record we can replay")
+            try:
+                colour, rc = node.get_move()
+            except ValueError:
+                bad = _text(node, "B", pres) if node.has_property("B") else _text(node, "W", pres)
+                raise SgfError(f"ply {len(moves) + 1}: move [{bad}] is off the {size}x{size} "
+                               "board") from None
+            if colour is not None:
+                moves.append((_COLOUR[colour], None if rc is None else _point(rc, size)))
+                key = "BL" if colour == "b" else "WL"
+                left = _number(node, key, pres)
+                if left is not None:
+                    per = _number(node, "OB" if colour == "b" else "OW", pres)
+                    times[len(moves)] = (left, None if per is None else int(per))
+        if node.has_property("TB") or node.has_property("TW"):
+            try:
+                tb = {_point(p, size) for p in (node.get("TB") if node.has_property("TB") else ())}
+                tw = {_point(p, size) for p in (node.get("TW") if node.has_property("TW") else ())}
+            except ValueError:
+                raise SgfError(f"node {i}: TB/TW mark off the board") from None
+    if any(len(n) > 1 for n in game.get_main_sequence()):
+        notes.append("variations ignored: the main line is read")
+
+    result = parse_result(props["RE"]) if "RE" in props else None
+    main_s = _number(root, "TM", pres)
+    ot_raw = props.get("OT")
+    overtime = parse_overtime(ot_raw) if ot_raw else None
+    for periods, secs, src in (("LC", "LT", "YuanYu LC/LT"), ("TC", "TT", "YuanYu TC/TT")):
+        if overtime is None and props.get(periods, "").strip() and props.get(secs, "").strip():
+            try:
+                overtime = Overtime("byo-yomi", float(props[secs]), periods=int(props[periods]))
+            except ValueError:
+                raise SgfError(f"{periods}[{props[periods]}]{secs}[{props[secs]}]: not byo-yomi "
+                               "periods and seconds") from None
+            notes.append(f"{src} read as byo-yomi: {overtime.periods}x{overtime.seconds:g} s")
+    info = {p: props[p] for p in INFO_PROPS if props.get(p, "").strip()}
+    return GoRecord(size=size, rules=rules, komi=komi, handicap=handicap,
+                    setup_black=setup_black, setup_white=setup_white, moves=moves, times=times,
+                    result=result, territory_black=frozenset(tb), territory_white=frozenset(tw),
+                    time=TimeSettings(main_s, ot_raw, overtime), info=info,
+                    rules_raw=props.get("RU"), notes=notes, properties=props)
+
+
+# ------------------------------------------------------------------------------- writing
+def _overtime_text(ot: Overtime) -> str:
+    if ot.kind == "byo-yomi":
+        return f"{ot.periods}x{ot.seconds:g} byo-yomi"
+    if ot.kind == "canadian":
+        return f"{ot.moves}/{ot.seconds:g} Canadian"
+    return f"{ot.seconds:g} fischer"
+
+
+def write_sgf(record: GoRecord) -> bytes:
+    """The record as SGF FF[4] bytes (UTF-8): ``GM FF CA SZ RU KM HA AB AW RE TM OT`` and the
+    info texts, the main line with ``BL``/``WL``/``OB``/``OW``, and ``TB``/``TW`` on the last
+    node. Komi is written in points (quirks are not reproduced); ``RU`` uses :data:`RU_NAMES`.
+    Raises :class:`SgfError` for an unknown rule set or a point off the board."""
+    if record.rules not in RU_NAMES:
+        raise SgfError(f"rules {record.rules!r}: expected one of {', '.join(RU_NAMES)}")
+    size = record.size
+    if not 2 <= size <= 25:
+        raise SgfError(f"board size {size} out of range 2..25")
+
+    def rc(p: Point) -> tuple[int, int]:
+        if not (0 <= p[0] < size and 0 <= p[1] < size):
+            raise SgfError(f"point {p} is off the {size}x{size} board")
+        return _rc(p, size)
+
+    game = sgf.Sgf_game(size, encoding="UTF-8")
+    root = game.get_root()
+    root.set("RU", RU_NAMES[record.rules])
+    if record.komi is not None:
+        root.set("KM", record.komi)
+    if record.handicap:
+        root.set("HA", record.handicap)
+    if record.setup_black or record.setup_white:
+        root.set_setup_stones([rc(p) for p in record.setup_black], [rc(p) for p in record.setup_white])
+    for k in INFO_PROPS:
+        if k in record.info:
+            root.set(k, record.info[k])
+    if record.result is not None:
+        root.set("RE", record.result.raw)
+    if record.time.main_s is not None:
+        root.set("TM", record.time.main_s)
+    ot = record.time.overtime_raw or (_overtime_text(record.time.overtime) if record.time.overtime else None)
+    if ot:
+        root.set("OT", ot)
+    node = root
+    for ply, (colour, p) in enumerate(record.moves, start=1):
+        node = game.extend_main_sequence()
+        node.set_move(_SGF_COLOUR[colour], None if p is None else rc(p))
+        if ply in record.times:
+            left, per = record.times[ply]
+            node.set("BL" if colour == BLACK else "WL", left)
+            if per is not None:
+                node.set("OB" if colour == BLACK else "OW", per)
+    if record.territory_black:
+        node.set("TB", {rc(p) for p in record.territory_black})
+    if record.territory_white:
+        node.set("TW", {rc(p) for p in record.territory_white})
+    return game.serialise()

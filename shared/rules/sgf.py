@@ -233,13 +233,14 @@ def _text(node, prop: str, presenter) -> str | None:
 
 
 def _point(rc: tuple[int, int], size: int) -> Point:
+    """sgfmill's ``(row, col)`` (row 0 = bottom, already flipped from SGF's top-down letters)."""
     row, col = rc
-    return (col, size - 1 - row)
+    return (col, row)
 
 
 def _rc(p: Point, size: int) -> tuple[int, int]:
     col, row = p
-    return (size - 1 - row, col)
+    return (row, col)
 
 
 def _number(node, prop: str, presenter) -> float | None:
@@ -415,3 +416,52 @@ def write_sgf(record: GoRecord) -> bytes:
     if record.territory_white:
         node.set("TW", {rc(p) for p in record.territory_white})
     return game.serialise()
+
+
+# ------------------------------------------------------------------------------- playing
+@dataclass
+class RecordPlay:
+    """The outcome of :func:`play_record`: ``board`` after the last legal move; ``accepted``
+    moves played (implicit passes not counted); ``implicit_passes``: the plies (1-based, in the
+    record's numbering) before which a pass was inserted because the same colour moved twice;
+    ``first_rejected``: None or ``{"ply", "move" (GTP), "reason" (IllegalMove.reason),
+    "article", "message"}``."""
+
+    board: object
+    accepted: int = 0
+    implicit_passes: list[int] = field(default_factory=list)
+    first_rejected: dict | None = None
+
+
+def play_record(record: GoRecord, rules: str | None = None, *, implicit_passes: bool = True) -> RecordPlay:
+    """Play ``record`` on a :class:`shared.rules.go.Board` under ``rules`` (default the record's):
+    setup stones (``AB``/``AW``, handicap included), then the main line, stopping at the first
+    move the rules refuse. With ``implicit_passes`` a move by the colour that just moved is read
+    as the opponent having passed (records of the YuanYu app, e.g. the 2018 Tencent files, do
+    not write passes); without, it is refused as "wrong-turn" (1988 art. 17.1).
+    Raises :class:`shared.rules.go.GoError` for an impossible setup (e.g. stones without liberties)."""
+    from shared.rules import go
+
+    board = go.Board(record.size, rules or record.rules, setup_black=record.setup_black,
+                     setup_white=record.setup_white, turn=record.first_turn())
+    run = RecordPlay(board)
+    for ply, (colour, p) in enumerate(record.moves, start=1):
+        if implicit_passes and colour != board.turn:
+            board.play(None)
+            run.implicit_passes.append(ply)
+        try:
+            board.play(p, colour)
+        except go.IllegalMove as e:
+            run.first_rejected = {"ply": ply, "move": go.to_gtp(p, record.size), "reason": e.reason,
+                                  "article": e.article, "message": str(e)}
+            break
+        run.accepted += 1
+    return run
+
+
+def dead_from_marks(record: GoRecord, stones: dict[Point, str]) -> set[Point]:
+    """The stones of ``stones`` ({Point: colour}, e.g. ``Board.stones`` at the end) that the
+    record's ``TB``/``TW`` marks declare dead: a stone on a point marked as the other colour's
+    territory (CGoban and KGS mark a dead stone's point as the capturer's territory)."""
+    return {p for p, c in stones.items()
+            if (c == BLACK and p in record.territory_white) or (c == WHITE and p in record.territory_black)}

@@ -1,0 +1,168 @@
+"""SGF FF[4] reading and writing (shared/rules/sgf.py), on small hand-written records.
+
+Coordinates: SGF letters count columns from the left and rows from the TOP; the engine's Point is
+(column, row) with row 0 at the bottom. On 19x19 "dp" = column d (3), SGF row p (15) from the top
+= row 18 - 15 = 3 from the bottom -> (3, 3) = GTP D4.
+"""
+from __future__ import annotations
+
+import pytest
+
+from shared.rules import go
+from shared.rules.sgf import (
+    GameResult, GoRecord, Overtime, SgfError, dead_from_marks, parse_overtime, parse_result,
+    play_record, read_sgf, write_sgf,
+)
+
+FULL = (b"(;GM[1]FF[4]CA[UTF-8]SZ[19]RU[Japanese]KM[6.50]HA[2]AB[dp][pd]"
+        b"PB[Black Player]PW[White Player]BR[3d]WR[5d]DT[2004-04-10]EV[Test Cup]RO[3]"
+        b"TM[600]OT[25/600 Canadian]RE[W+12.50]"
+        b";W[dd]WL[590.5];B[pp]BL[580]OB[3];W[];B[]TB[aa][ba]TW[ss])")
+
+
+def test_full_record_fields():
+    r = read_sgf(FULL)
+    assert (r.size, r.rules, r.komi, r.handicap) == (19, "japanese", 6.5, 2)
+    # dp = (3, 3) = D4, pd = (15, 15) = Q16 (see the module docstring)
+    assert r.setup_black == ((3, 3), (15, 15))
+    assert [go.to_gtp(p, 19) for p in r.setup_black] == ["D4", "Q16"]
+    assert r.setup_white == ()
+    # dd = D16 = (3, 15); pp = Q4 = (15, 3); W[] and B[] are passes
+    assert r.moves == [("white", (3, 15)), ("black", (15, 3)), ("white", None), ("black", None)]
+    assert r.first_turn() == "white"
+    assert r.times == {1: (590.5, None), 2: (580.0, 3)}
+    assert r.result == GameResult("W+12.50", "white", "score", 12.5)
+    assert r.result.text == "W+12.5"
+    # aa = A19 = (0, 18), ba = B19 = (1, 18), ss = T1 = (18, 0)
+    assert r.territory_black == {(0, 18), (1, 18)} and r.territory_white == {(18, 0)}
+    assert r.time.main_s == 600.0 and r.time.overtime == Overtime("canadian", 600.0, moves=25)
+    assert r.info == {"PB": "Black Player", "PW": "White Player", "BR": "3d", "WR": "5d",
+                      "DT": "2004-04-10", "EV": "Test Cup", "RO": "3"}
+    assert r.notes == []
+
+
+def test_round_trip_full_record():
+    r = read_sgf(FULL)
+    again = read_sgf(write_sgf(r))
+    assert again == r
+    assert again.result.raw == "W+12.50" and again.time.overtime_raw == "25/600 Canadian"
+
+
+def test_round_trip_built_record_with_every_rules_name():
+    for rules, ru in (("chinese", b"RU[Chinese]"), ("japanese", b"RU[Japanese]"), ("ing", b"RU[GOE]")):
+        rec = GoRecord(size=9, rules=rules, komi=-3.5, moves=[("black", (4, 4)), ("white", None)],
+                       result=parse_result("Void"), info={"PB": "黑方 \\ x]"})
+        data = write_sgf(rec)
+        assert ru in data
+        assert read_sgf(data) == rec
+
+
+@pytest.mark.parametrize("ru,rules,noted", [
+    ("Chinese", "chinese", False), ("CN", "chinese", False), ("Japanese", "japanese", False),
+    ("Korean", "japanese", True), ("AGA", "chinese", True), ("GOE", "ing", False),
+    ("Ing", "ing", False), ("NZ", "ing", True),
+])
+def test_rules_names(ru, rules, noted):
+    r = read_sgf(f"(;GM[1]SZ[9]RU[{ru}])".encode())
+    assert r.rules == rules and r.rules_raw == ru
+    assert bool(r.notes) == noted
+
+
+def test_no_rules_means_chinese_and_says_so():
+    r = read_sgf(b"(;GM[1]SZ[13];B[gg])")
+    assert r.rules == "chinese" and r.komi is None
+    assert r.notes == ["no RU: chinese rules assumed (the platform default)"]
+
+
+def test_yuanyu_komi_ko_and_byo_yomi():
+    # AlphaGo - Fan Hui files (YuanYu): komi as KO[7.5], no KM; LC[3] LT[30] = 3x30 s byo-yomi
+    r = read_sgf(b"(;GM[1]FF[4]AP[YuanYu]SZ[19]TM[60]LT[30]LC[3]KO[7.5]RE[B+R];B[pd])")
+    assert r.komi == 7.5
+    assert r.time.overtime == Overtime("byo-yomi", 30.0, periods=3) and r.time.overtime_raw is None
+    assert r.result == GameResult("B+R", "black", "resign")
+    assert any("KO[7.5]" in n for n in r.notes)
+
+
+def test_tencent_semifinal_komi_in_stones_x100():
+    # KM[375]: 3.75 stones x 100; Chinese counting, one stone = 2 points -> 7.5 points
+    r = read_sgf(b"(;GM[1]SZ[19]KM[375]HA[0]RU[Chinese]TC[5]TT[60]RE[W+R])")
+    assert r.komi == 7.5
+    assert "KM[375] read as 3.75 stones x100 = 7.5 points" in r.notes
+    assert r.time.overtime == Overtime("byo-yomi", 60.0, periods=5)
+    # a komi below 100 is points as written
+    assert read_sgf(b"(;GM[1]SZ[19]KM[75])").komi == 75.0
+
+
+@pytest.mark.parametrize("re_,winner,kind,margin,text", [
+    ("B+3.5", "black", "score", 3.5, "B+3.5"), ("W+0.50", "white", "score", 0.5, "W+0.5"),
+    ("B+0.2", "black", "score", 0.2, "B+0.2"),
+    ("W+R", "white", "resign", None, "W+R"), ("B+Resign", "black", "resign", None, "B+R"),
+    ("B+T", "black", "time", None, "B+T"), ("W+Time", "white", "time", None, "W+T"),
+    ("B+F", "black", "forfeit", None, "B+F"), ("W+", "white", "win", None, "W+"),
+    ("0", None, "draw", None, "Draw"), ("Draw", None, "draw", None, "Draw"),
+    ("Void", None, "void", None, "Void"), ("?", None, "unknown", None, "?"),
+])
+def test_results(re_, winner, kind, margin, text):
+    res = parse_result(re_)
+    assert (res.winner, res.kind, res.margin, res.text) == (winner, kind, margin, text)
+
+
+@pytest.mark.parametrize("bad", ["B+3.5x", "X+R", "W+-2", "black wins"])
+def test_bad_results(bad):
+    with pytest.raises(SgfError, match="RE"):
+        parse_result(bad)
+
+
+def test_overtime_forms():
+    assert parse_overtime("3x60 byo-yomi") == Overtime("byo-yomi", 60.0, periods=3)
+    assert parse_overtime("25/600 Canadian") == Overtime("canadian", 600.0, moves=25)
+    assert parse_overtime("10 fischer") == Overtime("fischer", 10.0)
+    assert parse_overtime("sudden death") is None
+
+
+@pytest.mark.parametrize("data,match", [
+    (b"hello", "not a readable SGF"),
+    (b"(;GM[1]SZ[19];B[aa]", "not a readable SGF"),
+    (b"(;GM[2]SZ[8])", r"GM\[2\]"),
+    (b"(;GM[1]SZ[9];B[zz])", r"ply 1: move \[zz\] is off the 9x9"),
+    (b"(;GM[1]SZ[19]KM[six])", r"KM\[six\]"),
+    (b"(;GM[1]SZ[19]HA[lots])", r"HA\[lots\]"),
+    (b"(;GM[1]SZ[19]HA[1])", r"HA\[1\]"),
+    (b"(;GM[1]SZ[19]RU[Tromp-Taylor])", r"RU\[Tromp-Taylor\]: unknown rules"),
+    (b"(;GM[1]SZ[19]RE[Black])", r"RE\[Black\]"),
+    (b"(;GM[1]SZ[9];B[ee];AB[aa])", "node 2: setup stones"),
+])
+def test_errors_name_what_is_wrong(data, match):
+    with pytest.raises(SgfError, match=match):
+        read_sgf(data)
+    assert issubclass(SgfError, ValueError)
+
+
+def test_write_refuses_bad_records():
+    with pytest.raises(SgfError, match="rules 'aga'"):
+        write_sgf(GoRecord(rules="aga"))
+    with pytest.raises(SgfError, match=r"\(9, 9\) is off the 9x9"):
+        write_sgf(GoRecord(size=9, moves=[("black", (9, 9))]))
+
+
+def test_play_record_implicit_pass_and_refusal():
+    # B E5, B C3: White's pass is not written (YuanYu style) -> one implicit pass before ply 2
+    r = read_sgf(b"(;GM[1]SZ[9];B[ee];B[cg];W[ee])")
+    run = play_record(r)
+    assert run.implicit_passes == [2]
+    assert run.accepted == 2
+    # ply 3 W E5 is on Black's stone
+    assert run.first_rejected["ply"] == 3 and run.first_rejected["move"] == "E5"
+    assert run.first_rejected["reason"] == "occupied"
+    assert run.first_rejected["article"] == "Chinese rules 1988 art. 2.2"
+    strict = play_record(r, implicit_passes=False)
+    assert strict.first_rejected["ply"] == 2 and strict.first_rejected["reason"] == "wrong-turn"
+    assert strict.first_rejected["article"] == "Chinese rules 1988 art. 17.1"
+
+
+def test_dead_from_marks():
+    # 9x9: Black A9 stands in White's marked territory (TW[aa]) -> dead; White J1 in TB -> dead;
+    # Black E5 stands on an unmarked point -> alive
+    r = read_sgf(b"(;GM[1]SZ[9];B[aa];W[ii];B[ee];W[]TW[aa][ba]TB[ii][hi])")
+    board = play_record(r).board
+    assert dead_from_marks(r, board.stones) == {(0, 8), (8, 0)}

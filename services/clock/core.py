@@ -52,6 +52,35 @@ Decisions
   form ``"*180"`` raise :class:`ClockError`.
 * **Adjustments**: :func:`adjust` leaving a clock at ``<= 0`` ms makes that flag fall at once.
 
+Go overtime (one clock core for all three games)
+-----------------------------------------------
+A :class:`TimeControl` may end in an :class:`Overtime` that starts when the (single, sudden
+death, increment- and delay-free) main time is used up:
+
+* **Japanese byo-yomi** ``"3600 5x30 byo-yomi"`` (the SGF ``OT`` convention with the main time
+  in front): N periods of S seconds.  A move completed within a period keeps it (a move of
+  exactly S is within it: on-deadline rule); each period overrun is used up and the next one
+  starts; overrunning the last loses.  A move of ``o`` ms past the main time uses
+  ``(o - 1) // S`` periods: 5x30, 29.9 s -> 5 left, 30 s -> 5, 31 s -> 4, 61 s -> 3.
+* **Canadian overtime** ``"600 25/600 Canadian"``: after the main time, N moves in T seconds
+  (a block); when the N moves are made a new block of N moves in T starts (unused block time
+  is lost).  The move during which the main time runs out is the block's first move and its
+  time past the main time is charged to the block.
+* **Chinese 1988 rules art. 12.2 (读秒)** ``"10800 reserve 5"``: the first number is the time
+  limit (时限, art. 12.1), of which N whole minutes are kept (保留) for 读秒: "在时限内保留几分钟
+  开始读秒", so the main time is ``limit - N min``.  Once it is used up, "凡一步棋用时不足一分钟的
+  不计时间。每满一分钟则在保留时间内扣除一分钟，但不得用完规定时间": a move under a full minute costs
+  nothing, each full minute (``o // 60 000`` of the ``o`` ms past the main time) takes one
+  minute from the reserve, and completing the last reserved minute is a time-out ("10，超时判负";
+  art. 23.5 "对局者用时（包括读秒）超过时限，一律判负").  The deadline -- as everywhere here the
+  last on-time millisecond -- is therefore 1 ms before the reserve's last full minute ends.
+  Art. 23.4 (capturing stones costs no time during 读秒) has no online counterpart: removal
+  is automatic.
+
+Absolute time (``"3600"``) and Fischer (``"600+10"``) serve Go unchanged; Black moves first
+with ``start(tc, at_ms, first="black")``.  Lateness (Go 1988 art. 23.1-23.3, xiangqi 1999
+21.1): see :func:`lateness`.
+
 Errors: every bad input raises :class:`ClockError` (a ``ValueError``); a move after the deadline
 raises :class:`FlagAlreadyFell` (a :class:`ClockError`) carrying the deadline.
 """
@@ -69,6 +98,7 @@ __all__ = [
     "ClockError",
     "FlagAlreadyFell",
     "Period",
+    "Overtime",
     "TimeControl",
     "SideClock",
     "ClockState",
@@ -82,6 +112,9 @@ __all__ = [
     "adjust",
     "remaining_at",
     "pgn_tag",
+    "from_sgf",
+    "lateness",
+    "overtime_left",
 ]
 
 Colour = Literal["white", "black"]
@@ -92,6 +125,10 @@ MAX_STEP_MS = 3_600_000
 DelayMode = Literal["none", "simple", "bronstein"]
 COLOURS: tuple[Colour, Colour] = ("white", "black")
 _DELAY_MODES = ("none", "simple", "bronstein")
+OvertimeKind = Literal["byo-yomi", "canadian", "reserve"]
+_OVERTIME_KINDS = ("byo-yomi", "canadian", "reserve")
+#: Go 1988 art. 12.2: the 读秒 reserve is counted in whole minutes.
+MINUTE_MS = 60_000
 
 
 # --------------------------------------------------------------------------------------- errors
@@ -211,6 +248,77 @@ def _ms(text: str) -> int:
     return int(whole) * 1000 + (int(frac.ljust(3, "0")) if frac else 0)
 
 
+@dataclass(frozen=True)
+class Overtime:
+    """Go overtime that follows the main time.  Immutable.
+
+    * ``kind``: ``"byo-yomi"`` (Japanese: ``count`` periods of ``length_ms``),
+      ``"canadian"`` (``count`` moves in ``length_ms`` per block) or ``"reserve"`` (Chinese
+      1988 rules art. 12.2 读秒: ``count`` whole minutes kept from the time limit;
+      ``length_ms`` must be :data:`MINUTE_MS`).
+    * ``count``: periods (1..100), moves per block (1..1000) or reserved minutes (1..600).
+    * ``length_ms``: period / block length in ms (> 0; a byo-yomi period at most 1 hour, a
+      Canadian block at most 72 hours).
+
+    Raises :class:`ClockError` on any out-of-range or mistyped field.
+    """
+
+    kind: OvertimeKind
+    count: int
+    length_ms: int
+
+    def __post_init__(self) -> None:
+        if self.kind not in _OVERTIME_KINDS:
+            raise ClockError(f"overtime kind must be one of {_OVERTIME_KINDS}, got {self.kind!r}")
+        _check_int("overtime count", self.count, 1)
+        _check_int("overtime length_ms", self.length_ms, 1)
+        limit = {"byo-yomi": 100, "canadian": 1000, "reserve": 600}[self.kind]
+        if self.count > limit:
+            raise ClockError(f"{self.kind} count {self.count} is over the limit of {limit}")
+        longest = MAX_STEP_MS if self.kind == "byo-yomi" else MAX_BASE_MS
+        if self.length_ms > longest:
+            raise ClockError(f"{self.kind} length {self.length_ms // 1000} s is over the limit of "
+                             f"{longest // 1000} s")
+        if self.kind == "reserve" and self.length_ms != MINUTE_MS:
+            raise ClockError("the 1988 art. 12.2 reserve is counted in whole minutes: "
+                             f"length_ms must be {MINUTE_MS}")
+
+    def text(self) -> str:
+        """The overtime part of our text form: ``"5x30 byo-yomi"``, ``"25/600 Canadian"`` or
+        ``"reserve 5"`` (see :meth:`TimeControl.parse`)."""
+        if self.kind == "byo-yomi":
+            return f"{self.count}x{_secs(self.length_ms)} byo-yomi"
+        if self.kind == "canadian":
+            return f"{self.count}/{_secs(self.length_ms)} Canadian"
+        return f"reserve {self.count}"
+
+
+_GO_BYOYOMI = re.compile(rf"(?:{_NUM}\s+)?(\d+)\s*x\s*{_NUM}\s+byo-?yomi", re.IGNORECASE)
+_GO_CANADIAN = re.compile(rf"(?:{_NUM}\s+)?(\d+)\s*/\s*{_NUM}\s+canadian", re.IGNORECASE)
+_GO_RESERVE = re.compile(rf"{_NUM}\s+reserve\s+(\d+)", re.IGNORECASE)
+
+
+def _parse_go(text: str) -> TimeControl | None:
+    """The Go text forms of :meth:`TimeControl.parse`, or None when ``text`` is none of them."""
+    if m := _GO_BYOYOMI.fullmatch(text):
+        main, count, length = m.groups()
+        ot = Overtime("byo-yomi", int(count), _ms(length))
+    elif m := _GO_CANADIAN.fullmatch(text):
+        main, count, length = m.groups()
+        ot = Overtime("canadian", int(count), _ms(length))
+    elif m := _GO_RESERVE.fullmatch(text):
+        limit, minutes = m.groups()
+        ot = Overtime("reserve", int(minutes), MINUTE_MS)
+        main_ms = _ms(limit) - ot.count * MINUTE_MS
+        if main_ms < 0:
+            raise ClockError(f"time limit {limit} s is shorter than the {minutes} minute(s) "
+                             f"reserved for 读秒 (Go 1988 art. 12.2 keeps them within the limit)")
+        return TimeControl((Period(None, main_ms),), ot)
+    else:
+        return None
+    return TimeControl((Period(None, _ms(main) if main else 0),), ot)
+
+
 #: Named presets -> PGN TimeControl text (seconds).  ``classical-fide`` is the FIDE standard
 #: control: 40 moves in 90 min, then 30 min for the rest, 30 s increment from move 1.
 PRESETS: dict[str, str] = {
@@ -239,6 +347,20 @@ PRESETS: dict[str, str] = {
     "xiangqi-6.5-60": "3600",  # 6.5: a single allowance, no move count (60 min each here)
     "xiangqi-6.5-30": "1800",
     "xiangqi-6.5-15": "900",
+    # Go. Absolute and Fischer are plain PGN forms; Black moves first (start(first="black")).
+    "go-absolute-60": "3600",
+    "go-fischer-10+10": "600+10",
+    "go-byoyomi-60-5x30": "3600 5x30 byo-yomi",  # 1 h, then 5 periods of 30 s
+    "go-byoyomi-120-3x60": "7200 3x60 byo-yomi",  # AlphaGo - Lee Sedol 2016: TM[7200] OT[3x60 byo-yomi]
+    "go-byoyomi-0-3x30": "0 3x30 byo-yomi",  # byo-yomi only (the 2015 Fan Hui informal games)
+    "go-canadian-10-25/600": "600 25/600 Canadian",  # KGS: TM[600] OT[25/600 Canadian]
+    "go-canadian-30-20/300": "1800 20/300 Canadian",
+    # Chinese Go rules 1988 art. 12: 12.2 keeps 5 minutes for 读秒 in national events and allows
+    # 1 minute in local ones; 12.1 gives local events 1-2 hours and wants national games
+    # finished within a day (3 hours each is our choice, the article fixes no figure).
+    "go-1988-12-national": "10800 reserve 5",
+    "go-1988-12-local-60": "3600 reserve 1",
+    "go-1988-12-local-120": "7200 reserve 1",
 }
 
 
@@ -248,11 +370,14 @@ class TimeControl:
 
     Only the last period may be sudden death (``moves=None``); if the last period has a move
     count it repeats (US Chess "repeating" control).  The first period's ``base_ms`` must be
-    ``> 0``.  Raises :class:`ClockError` otherwise.  A list of periods is accepted and stored
-    as a tuple.
+    ``> 0``.  ``overtime`` (Go, optional): an :class:`Overtime` after the main time; then
+    ``periods`` must be exactly one sudden-death period without increment or delay (the
+    main time, which may be 0: overtime only).  Raises :class:`ClockError` otherwise.  A list
+    of periods is accepted and stored as a tuple.
     """
 
     periods: tuple[Period, ...]
+    overtime: Overtime | None = None
 
     def __post_init__(self) -> None:
         periods = self.periods
@@ -268,7 +393,14 @@ class TimeControl:
                 raise ClockError(
                     f"period {i} is sudden death (no move count) but is not the last period"
                 )
-        if periods[0].base_ms <= 0:
+        if self.overtime is not None:
+            if not isinstance(self.overtime, Overtime):
+                raise ClockError(f"overtime must be an Overtime, got {self.overtime!r}")
+            p = periods[0]
+            if len(periods) != 1 or p.moves is not None or p.increment_ms or p.delay != "none":
+                raise ClockError("Go overtime follows a single main time: one sudden-death "
+                                 "period without increment or delay")
+        elif periods[0].base_ms <= 0:
             raise ClockError("the first period's base_ms must be > 0")
 
     # -- PGN -----------------------------------------------------------------------------
@@ -282,11 +414,25 @@ class TimeControl:
         5 s) and ``"300b5"`` (Bronstein delay 5 s), which may follow an increment
         (``"300+2d5"``).  Seconds may carry up to 3 decimals (exact ms, never rounded).
         ``"-"`` (no time control) returns ``None`` (untimed game). A preset name from
-        :data:`PRESETS` (``"xiangqi-6.1"``, ``"blitz-3+2"`` ...) stands for its tag.
+        :data:`PRESETS` (``"xiangqi-6.1"``, ``"blitz-3+2"``, ``"go-1988-12-national"`` ...)
+        stands for its tag.
+
+        Go forms (our extension; main time first, in seconds, then the overtime, keywords
+        case-insensitive; see the module docstring for how each runs):
+
+        * ``"3600 5x30 byo-yomi"``: 3600 s main time, then 5 byo-yomi periods of 30 s (the SGF
+          ``OT`` text ``"5x30 byo-yomi"``; ``"byoyomi"`` also accepted).
+        * ``"600 25/600 Canadian"``: 600 s main time, then blocks of 25 moves in 600 s (SGF
+          ``OT`` ``"25/600 Canadian"``).  For both the main time may be omitted (= 0).
+        * ``"10800 reserve 5"``: Chinese Go rules 1988 art. 12: a time limit (时限) of 10 800 s
+          of which 5 whole minutes are kept for 读秒 (main time 10 500 s).
+
+        Absolute (``"3600"``) and Fischer (``"600+10"``) are the PGN forms.
 
         Raises :class:`ClockError` for ``"?"`` (unknown), the sandclock form ``"*180"``,
         negative numbers, empty or malformed descriptors (``"abc"``, ``"40/"``), a move count
-        of 0 and any sudden-death descriptor that is not the last.
+        of 0, any sudden-death descriptor that is not the last, and Go forms out of range
+        (``"0 0x30 byo-yomi"``, ``"60 reserve 5"``: a limit shorter than its reserve).
         """
         if not isinstance(text, str):
             raise ClockError(f"TimeControl must be a str, got {text!r}")
@@ -302,6 +448,13 @@ class TimeControl:
         elif text[:1].isalpha():
             raise ClockError(f"malformed TimeControl {text!r}: not a PGN tag and not a known preset "
                              f"({', '.join(sorted(PRESETS))})")
+        go = _parse_go(text)
+        if go is not None:
+            return go
+        if any(c.isspace() for c in text):
+            raise ClockError(
+                    f"malformed TimeControl {text!r}: Go forms are '3600 5x30 byo-yomi', "
+                    f"'600 25/600 Canadian' and '10800 reserve 5' (seconds; reserve in minutes)")
         periods = []
         for descriptor in text.split(":"):
             if descriptor.startswith("*"):
@@ -340,9 +493,17 @@ class TimeControl:
         return tc
 
     def to_pgn(self) -> str:
-        """The PGN TimeControl tag value (seconds), e.g. ``"40/5400+30:1800+30"``.
-        ``TimeControl.parse(tc.to_pgn()) == tc`` always holds."""
-        return ":".join(p.to_pgn() for p in self.periods)
+        """The PGN TimeControl tag value (seconds), e.g. ``"40/5400+30:1800+30"``; with Go
+        overtime our text form (``"3600 5x30 byo-yomi"``, ``"10800 reserve 5"``: the 1988
+        time limit, main time plus reserve).  ``TimeControl.parse(tc.to_pgn()) == tc`` always
+        holds."""
+        ot = self.overtime
+        if ot is None:
+            return ":".join(p.to_pgn() for p in self.periods)
+        main = self.periods[0].base_ms
+        if ot.kind == "reserve":
+            return f"{_secs(main + ot.count * MINUTE_MS)} {ot.text()}"
+        return f"{_secs(main)} {ot.text()}"
 
     def period(self, index: int) -> Period:
         """The period with this index (``0 <= index < len(periods)``); ClockError otherwise."""
@@ -371,12 +532,20 @@ class SideClock:
     * ``moves_made``: moves completed (clock presses) in the game.
     * ``period_index``: index into ``TimeControl.periods`` of the period the next move is in.
     * ``period_moves``: moves completed in the current period (for repeating periods).
+    * Go overtime (see :class:`Overtime`; defaults for controls without it):
+      ``in_overtime``: the main time is used up; ``periods_left``: byo-yomi periods left, or
+      the 1988 art. 12.2 reserve minutes left (``None`` for other kinds); ``moves_left``:
+      Canadian moves still to make in the current block (``None`` while in main time).  In a
+      Canadian block ``remaining_ms`` is the time left in the block.
     """
 
     remaining_ms: int
     moves_made: int = 0
     period_index: int = 0
     period_moves: int = 0
+    in_overtime: bool = False
+    periods_left: int | None = None
+    moves_left: int | None = None
 
 
 @dataclass(frozen=True)
@@ -391,6 +560,8 @@ class ClockState:
       :func:`remaining_at` need no time control.
     * ``flagged``: colour whose flag fell, or ``None``; ``flagged_at``: epoch ms the flag fell
       (``None`` when it fell through an :func:`adjust` given no ``at_ms``).
+    * ``overtime``: the time control's Go :class:`Overtime` (or ``None``), kept here like the
+      delay so that :func:`stop`, :func:`adjust` and :func:`remaining_at` need no time control.
     """
 
     white: SideClock
@@ -401,6 +572,7 @@ class ClockState:
     turn_delay_ms: int = 0
     flagged: Colour | None = None
     flagged_at: int | None = None
+    overtime: Overtime | None = None
 
     def side(self, colour: Colour) -> SideClock:
         """The :class:`SideClock` of ``colour`` ('white' or 'black'); ClockError otherwise."""
@@ -426,6 +598,12 @@ class Reading:
     * ``white_ms`` / ``black_ms``: remaining times after the press (the new running player's
       value is at ``at_ms``, i.e. full).
     * ``running``: the colour now running; ``deadline_ms``: epoch ms its flag falls.
+    * Go overtime, per colour (``None`` when the control has no such count):
+      ``white_periods_left`` / ``black_periods_left``: byo-yomi periods or 1988 art. 12.2
+      reserve minutes left; ``white_moves_left`` / ``black_moves_left``: Canadian moves still
+      to make in the current block (``None`` while in main time).  A side is in byo-yomi /
+      读秒 when its ``*_ms`` main time is 0, in a Canadian block when ``*_moves_left`` is set
+      (its ``*_ms`` is then the time left in the block).
     """
 
     mover: Colour
@@ -442,6 +620,10 @@ class Reading:
     black_ms: int
     running: Colour
     deadline_ms: int
+    white_periods_left: int | None = None
+    black_periods_left: int | None = None
+    white_moves_left: int | None = None
+    black_moves_left: int | None = None
 
     def as_dict(self) -> dict:
         """Plain dict of all fields (for event payloads)."""
@@ -463,6 +645,11 @@ def start(tc: TimeControl, at_ms: int, first: Colour = "white") -> ClockState:
     _check_colour("first", first)
     p0 = tc.periods[0]
     side = SideClock(remaining_ms=p0.base_ms + p0.increment_ms)
+    if tc.overtime is not None:
+        ot = tc.overtime
+        side = replace(side, periods_left=None if ot.kind == "canadian" else ot.count)
+        if side.remaining_ms == 0:  # overtime only ("0 3x30 byo-yomi")
+            side = _enter_overtime(side, ot)
     return ClockState(
         white=side,
         black=side,
@@ -470,14 +657,65 @@ def start(tc: TimeControl, at_ms: int, first: Colour = "white") -> ClockState:
         turn_started_at=at_ms,
         turn_delay=p0.delay,
         turn_delay_ms=p0.delay_ms,
+        overtime=tc.overtime,
     )
+
+
+def _enter_overtime(side: SideClock, ot: Overtime) -> SideClock:
+    """``side`` with its main time exactly used up: in overtime (Canadian: a fresh block)."""
+    if ot.kind == "canadian":
+        return replace(side, remaining_ms=ot.length_ms, in_overtime=True, moves_left=ot.count)
+    return replace(side, remaining_ms=0, in_overtime=True)
+
+
+def _allowance(side: SideClock, ot: Overtime | None) -> int:
+    """Overtime ms ``side`` may still use on its current move beyond ``remaining_ms``
+    (inclusive: a move at ``remaining_ms + allowance`` is on time)."""
+    if ot is None:
+        return 0
+    if ot.kind == "byo-yomi":
+        return (side.periods_left or 0) * ot.length_ms
+    if ot.kind == "canadian":
+        return 0 if side.in_overtime else ot.length_ms
+    # 1988 art. 12.2: completing the last reserved minute is a time-out, so 1 ms before it
+    return (side.periods_left or 0) * MINUTE_MS - 1
+
+
+def _consume(side: SideClock, ot: Overtime, used_ms: int, move: bool) -> SideClock | None:
+    """``side`` after ``used_ms`` of its time is used (``move``: a move completed with it, so
+    it counts in a Canadian block); ``None`` if that is more than it has (out of time).
+
+    Main time first; past it, byo-yomi uses ``(over - 1) // S`` periods (a move within a
+    period keeps it), Canadian charges the block, the 1988 reserve loses ``over // 60 000``
+    whole minutes (a move under a full minute costs nothing; art. 12.2)."""
+    m = side.remaining_ms
+    if ot.kind == "canadian" and side.in_overtime:
+        block = m - used_ms
+        if block < 0:
+            return None
+        left = (side.moves_left or ot.count) - (1 if move else 0)
+        if left == 0:  # block complete: a new block of N moves in T
+            block, left = ot.length_ms, ot.count
+        return replace(side, remaining_ms=block, moves_left=left)
+    if used_ms <= m:
+        side = replace(side, remaining_ms=m - used_ms)
+        return _enter_overtime(side, ot) if m - used_ms == 0 and not side.in_overtime else side
+    over = used_ms - m
+    if ot.kind == "canadian":  # the move on which the main time ran out opens the first block
+        side = _enter_overtime(side, ot)
+        return _consume(side, ot, over, move)
+    periods = side.periods_left or 0
+    used = (over - 1) // ot.length_ms if ot.kind == "byo-yomi" else over // MINUTE_MS
+    if used >= periods:
+        return None
+    return replace(side, remaining_ms=0, in_overtime=True, periods_left=periods - used)
 
 
 def _deadline(state: ClockState) -> int:
     assert state.running is not None and state.turn_started_at is not None
-    rem = state.side(state.running).remaining_ms
+    side = state.side(state.running)
     extra = state.turn_delay_ms if state.turn_delay == "simple" else 0
-    return state.turn_started_at + rem + extra
+    return state.turn_started_at + side.remaining_ms + extra + _allowance(side, state.overtime)
 
 
 def _charge(state: ClockState, elapsed: int) -> tuple[int, int]:
@@ -532,26 +770,31 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
         raise ClockError(f"{colour} pressed but it is {running}'s clock that is running")
     _check_now(state, "at_ms", at_ms)
     mover = state.side(colour)
-    tc.period(mover.period_index)  # state must fit tc
+    _check_fits(state, tc, mover)
     due = _deadline(state)
     if at_ms > due:
         raise FlagAlreadyFell(colour, due, at_ms)
 
     elapsed = at_ms - state.turn_started_at  # type: ignore[operator]
     charged, credit = _charge(state, elapsed)
-    remaining = mover.remaining_ms - charged
     moves_made = mover.moves_made + 1
     period_index, period_moves = mover.period_index, mover.period_moves + 1
-    bonus = 0
-    current = tc.periods[period_index]
-    if current.moves is not None and period_moves >= current.moves:
-        period_index = min(period_index + 1, len(tc.periods) - 1)
-        period_moves = 0
-        bonus = tc.periods[period_index].base_ms
-        remaining += bonus
-    increment = tc.periods[period_index].increment_ms
-    remaining += increment
-    new_mover = SideClock(remaining, moves_made, period_index, period_moves)
+    bonus = increment = 0
+    if tc.overtime is not None:  # Go: main time, then byo-yomi / Canadian / 1988 reserve
+        spent = _consume(mover, tc.overtime, charged, move=True)
+        assert spent is not None  # at_ms <= deadline
+        new_mover = replace(spent, moves_made=moves_made)
+    else:
+        remaining = mover.remaining_ms - charged
+        current = tc.periods[period_index]
+        if current.moves is not None and period_moves >= current.moves:
+            period_index = min(period_index + 1, len(tc.periods) - 1)
+            period_moves = 0
+            bonus = tc.periods[period_index].base_ms
+            remaining += bonus
+        increment = tc.periods[period_index].increment_ms
+        remaining += increment
+        new_mover = SideClock(remaining, moves_made, period_index, period_moves)
 
     opponent = _other(colour)
     opp_period = tc.period(state.side(opponent).period_index)
@@ -577,8 +820,21 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
         black_ms=new_state.black.remaining_ms,
         running=opponent,
         deadline_ms=_deadline(new_state),
+        **_overtime_fields(new_state),
     )
     return new_state, reading
+
+
+def _overtime_fields(state: ClockState) -> dict:
+    """The Go overtime counts of a :class:`Reading` for both colours."""
+    return {f"{c}_{k}": getattr(state.side(c), k) for c in COLOURS for k in ("periods_left", "moves_left")}
+
+
+def _check_fits(state: ClockState, tc: TimeControl, side: SideClock) -> None:
+    tc.period(side.period_index)
+    if tc.overtime != state.overtime:
+        raise ClockError(f"clock state does not belong to the time control {tc.to_pgn()!r} "
+                         f"(overtime {state.overtime} vs {tc.overtime})")
 
 
 def deadline(state: ClockState, tc: TimeControl) -> int | None:
@@ -591,7 +847,7 @@ def deadline(state: ClockState, tc: TimeControl) -> int | None:
     """
     if state.running is None or state.flagged is not None:
         return None
-    tc.period(state.side(state.running).period_index)
+    _check_fits(state, tc, state.side(state.running))
     return _deadline(state)
 
 
@@ -628,8 +884,26 @@ def flag(state: ClockState, tc: TimeControl, now_ms: int) -> ClockState:
         raise ClockError(
             f"{running}'s flag has not fallen: deadline {_deadline(state)} ms, now {now_ms} ms"
         )
-    side = replace(state.side(running), remaining_ms=0)
+    side = _out_of_time(state.side(running), state.overtime)
     return _halted(state._with_side(running, side), flagged=running, flagged_at=due)
+
+
+def _out_of_time(side: SideClock, ot: Overtime | None) -> SideClock:
+    """``side`` with all its time used: 0 ms, and no byo-yomi period / reserve minute left."""
+    side = replace(side, remaining_ms=0)
+    if ot is None:
+        return side
+    return replace(side, in_overtime=True, periods_left=None if ot.kind == "canadian" else 0)
+
+
+def _charged(state: ClockState, now_ms: int) -> SideClock:
+    """The running side charged up to ``now_ms`` with no move completed (never below 0)."""
+    assert state.running is not None and state.turn_started_at is not None
+    side = state.side(state.running)
+    if state.overtime is None:
+        return replace(side, remaining_ms=max(0, _display(state, now_ms)))
+    spent = _consume(side, state.overtime, now_ms - state.turn_started_at, move=False)
+    return spent if spent is not None else _out_of_time(side, state.overtime)
 
 
 def _halted(state: ClockState, **flag: object) -> ClockState:
@@ -652,15 +926,15 @@ def stop(state: ClockState, at_ms: int) -> ClockState:
 
     The running player is charged what the clock shows at ``at_ms`` (simple delay: time beyond
     the delay; Bronstein: all of it, with no add-back since no move was completed; never below
-    0), with no increment and no move counted.  ``stop`` does not decide whether the flag fell
+    0; Go overtime: periods / reserve minutes / block time used as by a move, but no Canadian
+    block move counted), with no increment and no move counted.  ``stop`` does not decide whether the flag fell
     first (1994 art. 12.7: a resignation or agreed draw stands anyway) -- call
     :func:`check_flag` before it when that matters.  Raises :class:`ClockError` if the clock is
     already stopped or flagged or ``at_ms < turn_started_at``.
     """
     running = _require_running(state, "stop")
     _check_now(state, "at_ms", at_ms)
-    side = replace(state.side(running), remaining_ms=max(0, _display(state, at_ms)))
-    return _halted(state._with_side(running, side))
+    return _halted(state._with_side(running, _charged(state, at_ms)))
 
 
 def adjust(
@@ -680,6 +954,11 @@ def adjust(
     :func:`check_flag`; callers should run :func:`check_flag` before adjusting so an earlier
     flag fall is not overtaken.  Raises :class:`ClockError` for a zero or non-int delta, a bad
     colour, ``at_ms`` before the running clock's start, or a state that is already flagged.
+
+    Go overtime (``state.overtime`` set): added time goes to the main time (in a Canadian
+    block: to the block); removed time is used like thinking time -- main time first, then
+    byo-yomi periods ``(over - 1) // S``, the Canadian block, or whole reserve minutes
+    (1988 art. 12.2) -- and the flag falls only when more is removed than the player has.
     """
     if not isinstance(state, ClockState):
         raise ClockError(f"adjust needs a ClockState, got {state!r}")
@@ -694,6 +973,20 @@ def adjust(
     if at_ms is not None and state.running is not None:
         _check_now(state, "at_ms", at_ms)
     side = state.side(colour)
+    ot = state.overtime
+    if ot is not None:
+        if delta_ms > 0:
+            more = side.remaining_ms + delta_ms
+            spent: SideClock | None = replace(
+                side, remaining_ms=more, in_overtime=side.in_overtime and ot.kind == "canadian")
+        else:
+            spent = _consume(side, ot, -delta_ms, move=False)
+        if spent is not None:
+            return state._with_side(colour, spent)
+        new = state._with_side(colour, _out_of_time(side, ot))
+        if at_ms is not None and new.running is not None and new.running != colour:
+            new = new._with_side(new.running, _charged(new, at_ms))
+        return _halted(new, flagged=colour, flagged_at=at_ms)
     new = state._with_side(colour, replace(side, remaining_ms=side.remaining_ms + delta_ms))
     if side.remaining_ms + delta_ms > 0:
         return new
@@ -718,8 +1011,148 @@ def remaining_at(state: ClockState, tc: TimeControl, colour: Colour, now_ms: int
     """
     _check_colour("colour", colour)
     _check_int("now_ms", now_ms)
-    tc.period(state.side(colour).period_index)
+    _check_fits(state, tc, state.side(colour))
     if state.running == colour and state.flagged is None:
         _check_now(state, "now_ms", now_ms)
+        if state.overtime is not None:
+            return _charged(state, now_ms).remaining_ms
         return max(0, _display(state, now_ms))
     return max(0, state.side(colour).remaining_ms)
+
+
+def overtime_left(state: ClockState, colour: Colour, now_ms: int) -> dict:
+    """What a Go clock shows for ``colour`` at ``now_ms`` (epoch ms), charged up to then as
+    if the running player stopped thinking now (no move counted).
+
+    Returns ``{"main_ms", "in_overtime", "periods_left", "moves_left", "period_ms"}``:
+    main time left (ms; in a Canadian block the block time); byo-yomi periods / 1988 reserve
+    minutes left; Canadian moves left in the block; ``period_ms``: time left in the current
+    byo-yomi period or reserve minute (``None`` in main time, for Canadian, and without
+    overtime).  Examples (5x30 byo-yomi, main used up, 41 s into the move): periods 4,
+    period_ms 19 000.  Raises :class:`ClockError` for a bad colour or ``now_ms`` before the
+    running clock's start.
+    """
+    _check_colour("colour", colour)
+    _check_int("now_ms", now_ms)
+    side = state.side(colour)
+    ot = state.overtime
+    into = 0
+    if state.running == colour and state.flagged is None:
+        _check_now(state, "now_ms", now_ms)
+        into = now_ms - state.turn_started_at - side.remaining_ms  # type: ignore[operator]
+        side = _charged(state, now_ms)
+    period_ms = None
+    if ot is not None and ot.kind != "canadian" and side.in_overtime and side.periods_left:
+        unit = ot.length_ms if ot.kind == "byo-yomi" else MINUTE_MS
+        if into <= 0:
+            period_ms = unit
+        elif ot.kind == "byo-yomi":
+            period_ms = unit - ((into - 1) % unit + 1)
+        else:
+            period_ms = unit - into % unit
+    return {"main_ms": side.remaining_ms, "in_overtime": side.in_overtime,
+            "periods_left": side.periods_left, "moves_left": side.moves_left,
+            "period_ms": period_ms}
+
+
+# ------------------------------------------------------------------------------------ lateness
+def lateness(
+    state: ClockState, colour: Colour, late_ms: int, limit_ms: int, *, at_ms: int | None = None
+) -> tuple[Literal["on-time", "forfeit", "deducted"], ClockState]:
+    """Rule on a late player (Chinese Go rules 1988 art. 23.1-23.3; the same scheme as xiangqi
+    1999 art. 21.1 and FIDE 1994 art. 10.15).
+
+    * ``late_ms``: how late ``colour`` arrived (ms after the game's start) **minus what its own
+      running clock has already charged for it** (the player who moves first, Black in Go,
+      has his clock running from the start, so nothing is left to deduct while he is to move;
+      the second player's clock only starts with the first move).
+    * ``limit_ms``: the event's limit (赛场规定时间), ms.
+
+    Returns ``("forfeit", state)`` when ``late_ms > limit_ms`` ("迟到超过赛场规定时间，判其弃权
+    作负", 23.1; when both are past it both forfeit, 23.2 -- the caller's ruling); otherwise the
+    late time is deducted from the player's time ("在时限内分别扣除各自的迟到时间", 23.3):
+    ``("deducted", adjust(state, colour, -late_ms, at_ms=at_ms))`` (with Go overtime it is
+    used like thinking time, see :func:`adjust`; a deduction beyond all the player's time
+    comes back flagged), or ``("on-time", state)`` for ``late_ms == 0``.  Exactly at the limit
+    is not past it: deducted.  Raises :class:`ClockError` for negative or non-int values or a
+    bad colour.
+    """
+    _check_colour("colour", colour)
+    _check_int("late_ms", late_ms, 0)
+    _check_int("limit_ms", limit_ms, 0)
+    if late_ms > limit_ms:
+        return "forfeit", state
+    if late_ms == 0:
+        return "on-time", state
+    return "deducted", adjust(state, colour, -late_ms, at_ms=at_ms)
+
+
+# ----------------------------------------------------------------------------------------- SGF
+def _sgf_number(name: str, value: str) -> str:
+    value = value.strip()
+    if not re.fullmatch(r"\d+(?:\.\d+)?", value):
+        raise ClockError(f"SGF {name}[{value}] is not a non-negative number")
+    whole, _, frac = value.partition(".")
+    if frac.strip("0")[3:]:
+        raise ClockError(f"SGF {name}[{value}] has more than millisecond precision")
+    frac = frac.rstrip("0")
+    return whole + ("." + frac if frac else "")
+
+
+def from_sgf(
+    tm: str | None,
+    ot: str | None,
+    *,
+    lt: str | None = None,
+    lc: str | None = None,
+    tt: str | None = None,
+    tc: str | None = None,
+) -> TimeControl | None:
+    """The :class:`TimeControl` of an SGF game record (FF[4] ``TM``: main time in seconds;
+    ``OT``: overtime text, free-form in the standard).
+
+    * ``OT`` absent or empty: absolute time ``TM`` (sudden death); no ``TM`` (or ``TM[0]``) and
+      no overtime: ``None`` (untimed).
+    * ``OT`` ``"5x30 byo-yomi"`` / ``"25/600 Canadian"`` (KGS, OGS, the 2016 AlphaGo - Lee
+      Sedol files): the same in our :meth:`TimeControl.parse` form, ``f"{TM} {OT}"``.
+    * YuanYu's own properties when there is no ``OT``: ``TC`` count and ``TT`` seconds of
+      byo-yomi (2018 Tencent files: ``TM[3600]TC[10]TT[60]`` = 1 h + 10x60 s), and the 2015
+      Fan Hui files' ``LC`` count / ``LT`` seconds, where ``TM`` is in **minutes**:
+      ``TM[60]LT[30]LC[3]`` = 1 h + 3x30 s, the match's published formal-game control (Silver
+      et al., Nature 2016: 1 h main time plus 3 periods of 30 s byo-yomi; 60 s main time
+      would contradict it).
+
+    Raises :class:`ClockError` for a non-numeric ``TM``/``LT``/``LC``/``TT``/``TC``, an ``OT``
+    text we cannot run (named in the message), or out-of-range values.
+    """
+    def given(v: str | None) -> str | None:
+        return v.strip() if isinstance(v, str) and v.strip() else None
+
+    tm, ot, lt, lc, tt, tc = map(given, (tm, ot, lt, lc, tt, tc))
+    main = _sgf_number("TM", tm) if tm is not None else "0"
+    if ot is not None:
+        if ot.lower() in ("none", "-"):
+            ot = None
+        else:
+            parsed = _parse_go(f"{main} {ot}")
+            if parsed is None or parsed.overtime is None or parsed.overtime.kind == "reserve":
+                raise ClockError(f"SGF OT[{ot}] is not a known overtime: expected 'NxS byo-yomi' "
+                                 f"or 'N/T Canadian'")
+            return parsed
+    if lt is not None or lc is not None:
+        if lt is None or lc is None:
+            raise ClockError("YuanYu byo-yomi needs both LT (seconds) and LC (count)")
+        secs = _ms(main) * 60 // 1000  # TM in minutes in this form
+        text = f"{_secs(secs * 1000)} {int(_sgf_number('LC', lc))}x{_sgf_number('LT', lt)} byo-yomi"
+        parsed = _parse_go(text)
+        assert parsed is not None
+        return parsed
+    if tt is not None or tc is not None:
+        if tt is None or tc is None:
+            raise ClockError("YuanYu byo-yomi needs both TT (seconds) and TC (count)")
+        parsed = _parse_go(f"{main} {int(_sgf_number('TC', tc))}x{_sgf_number('TT', tt)} byo-yomi")
+        assert parsed is not None
+        return parsed
+    if _ms(main) == 0:
+        return None
+    return TimeControl.parse(main)

@@ -1,6 +1,6 @@
 """The ``arbiter`` command (typer + rich).
 
-demo, up, serve, run-tournament, replay, perft, adjudicate, export-log, audit, schemas. Every subcommand reports bad
+demo, up, serve, run-tournament, replay, perft, adjudicate, score, export-log, audit, schemas. Every subcommand reports bad
 input as one clear line on stderr and exit code 2 (usage) or 1 (a check failed), never a
 traceback.
 """
@@ -148,14 +148,15 @@ def run_tournament(pgn: Path = typer.Option(..., "--pgn", exists=True, dir_okay=
 
 
 @app.command()
-def replay(files: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="PGN files"),
+def replay(files: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="PGN, xiangqi or SGF (Go) files"),
            json_out: Optional[Path] = typer.Option(None, "--json", help="write per-game rows as JSON")):
-    """Replay game records through validation and adjudication; per game: moves accepted, the
-    first rejected move and why, the recorded result and the platform's (with its reason)."""
-    from services.tools.replay import replay_files
+    """Replay game records through validation and adjudication (Go SGF: on the Go engine); per
+    game: moves accepted, the first rejected move and why, the recorded result and the
+    platform's (with its reason)."""
+    from services.tools.replay import is_sgf, replay_files
     from shared.rules.pgnrecord import RecordError, read_games
     try:
-        total = sum(len(read_games(f)) for f in files)
+        total = sum(1 if is_sgf(f) else len(read_games(f)) for f in files)
     except RecordError as e:
         _fail(str(e))
     with _progress() as prog:
@@ -212,16 +213,23 @@ def perft(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
 
 
 @app.command()
-def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
+def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi, chess or go"),
                fen: Optional[str] = typer.Option(None, help="start position (FEN); the game's start if omitted"),
-               moves: str = typer.Option("", help='moves separated by spaces: "h2e2 h9g7 ..." (ICCS, WXF or Chinese notation; chess UCI/SAN)'),
+               moves: str = typer.Option("", help='moves separated by spaces: "h2e2 h9g7 ..." (ICCS, WXF or Chinese notation; chess UCI/SAN; Go: GTP "D4"/"pass" or SGF "dd")'),
+               sgf: Optional[Path] = typer.Option(None, "--sgf", exists=True, dir_okay=False, help="Go: the game record (SGF) to play before MOVES"),
+               rules: Optional[str] = typer.Option(None, "--rules", help="Go: chinese, japanese or ing (default: the record's RU, else chinese)"),
                json_flag: bool = typer.Option(False, "--json", help="print the ruling as JSON")):
-    """Play MOVES from FEN through the platform's validation and adjudication and print the ruling:
-    legal or the first refused move, the result and the article, and for xiangqi each move's 棋例
-    classification (check, mate-threat, chase, idle). Exit 0 when every move was legal."""
+    """Play MOVES from FEN (Go: after the SGF record) through the platform's validation and
+    adjudication (Go: the Go engine) and print the ruling: legal or the first refused move, the
+    result and the article, and for xiangqi each move's 棋例 classification (check, mate-threat,
+    chase, idle). Exit 0 when every move was legal."""
     from services.tools.adjudicate import adjudicate as run
+    if game == "go":
+        _adjudicate_go(sgf, rules, moves, json_flag)
     if game not in ("xiangqi", "chess"):
-        _fail(f"unknown game {game!r}: xiangqi or chess")
+        _fail(f"unknown game {game!r}: xiangqi, chess or go")
+    if sgf is not None or rules is not None:
+        _fail("--sgf and --rules are for --game go")
     try:
         row = run(game, fen, moves.split())
     except ValueError as e:
@@ -242,6 +250,49 @@ def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi or chess"),
         out.print(f"result {row['result']} ({row['reason']}) {rule.get('ruleset', '')} "
                   f"{rule.get('article', '')}".rstrip())
     raise typer.Exit(0 if row["legal"] else 1)
+
+
+def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, json_flag: bool) -> None:
+    from services.tools.adjudicate import adjudicate_go
+    from services.tools.score import ScoreError, load
+    try:
+        record = load(sgf) if sgf is not None else None
+        row = adjudicate_go(record, rules, moves.split())
+    except (ScoreError, ValueError) as e:
+        _fail(str(e))
+    if json_flag:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.print(f"go ({row['rules']} rules): {row['plies']} moves played")
+        if row["first_rejected"]:
+            fr = row["first_rejected"]
+            out.print(f"refused: ply {fr['ply']} {fr['move']}: {fr['reason']} ({fr['article']})")
+        rule = row["rule"] or {}
+        out.print(f"result {row['result']} ({row['reason']}) {rule.get('ruleset', '')} "
+                  f"{rule.get('article', '')}".rstrip())
+    raise typer.Exit(0 if row["legal"] else 1)
+
+
+@app.command()
+def score(sgf: Path = typer.Option(..., "--sgf", exists=True, dir_okay=False, help="Go record (SGF) of a finished game"),
+          rules: Optional[str] = typer.Option(None, "--rules", help="chinese, japanese or ing (default: the record's RU, else chinese)"),
+          komi: Optional[float] = typer.Option(None, "--komi", help="komi in points (default: the record's KM, else the rules' default)"),
+          dead: Optional[str] = typer.Option(None, "--dead", help='dead stones, GTP or SGF points: "D4,Q16" (default: those the record\'s TB/TW marks imply)'),
+          json_flag: bool = typer.Option(False, "--json", help="print the count as JSON")):
+    """Count the final board of a Go record: area (Chinese, Ing) or territory (Japanese) scoring
+    with the dead stones removed; prints black, white, the result and the articles applied."""
+    from services.tools.score import ScoreError, score_file
+    try:
+        row = score_file(sgf, rules, komi, dead)
+    except ScoreError as e:
+        _fail(str(e))
+    if json_flag:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.print(f"black {row['black']:g}  white {row['white']:g}  {row['result']}  "
+                  f"({row['rules']} rules, komi {row['komi']:g}, {len(row['dead'])} dead stones "
+                  f"from {row['dead_source']}; record: {row['recorded_result'] or '-'})")
+        out.print(row["rule"])
 
 
 @app.command("check-pairings")

@@ -83,3 +83,70 @@ def adjudicate(game: str, fen: str | None, moves: list[str]) -> dict:
 def _move(iccs: str):
     from shared.rules.xiangqi import Move
     return Move.from_iccs(iccs)
+
+
+def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = ()) -> dict:
+    """Go: play ``record`` (a :class:`shared.rules.sgf.GoRecord`; None = an empty 19x19 board),
+    then ``moves`` (GTP "D4"/"pass", no letter I, or SGF "dd"/"" coordinates), all under
+    ``rules`` (default the record's RU, else chinese), on the Go engine directly (the services do
+    not host Go yet). A record move by the colour that just moved is read as an unwritten pass
+    (YuanYu records); an extra move is always for the player to move.
+
+    Returns ``{"legal": bool, "first_rejected": null|{"ply", "move", "reason", "article",
+    "rule"}, "result", "reason", "rule", "rules", "plies", "implicit_passes",
+    "recorded_result", "score"}``: ``result`` "*" while play goes on; after two passes in a row
+    (Japanese art. 9-1) the board is counted (:mod:`shared.rules.go_scoring`) with the dead
+    stones the record's TB/TW marks imply when no extra move was played, else with every stone
+    alive; an endless cycle (a position seen a third time with captures inside) gives "Draw"
+    (Chinese 1988 art. 20.3: draw or replay, the arbiter's choice) or "Void" (Japanese 1989
+    art. 12: no result). Raises ``ValueError`` for unknown rules or an impossible setup."""
+    from shared.rules import go, go_scoring
+    from shared.rules.sgf import GoRecord, dead_from_marks, play_record, scoring_terms
+
+    record = record if record is not None else GoRecord()
+    rules = rules or record.rules
+    if rules not in go.RULESETS:
+        raise ValueError(f"unknown Go rules {rules!r}: chinese, japanese or ing")
+    run = play_record(record, rules)
+    board = run.board
+    row: dict = {"legal": True, "first_rejected": None, "result": "*", "reason": "game goes on",
+                 "rule": None, "rules": rules, "plies": run.accepted,
+                 "implicit_passes": run.implicit_passes,
+                 "recorded_result": record.result.raw if record.result else None, "score": None}
+
+    def refuse(ply: int, move: str, e) -> None:
+        row["legal"] = False
+        row["first_rejected"] = {"ply": ply, "move": move, "reason": e.reason, "article": e.article,
+                                 "rule": e.rule.model_dump()}
+
+    if run.first_rejected:
+        fr = run.first_rejected
+        row["legal"] = False
+        row["first_rejected"] = {"ply": fr["ply"], "move": fr["move"], "reason": fr["reason"],
+                                 "article": fr["article"],
+                                 "rule": go.rule_for(fr["reason"], rules).model_dump()}
+        return row
+    for ply, text in enumerate(moves, start=len(record.moves) + 1):
+        try:
+            board.play(go.parse_point(text, board.size))
+        except go.IllegalMove as e:
+            refuse(ply, text, e)
+            return row
+        row["plies"] += 1
+    cycle = go.endless_cycle(board)
+    if cycle is not None and rules in ("chinese", "japanese"):
+        rule = go.rule_for("endless-cycle", rules)
+        row.update(result="Draw" if rules == "chinese" else "Void", rule=rule.model_dump(),
+                   reason=f"endless cycle: the position of ply {cycle.first_ply} seen {cycle.count} "
+                          f"times with captures by both sides ({rule.summary})")
+    elif board.consecutive_passes >= 2:
+        dead = sorted(dead_from_marks(record, board.stones)) if not moves else []
+        komi, handicap, _ = scoring_terms(record, rules)
+        s = go_scoring.score(board, rules, komi, dead, handicap=handicap)
+        row.update(result=s.result, rule=go.rule_for("end", rules).model_dump(),
+                   reason=f"two passes stop play; counted ({s.rule}) with "
+                          + (f"{len(dead)} stones dead by the record's marks" if dead else
+                             "every stone alive (no dead stones marked)"),
+                   score={"black": s.black, "white": s.white, "margin": s.margin,
+                          "dead": [go.to_gtp(p, board.size) for p in dead]})
+    return row

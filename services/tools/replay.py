@@ -8,6 +8,9 @@ is offered to the rules as the claims a player could make at the end (chess: thr
 repeated position, art. 24, which records replay with rulings on request only, as over the
 board); whatever else the record says (resignation, time, agreement) the platform
 reports as not decided on the board.
+
+SGF Go records (``.sgf``) are played on the Go engine directly (:func:`replay_sgf`): the
+validation and adjudication services do not host Go yet.
 """
 from __future__ import annotations
 
@@ -110,11 +113,62 @@ def _rebuild(gid: str, g: RecordedGame) -> _Pipe:
 
 
 def replay_files(paths: list[str | Path], progress=None) -> list[dict]:
-    """Replay every game of every file; ``progress(n)`` is called after each game."""
+    """Replay every game of every file (PGN, xiangqi records, or one SGF Go game per ``.sgf``
+    file, see :func:`replay_sgf`); ``progress(n)`` is called after each game."""
     rows = []
     for p in paths:
+        if is_sgf(p):
+            rows.append(replay_sgf(p))
+            if progress:
+                progress(1)
+            continue
         for g in read_games(p):
             rows.append(replay_game(str(p), g))
             if progress:
                 progress(1)
     return rows
+
+
+def is_sgf(path: str | Path) -> bool:
+    """True for an SGF file name (``.sgf``, any case)."""
+    return str(path).lower().endswith(".sgf")
+
+
+def replay_sgf(file: str | Path) -> dict:
+    """Replay one SGF Go record: the same row as :func:`replay_game` plus ``"game": "go"``,
+    ``rules``, ``implicit_passes``, ``score``. Go is played on the engine directly
+    (:func:`services.tools.adjudicate.adjudicate_go`), not yet through the services. ``result``
+    is the board's count when play stopped with two passes, with the dead stones the record's
+    TB/TW marks imply (``reason`` says which), else ``*`` ("not decided on the board":
+    resignation, time, or a count we cannot re-derive without the dead stones).
+    ``recorded_result`` is ``RE`` in the platform's notation (``W+0.50`` -> ``W+0.5``).
+    An unreadable SGF gives a row with ``first_rejected`` at ply 0 naming the error."""
+    from services.tools.adjudicate import adjudicate_go
+    from shared.rules.go import GoError
+    from shared.rules.sgf import SgfError, read_sgf
+
+    row = {"file": str(file), "index": 0, "game": "go", "white": "?", "black": "?", "moves": 0,
+           "accepted": 0, "first_rejected": None, "recorded_result": "*", "result": "*",
+           "reason": "not decided on the board", "rule": None}
+    try:
+        record = read_sgf(Path(file).read_bytes())
+        ruling = adjudicate_go(record)
+    except (OSError, SgfError, GoError) as e:
+        row["first_rejected"] = {"ply": 0, "move": "", "reason": f"SGF error: {e}"}
+        return row
+    row.update(white=record.white, black=record.black, moves=len(record.moves),
+               accepted=ruling["plies"], rules=record.rules,
+               implicit_passes=ruling["implicit_passes"],
+               recorded_result=record.result.text if record.result else "*")
+    if ruling["first_rejected"]:
+        fr = ruling["first_rejected"]
+        row["first_rejected"] = {"ply": fr["ply"], "move": fr["move"],
+                                 "reason": f"{fr['reason']} ({fr['article']})"}
+    elif ruling["result"] != "*":
+        row["score"] = ruling["score"]
+        if ruling["score"] is None or record.territory_black or record.territory_white:
+            row.update(result=ruling["result"], reason=ruling["reason"], rule=ruling["rule"])
+        else:
+            row["reason"] = ("two passes, but no territory marks: the dead stones are not known, "
+                             "so the count is not re-derived (score: every stone alive)")
+    return row

@@ -465,3 +465,19 @@ def dead_from_marks(record: GoRecord, stones: dict[Point, str]) -> set[Point]:
     territory (CGoban and KGS mark a dead stone's point as the capturer's territory)."""
     return {p for p, c in stones.items()
             if (c == BLACK and p in record.territory_white) or (c == WHITE and p in record.territory_black)}
+
+
+def scoring_terms(record: GoRecord, rules: str | None = None) -> tuple[float | None, int, str | None]:
+    """``(komi, handicap, note)`` to pass to :func:`shared.rules.go_scoring.score` for ``record``
+    counted under ``rules`` (default the record's). As recorded, except for a record played under
+    AGA rules (``RU[AGA]``, read as chinese) counted as such: AGA area counting gives White
+    N-1 points for N handicap stones (AGA Concise Rules 2004, "Handicap"), where Chinese rules
+    give N (2002 art. 9, handled by the scorer), so the N-1 points join the komi and the scorer is
+    told no handicap; ``note`` says so (None otherwise). The 13 counted AGA games of the KGS
+    records (2..6 stones) reproduce their ``RE`` this way and are each one point off with N."""
+    rules = rules or record.rules
+    if (record.rules_raw or "").strip().lower() == "aga" and rules == record.rules and record.handicap >= 2:
+        comp = record.handicap - 1
+        komi = (record.komi or 0.0) + comp
+        return komi, 0, f"AGA handicap compensation: {comp} points to White for {record.handicap} stones (in komi)"
+    return record.komi, record.handicap, None

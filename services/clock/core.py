@@ -685,9 +685,11 @@ def _consume(side: SideClock, ot: Overtime, used_ms: int, move: bool) -> SideClo
     """``side`` after ``used_ms`` of its time is used (``move``: a move completed with it, so
     it counts in a Canadian block); ``None`` if that is more than it has (out of time).
 
-    Main time first; past it, byo-yomi uses ``(over - 1) // S`` periods (a move within a
-    period keeps it), Canadian charges the block, the 1988 reserve loses ``over // 60 000``
-    whole minutes (a move under a full minute costs nothing; art. 12.2)."""
+    Main time first; past it, byo-yomi uses ``(over - 1) // S`` periods for a move (a move
+    within a period, up to exactly S, keeps it) and ``over // S`` for time removed without a
+    move (a deduction of 60 s takes two 30 s periods), Canadian charges the block, the 1988
+    reserve loses ``over // 60 000`` whole minutes (a move under a full minute costs nothing;
+    art. 12.2)."""
     m = side.remaining_ms
     if ot.kind == "canadian" and side.in_overtime:
         block = m - used_ms
@@ -705,7 +707,10 @@ def _consume(side: SideClock, ot: Overtime, used_ms: int, move: bool) -> SideClo
         side = _enter_overtime(side, ot)
         return _consume(side, ot, over, move)
     periods = side.periods_left or 0
-    used = (over - 1) // ot.length_ms if ot.kind == "byo-yomi" else over // MINUTE_MS
+    if ot.kind == "byo-yomi":
+        used = (over - 1) // ot.length_ms if move else over // ot.length_ms
+    else:
+        used = over // MINUTE_MS
     if used >= periods:
         return None
     return replace(side, remaining_ms=0, in_overtime=True, periods_left=periods - used)
@@ -758,6 +763,11 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
        (the last one repeats when it has a move count) and add its ``base_ms``.
     4. Credit the Fischer increment of the period the mover's next move is in.
     5. Start the opponent's clock at ``at_ms`` with the delay of the opponent's period.
+
+    With Go overtime (``tc.overtime``) steps 3-4 are instead: the move's time is taken from
+    the main time, then from the overtime (byo-yomi: ``(over - 1) // S`` periods used, so a
+    move within a period keeps it; Canadian: the block's time, and a new block of N moves in
+    T once N are made; 1988 art. 12.2: ``over // 60 000`` whole reserve minutes).
 
     Returns ``(new_state, reading)``.  Raises :class:`ClockError` if the clock is stopped or
     flagged, ``colour`` is not the running colour, ``at_ms < turn_started_at``, or the state
@@ -843,6 +853,9 @@ def deadline(state: ClockState, tc: TimeControl) -> int | None:
     ``turn_started_at + remaining_ms``, plus ``delay_ms`` for a simple delay (the main time
     only starts after the delay, FIDE 6.3.2).  A Bronstein delay adds nothing here: its clock
     runs from the first millisecond and the delay is only added back after a completed move.
+    Go overtime adds what the player may still use of it: byo-yomi ``periods_left x S``,
+    Canadian ``T`` while still in main time (in a block ``remaining_ms`` is the block's
+    time), 1988 reserve ``minutes_left x 60 000 - 1`` (completing the last minute loses).
     Raises :class:`ClockError` if the state does not fit ``tc``.
     """
     if state.running is None or state.flagged is not None:
@@ -957,7 +970,7 @@ def adjust(
 
     Go overtime (``state.overtime`` set): added time goes to the main time (in a Canadian
     block: to the block); removed time is used like thinking time -- main time first, then
-    byo-yomi periods ``(over - 1) // S``, the Canadian block, or whole reserve minutes
+    byo-yomi periods (each full S removed takes one), the Canadian block, or whole reserve minutes
     (1988 art. 12.2) -- and the flag falls only when more is removed than the player has.
     """
     if not isinstance(state, ClockState):
@@ -1044,12 +1057,7 @@ def overtime_left(state: ClockState, colour: Colour, now_ms: int) -> dict:
     period_ms = None
     if ot is not None and ot.kind != "canadian" and side.in_overtime and side.periods_left:
         unit = ot.length_ms if ot.kind == "byo-yomi" else MINUTE_MS
-        if into <= 0:
-            period_ms = unit
-        elif ot.kind == "byo-yomi":
-            period_ms = unit - ((into - 1) % unit + 1)
-        else:
-            period_ms = unit - into % unit
+        period_ms = unit - max(0, into) % unit
     return {"main_ms": side.remaining_ms, "in_overtime": side.in_overtime,
             "periods_left": side.periods_left, "moves_left": side.moves_left,
             "period_ms": period_ms}

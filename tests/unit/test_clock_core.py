@@ -458,3 +458,302 @@ def test_period_and_time_control_validation():
     with pytest.raises(ClockError, match="non-empty"):
         TimeControl(())
     assert TimeControl([Period(None, 1_000)]).periods == (Period(None, 1_000),)
+
+
+# ================================================================================== Go clocks
+# Go: Black moves first (start(..., first="black")).  Overtime follows a single main time.
+from services.clock.core import (  # noqa: E402
+    MINUTE_MS,
+    Overtime,
+    from_sgf,
+    lateness,
+    overtime_left,
+)
+
+
+def test_go_absolute_and_fischer_with_black_first():
+    # Absolute 60 min: both have 3 600 000 ms, Black's clock runs from the start.
+    c = TimeControl.preset("go-absolute-60")
+    assert c.overtime is None and c.to_pgn() == "3600"
+    s = start(c, T0, first="black")
+    assert s.running == "black" and deadline(s, c) == T0 + 3_600_000
+    # Black 20 s: 3 600 000 - 20 000 = 3 580 000; White's clock now runs.
+    s, r = press(s, c, "black", T0 + 20 * S)
+    assert (r.mover, r.black_ms, r.white_ms, r.running) == ("black", 3_580_000, 3_600_000, "white")
+    assert r.black_periods_left is None and r.black_moves_left is None
+    with pytest.raises(ClockError, match="black pressed but it is white's"):
+        press(s, c, "black", T0 + 21 * S)
+    # Fischer 10 min + 10 s: 600 000 + 10 000 (the increment comes before move 1) = 610 000.
+    f = TimeControl.preset("go-fischer-10+10")
+    s = start(f, T0, first="black")
+    assert s.black.remaining_ms == 610_000 and deadline(s, f) == T0 + 610_000
+    # Black 25 s: 610 000 - 25 000 + 10 000 = 595 000.
+    s, r = press(s, f, "black", T0 + 25 * S)
+    assert r.black_ms == 595_000 and r.increment_ms == 10_000
+
+
+def test_go_byoyomi_5x30():
+    # "60 5x30 byo-yomi": 60 s main time, then 5 periods of 30 s.
+    c = tc("60 5x30 byo-yomi")
+    assert c.overtime == Overtime("byo-yomi", 5, 30_000)
+    s = start(c, T0, first="black")
+    assert (s.black.remaining_ms, s.black.periods_left, s.black.in_overtime) == (60_000, 5, False)
+    # Deadline = main 60 000 + 5 x 30 000 = 210 000 ms after the start.
+    assert deadline(s, c) == T0 + 210_000
+    t = T0
+    # Black 50 s: main 60 000 - 50 000 = 10 000; periods untouched.
+    s, t, (r,) = play(s, c, t, [50 * S])
+    assert (r.black_ms, r.black_periods_left) == (10_000, 5)
+    s, t, _ = play(s, c, t, [1 * S])  # White
+    # Black 39.9 s: 10 s main, then 29.9 s into the first period: (29 900 - 1) // 30 000 = 0
+    # periods used -> 5 left, main 0 (in byo-yomi).
+    s, t, (r,) = play(s, c, t, [39_900])
+    assert (r.black_ms, r.black_periods_left) == (0, 5) and s.black.in_overtime
+    assert deadline(s, c) == t + 59_000 + 150_000  # White: 59 s main + 5 x 30 s
+    s, t, _ = play(s, c, t, [1 * S])
+    assert deadline(s, c) == t + 150_000  # Black: 0 main + 5 x 30 000
+    # 31 s: (31 000 - 1) // 30 000 = 1 period used -> 4 left.
+    s, t, (r,) = play(s, c, t, [31 * S])
+    assert r.black_periods_left == 4
+    s, t, _ = play(s, c, t, [1 * S])
+    # Exactly 30 s is within the period (on-deadline rule): (30 000 - 1) // 30 000 = 0 -> 4.
+    s, t, (r,) = play(s, c, t, [30 * S])
+    assert r.black_periods_left == 4
+    s, t, _ = play(s, c, t, [1 * S])
+    # 61 s: (61 000 - 1) // 30 000 = 2 -> 2 left.
+    s, t, (r,) = play(s, c, t, [61 * S])
+    assert r.black_periods_left == 2 and r.black_ms == 0
+    s, t, _ = play(s, c, t, [1 * S])
+    # With 2 left the deadline is 60 s away; a move at exactly 60 s uses 1 -> 1 left.
+    assert deadline(s, c) == t + 60 * S
+    s, t, (r,) = play(s, c, t, [60 * S])
+    assert r.black_periods_left == 1
+    s, t, _ = play(s, c, t, [1 * S])
+    # Last period: 30 000 ms keeps it; 30 001 ms is a time-out (the last period overrun loses).
+    with pytest.raises(FlagAlreadyFell) as e:
+        press(s, c, "black", t + 30_001)
+    assert e.value.deadline_ms == t + 30_000
+    kept, r = press(s, c, "black", t + 30_000)
+    assert r.black_periods_left == 1
+    assert check_flag(s, c, t + 30_000) is None and check_flag(s, c, t + 30_001) == t + 30_000
+    fell = flag(s, c, t + 31_000)
+    assert fell.flagged == "black" and fell.flagged_at == t + 30_000
+    assert (fell.black.remaining_ms, fell.black.periods_left) == (0, 0)
+
+
+def test_go_byoyomi_only_and_display():
+    # "0 3x30 byo-yomi" (2015 Fan Hui informal games): in byo-yomi from the first move.
+    c = TimeControl.preset("go-byoyomi-0-3x30")
+    s = start(c, T0, first="black")
+    assert s.black.in_overtime and s.black.periods_left == 3 and deadline(s, c) == T0 + 90_000
+    # 41 s into the move: one full period gone -> 2 left, 30 000 - 11 000 = 19 000 in this one.
+    shown = overtime_left(s, "black", T0 + 41 * S)
+    assert shown == {"main_ms": 0, "in_overtime": True, "periods_left": 2, "moves_left": None,
+                     "period_ms": 19_000}
+    assert overtime_left(s, "white", T0 + 41 * S)["periods_left"] == 3
+    assert remaining_at(s, c, "black", T0 + 41 * S) == 0
+
+
+def test_go_canadian_3_moves_in_30s():
+    # "60 3/30 Canadian": 60 s main time, then blocks of 3 moves in 30 s.
+    c = tc("60 3/30 Canadian")
+    s = start(c, T0, first="black")
+    assert s.black.moves_left is None and not s.black.in_overtime
+    assert deadline(s, c) == T0 + 90_000  # main 60 s + the first block's 30 s
+    t = T0
+    # Black 70 s: main time out after 60 s; this move is the block's first and its 10 s past
+    # the main time come off the block: 30 - 10 = 20 s for 3 - 1 = 2 moves.
+    s, t, (r,) = play(s, c, t, [70 * S])
+    assert (r.black_ms, r.black_moves_left, r.white_moves_left) == (20_000, 2, None)
+    s, t, _ = play(s, c, t, [1 * S])
+    assert deadline(s, c) == t + 20_000  # in a block: no more than the block's time
+    # 5 s: 15 s for 1 move.
+    s, t, (r,) = play(s, c, t, [5 * S])
+    assert (r.black_ms, r.black_moves_left) == (15_000, 1)
+    s, t, _ = play(s, c, t, [1 * S])
+    # 14 s completes the block (1 s unused is lost): a new block of 3 moves in 30 s.
+    s, t, (r,) = play(s, c, t, [14 * S])
+    assert (r.black_ms, r.black_moves_left) == (30_000, 3)
+    s, t, _ = play(s, c, t, [1 * S])
+    with pytest.raises(FlagAlreadyFell) as e:
+        press(s, c, "black", t + 30_001)
+    assert e.value.deadline_ms == t + 30_000
+    shown = overtime_left(s, "black", t + 12 * S)
+    assert (shown["main_ms"], shown["moves_left"], shown["period_ms"]) == (18_000, 3, None)
+
+
+def test_go_canadian_main_time_used_exactly_opens_a_fresh_block():
+    # Real KGS control "600 25/600 Canadian": a move ending exactly as the 600 s run out is
+    # made in main time, so the first block is still 25 moves in 600 s.
+    c = TimeControl.preset("go-canadian-10-25/600")
+    s = start(c, T0, first="black")
+    s, r = press(s, c, "black", T0 + 600 * S)
+    assert (r.black_ms, r.black_moves_left) == (600_000, 25)
+
+
+def test_go_1988_art12_reserve():
+    # Art. 12.2: "在时限内保留几分钟开始读秒 ... 凡一步棋用时不足一分钟的不计时间。每满一分钟则在
+    # 保留时间内扣除一分钟，但不得用完规定时间"; 23.5: over the limit loses.
+    # "180 reserve 2": a 180 s limit of which 2 minutes are kept: main time 60 s.
+    c = tc("180 reserve 2")
+    assert c.periods[0].base_ms == 60_000 and c.overtime == Overtime("reserve", 2, MINUTE_MS)
+    s = start(c, T0, first="black")
+    # Deadline: 60 000 + 2 x 60 000 - 1 = 179 999 ms: the limit may not be used up.
+    assert deadline(s, c) == T0 + 179_999
+    t = T0
+    s, t, (r,) = play(s, c, t, [50 * S])  # main 10 s left
+    assert (r.black_ms, r.black_periods_left) == (10_000, 2)
+    s, t, _ = play(s, c, t, [1 * S])
+    # 69.999 s: 10 s main + 59.999 s of 读秒 -> 59 999 // 60 000 = 0 minutes: costs nothing.
+    s, t, (r,) = play(s, c, t, [69_999])
+    assert (r.black_ms, r.black_periods_left) == (0, 2)
+    s, t, _ = play(s, c, t, [1 * S])
+    # Exactly 60 s is one full minute: 2 - 1 = 1 minute left.
+    s, t, (r,) = play(s, c, t, [60 * S])
+    assert r.black_periods_left == 1
+    s, t, _ = play(s, c, t, [1 * S])
+    # The last minute: 59.999 s is on time and keeps it; at 60 s it is "10，超时判负".
+    assert deadline(s, c) == t + 59_999
+    kept, r = press(s, c, "black", t + 59_999)
+    assert r.black_periods_left == 1
+    with pytest.raises(FlagAlreadyFell):
+        press(s, c, "black", t + 60_000)
+    # 42 s into the last minute the arbiter calls "还剩1分钟" with 18 s to go in it.
+    assert overtime_left(s, "black", t + 42 * S)["period_ms"] == 18_000
+
+
+def test_go_1988_reserve_several_minutes_in_one_move():
+    # National preset: 3 h limit, 5 minutes kept: main 10 800 000 - 300 000 = 10 500 000 ms;
+    # the start deadline is the whole limit less 1 ms: 10 799 999.
+    c = TimeControl.preset("go-1988-12-national")
+    assert c.to_pgn() == "10800 reserve 5" and c.periods[0].base_ms == 10_500_000
+    s = start(c, T0, first="black")
+    assert deadline(s, c) == T0 + 10_799_999
+    # A move of main + 2 min 59.9 s: 179 900 // 60 000 = 2 full minutes -> 3 left.
+    s, r = press(s, c, "black", T0 + 10_500_000 + 179_900)
+    assert (r.black_ms, r.black_periods_left) == (0, 3)
+
+
+def test_go_text_forms_round_trip_and_errors():
+    for text in ("3600 5x30 byo-yomi", "0 3x30 byo-yomi", "600 25/600 Canadian",
+                 "10800 reserve 5", "3600 reserve 1", "7200.5 10x60 byo-yomi"):
+        assert tc(text).to_pgn() == text
+    assert tc("3600 5x30 byoyomi") == tc("3600 5X30 BYO-YOMI") == tc("3600 5x30 byo-yomi")
+    assert tc("25/600 Canadian") == tc("0 25/600 Canadian")
+    # The PGN forms still parse as before.
+    assert tc("40/5400+30:1800+30").overtime is None
+    for bad, msg in [("3600 0x30 byo-yomi", "overtime count must be >= 1"),
+                     ("3600 5x0 byo-yomi", "length_ms must be >= 1"),
+                     ("60 reserve 2", "shorter than the 2 minute"),
+                     ("3600 5x30 hourglass", "Go forms are"),
+                     ("3600 101x30 byo-yomi", "over the limit of 100"),
+                     ("0", "first period's base_ms must be > 0")]:
+        with pytest.raises(ClockError, match=msg):
+            TimeControl.parse(bad)
+    with pytest.raises(ClockError, match="single main time"):
+        TimeControl((Period(40, 5_400_000), Period(None, 1_800_000)), Overtime("byo-yomi", 5, 30_000))
+    with pytest.raises(ClockError, match="whole minutes"):
+        Overtime("reserve", 5, 30_000)
+    # A state from a byo-yomi control does not fit an absolute one.
+    s = start(tc("60 5x30 byo-yomi"), T0, first="black")
+    with pytest.raises(ClockError, match="does not belong"):
+        press(s, tc("60"), "black", T0 + 1)
+
+
+def test_go_presets_parse():
+    go = {k: v for k, v in PRESETS.items() if k.startswith("go-")}
+    assert len(go) == 10
+    for name in go:
+        assert TimeControl.preset(name).to_pgn() == PRESETS[name]
+
+
+def test_from_sgf_forms():
+    assert from_sgf("7200", "3x60 byo-yomi") == tc("7200 3x60 byo-yomi")
+    assert from_sgf("600", "25/600 Canadian") == tc("600 25/600 Canadian")
+    assert from_sgf("1800", None) == tc("1800") and from_sgf("1800", "") == tc("1800")
+    assert from_sgf(None, None) is None and from_sgf("0", None) is None
+    # YuanYu 2015: TM in minutes: TM[60]LT[30]LC[3] = 3600 s + 3x30 s.
+    assert from_sgf("60", None, lt="30", lc="3") == tc("3600 3x30 byo-yomi")
+    # YuanYu 2018: TM in seconds, TC count, TT seconds.
+    assert from_sgf("3600", None, tc="10", tt="60") == tc("3600 10x60 byo-yomi")
+    assert from_sgf("3600", None, tc="", tt="") == tc("3600")
+    for args, kw, msg in [(("abc", None), {}, "not a non-negative number"),
+                          (("600", "5 moves per hour"), {}, "not a known overtime"),
+                          (("600", "10800 reserve 5"), {}, "not a known overtime"),
+                          (("60", None), {"lt": "30"}, "needs both LT")]:
+        with pytest.raises(ClockError, match=msg):
+            from_sgf(*args, **kw)
+
+
+def test_from_sgf_on_every_real_record(shared_data):
+    # Counts of the records' own properties (see data/PROVENANCE.md and the files): 31 KGS
+    # OT[25/600 Canadian], 23 OT[20/120 Canadian], ...; the 5 Lee Sedol games TM[7200]
+    # OT[3x60 byo-yomi]; the 5 Fan Hui games TM[60]LT[30]LC[3]; the Tencent 2018 TM/TC/TT.
+    from collections import Counter
+
+    from sgfmill import sgf
+
+    root_dir = shared_data("data/go/sgf")
+    seen: Counter = Counter()
+    for path in sorted(root_dir.rglob("*")):
+        if path.suffix.lower() != ".sgf":
+            continue
+        root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+        props = {p: root.get_raw(p).decode("utf-8", "replace") if root.has_property(p) else None
+                 for p in ("TM", "OT", "LT", "LC", "TT", "TC")}
+        control = from_sgf(props["TM"], props["OT"], lt=props["LT"], lc=props["LC"],
+                           tt=props["TT"], tc=props["TC"])
+        seen[control.to_pgn() if control else "-"] += 1
+    blocks = Counter()
+    for k, n in seen.items():
+        if k.endswith(" Canadian"):
+            blocks[k.split(" ", 1)[1]] += n
+    assert blocks == {"25/600 Canadian": 31, "20/120 Canadian": 23, "25/300 Canadian": 10,
+                      "25/480 Canadian": 5, "20/300 Canadian": 1}
+    assert seen["7200 3x60 byo-yomi"] == 5
+    assert seen["3600 3x30 byo-yomi"] == 5
+    assert seen["1800 5x60 byo-yomi"] == 64 and seen["2400 30x30 byo-yomi"] == 25
+    assert seen["2400 10x30 byo-yomi"] == 10 and seen["3600 10x60 byo-yomi"] == 7
+    assert seen["600 5x60 byo-yomi"] == 2
+    assert seen["300 2x30 byo-yomi"] == 1 and seen["900 5x30 byo-yomi"] == 1
+    # 192 records; one KGS game has TM[600] and no OT (absolute), one has neither (untimed).
+    assert sum(seen.values()) == 192 and seen["600"] == 1 and seen["-"] == 1
+
+
+def test_go_lateness_art_23():
+    # Event limit 15 min.  "10800 reserve 5": main 10 500 000 ms.  Black's clock runs from the
+    # start; White arrives 10 min late after Black's first move -> 23.3: deduct 600 000.
+    c = TimeControl.preset("go-1988-12-national")
+    s = start(c, T0, first="black")
+    kind, after = lateness(s, "white", 10 * MIN, 15 * MIN)
+    assert kind == "deducted" and after.white.remaining_ms == 10_500_000 - 600_000
+    assert after.black == s.black
+    # Exactly at the limit is not past it (23.1 "超过"): still deducted.
+    assert lateness(s, "white", 15 * MIN, 15 * MIN)[0] == "deducted"
+    # 15 min 1 ms: past the limit -> forfeit, clock unchanged (23.1).
+    kind, same = lateness(s, "white", 15 * MIN + 1, 15 * MIN)
+    assert kind == "forfeit" and same == s
+    assert lateness(s, "white", 0, 15 * MIN) == ("on-time", s)
+    with pytest.raises(ClockError, match="late_ms must be >= 0"):
+        lateness(s, "white", -1, 15 * MIN)
+    # Byo-yomi "60 5x30": a 2 min deduction takes the 60 s main time, then 60 s = two full
+    # 30 s periods -> 3 left; the player is in byo-yomi.
+    b = start(tc("60 5x30 byo-yomi"), T0, first="black")
+    kind, after = lateness(b, "white", 2 * MIN, 15 * MIN)
+    assert (after.white.remaining_ms, after.white.periods_left, after.white.in_overtime) == (0, 3, True)
+    # 60 s + 150 s = 210 s removes every period: the flag falls (23.5).
+    kind, out = lateness(b, "white", 210 * S, 15 * MIN, at_ms=T0 + 5 * S)
+    assert out.flagged == "white" and out.flagged_at == T0 + 5 * S
+    assert (out.white.periods_left, out.black.remaining_ms) == (0, 55_000)
+
+
+def test_go_adjust_and_stop_with_overtime():
+    c = tc("60 3/30 Canadian")
+    s = start(c, T0, first="black")
+    s, _ = press(s, c, "black", T0 + 70 * S)  # black in a block: 20 s for 2 moves
+    # A 5 s bonus goes to the block: 25 s; a 30 s penalty is more than the block: flag.
+    assert adjust(s, "black", 5 * S).black.remaining_ms == 25_000
+    assert adjust(s, "black", -30 * S).flagged == "black"
+    # stop after White thinks 65 s: 60 s main + 5 s of White's first block (no move counted).
+    st = stop(s, T0 + 135 * S)
+    assert (st.white.remaining_ms, st.white.moves_left, st.running) == (25_000, 3, None)

@@ -14,6 +14,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -26,7 +27,7 @@ BUS_HELP = "event log: 'memory' (one process) or kafka://HOST:PORT"
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err.print(f"[red]arbiter: {msg}[/red]")
+    err.print(f"[red]arbiter: {escape(msg)}[/red]")  # escaped: SGF's RE[...] is no rich markup
     raise typer.Exit(code)
 
 

@@ -166,3 +166,89 @@ def test_dead_from_marks():
     r = read_sgf(b"(;GM[1]SZ[9];B[aa];W[ii];B[ee];W[]TW[aa][ba]TB[ii][hi])")
     board = play_record(r).board
     assert dead_from_marks(r, board.stones) == {(0, 8), (8, 0)}
+
+
+# ------------------------------------------------------------------ the CLI on a hand-built game
+def _walls(extra: str = "", root: str = "") -> bytes:
+    """9x9: Black fills column D (D1..D9), White column E (E1..E9), alternately, Black first.
+    SGF row letters count from the top: D1 = "di", D9 = "da"."""
+    moves = "".join(f";B[d{r}];W[e{r}]" for r in "ihgfedcba")
+    return f"(;GM[1]FF[4]SZ[9]RU[Japanese]KM[6.5]{root}{moves}{extra})".encode()
+
+
+# after the walls: B pass, W B5 ("be", inside Black's side), B pass, W pass: play stops with a dead
+# White stone on B5, which the marks give to Black (TB on B5)
+FINISHED = _walls(";B[];W[be];B[];W[]TB[be][aa]TW[ia]", root="RE[W+14.5]")
+
+
+def _cli(args):
+    import json
+
+    from typer.testing import CliRunner
+
+    from services.cli import app
+    res = CliRunner().invoke(app, args)
+    as_json = args[0] != "replay" and "--json" in args and res.exit_code == 0
+    return res.exit_code, (json.loads(res.stdout) if as_json else res.output)
+
+
+def test_cli_score_japanese_and_chinese(tmp_path):
+    f = tmp_path / "walls.sgf"
+    f.write_bytes(FINISHED)
+    # Japanese (1989 art. 8, 10): Black territory = columns A-D minus the 9 D stones = 27 points
+    # (B5 included once its dead stone is removed) + 1 dead White stone as prisoner = 28;
+    # White territory = columns F-J = 36, + komi 6.5 = 42.5 -> W+14.5 (the RE written above)
+    code, row = _cli(["score", "--sgf", str(f), "--json"])
+    assert code == 0
+    assert (row["black"], row["white"], row["result"]) == (28, 42.5, "W+14.5")
+    assert row["dead"] == ["B5"] and row["dead_source"] == "marks" and row["rules"] == "japanese"
+    assert "Japanese rules 1989 art. 10" in row["rule"]
+    # Chinese area (1988 art. 9): Black 9 stones + 27 points = 36; White 9 + 36 = 45, + 7.5 = 52.5
+    code, row = _cli(["score", "--sgf", str(f), "--rules", "chinese", "--komi", "7.5", "--dead", "B5", "--json"])
+    assert code == 0
+    assert (row["black"], row["white"], row["result"], row["dead_source"]) == (36, 52.5, "W+16.5", "given")
+
+
+def test_cli_score_refusals(tmp_path):
+    f = tmp_path / "walls.sgf"
+    f.write_bytes(FINISHED)
+    code, out = _cli(["score", "--sgf", str(f), "--dead", "A1"])  # A1 is an empty point
+    assert code == 2 and "A1" in out
+    code, out = _cli(["score", "--sgf", str(f), "--dead", "Z99"])
+    assert code == 2 and "Z99" in out
+    code, out = _cli(["score", "--sgf", str(f), "--rules", "aga"])
+    assert code == 2 and "unknown rules 'aga'" in out
+    bad = tmp_path / "bad.sgf"
+    bad.write_bytes(b"(;GM[1]SZ[9]RE[whatever])")
+    code, out = _cli(["score", "--sgf", str(bad)])
+    assert code == 2 and "RE[whatever]" in out
+
+
+def test_cli_adjudicate_go(tmp_path):
+    f = tmp_path / "walls.sgf"
+    f.write_bytes(_walls())
+    # two passes end play; every stone alive, no marks: Black 27 territory, White 36 + 6.5 (KM)
+    code, row = _cli(["adjudicate", "--game", "go", "--sgf", str(f), "--moves", "pass pass", "--json"])
+    assert code == 0 and row["legal"] is True and row["plies"] == 20
+    assert row["result"] == "W+15.5" and row["rule"]["article"] == "9-1"
+    # under Chinese rules: 36 against 45 + 6.5 = 51.5
+    code, row = _cli(["adjudicate", "--game", "go", "--sgf", str(f), "--rules", "chinese",
+                      "--moves", "pass pass", "--json"])
+    assert row["result"] == "W+15.5" and row["rule"]["ruleset"] == "Chinese rules 1988"
+    # ply 19 (the first after the 18 recorded) on White's E5 stone: refused, SGF or GTP alike
+    for move in ("E5", "ee"):
+        code, out = _cli(["adjudicate", "--game", "go", "--sgf", str(f), "--moves", f"F5 {move}"])
+        assert code == 1 and "ply 20" in out and "occupied" in out
+    code, row = _cli(["adjudicate", "--game", "go", "--sgf", str(f), "--moves", "I5", "--json"])
+    assert code == 1  # no letter I in GTP coordinates
+
+
+def test_cli_replay_sgf(tmp_path):
+    f = tmp_path / "walls.sgf"
+    f.write_bytes(FINISHED)
+    out = tmp_path / "rows.json"
+    code, _ = _cli(["replay", str(f), "--json", str(out)])
+    import json
+    row = json.loads(out.read_text())["games"][0]
+    assert code == 0
+    assert (row["moves"], row["accepted"], row["result"], row["recorded_result"]) == (22, 22, "W+14.5", "W+14.5")

@@ -439,6 +439,10 @@ class ClockUpdated(_GEvt):
     running: Colour
     deadline_ms: int | None = None
     period: int = 0
+    white_periods_left: int | None = None
+    black_periods_left: int | None = None
+    white_moves_left: int | None = None
+    black_moves_left: int | None = None
 
 
 class FlagFell(_GEvt):

@@ -336,8 +336,9 @@ class Group(NamedTuple):
 
 class Cycle(NamedTuple):
     """A whole-board position (with the same player to move) seen again: ``first_ply`` when it
-    was first seen, ``ply`` now, ``length`` plies between, ``count`` times seen in all, ``captures``
-    stones taken by each side during the cycle (both > 0 for a triple ko or eternal life)."""
+    was first seen, ``ply`` now, ``length`` plies of the shortest loop back to it that took
+    stones, ``count`` times seen in all, ``captures`` stones taken by each side during that loop
+    (both > 0 for a triple ko or eternal life)."""
 
     first_ply: int
     ply: int
@@ -736,11 +737,14 @@ def endless_cycle(board: Board, min_count: int = 3) -> Cycle | None:
     occ = [i for i, e in enumerate(hist) if e == key]
     if len(occ) < min_count:
         return None
-    first, now = occ[-2], occ[-1]
-    caps = {BLACK: 0, WHITE: 0}
-    for m in board._s.moves[first:now]:
-        for p in m.captured:
-            caps[m.colour] += 1
-    if not any(caps.values()):
-        return None
-    return Cycle(occ[0], now, now - first, len(occ), caps)
+    now = occ[-1]
+    for first in reversed(occ[:-1]):  # the shortest loop back that took stones
+        caps = {BLACK: 0, WHITE: 0}
+        for m in board._s.moves[first:now]:
+            if m.point is not None and m.captured:
+                # an Ing multi-stone suicide's own stones count for the opponent
+                taker = other(m.colour) if m.point in m.captured else m.colour
+                caps[taker] += len(m.captured)
+        if any(caps.values()):
+            return Cycle(occ[0], now, now - first, len(occ), caps)
+    return None

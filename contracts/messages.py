@@ -429,7 +429,12 @@ class ClockStarted(_GEvt):
 
 class ClockUpdated(_GEvt):
     """Remaining times (integer ms) after ply ``ply``; ``deadline_ms`` is the epoch ms at which
-    the running side's flag falls (None when untimed)."""
+    the running side's flag falls (None when untimed).
+
+    Go overtime (None when the time control has no such count): ``*_periods_left`` byo-yomi
+    periods, or reserve minutes of Chinese rules 1988 art. 12.2 (读秒), left; ``*_moves_left``
+    Canadian moves still to make in the current block (None while in main time; ``*_ms`` is
+    then the block's time left). A side is in byo-yomi / 读秒 when its ``*_ms`` is 0."""
 
     ply: int
     mover: Colour

@@ -98,6 +98,14 @@ def test_every_record_replays_legally(records):
     assert by_folder == {"alphago": 10, "tencent": 108, "kgs": 74}
     assert moves == MOVES and sum(moves.values()) == 41069
     assert +implicit == {"tencent": 7}
+    # decided on the board (two passes, territory marks): the 33 counted KGS games, all equal to
+    # RE, and 3 more: GNU-goodluck RE[W+Resign] (resigned after both passed and marked; we count
+    # W+93.5, same winner) and yagr.sgf / yagr-gab9.sgf (marked, no RE written)
+    decided = {Path(r["file"]).name: (r["recorded_result"], r["result"]) for r in rows if r["result"] != "*"}
+    assert len(decided) == 36
+    assert sum(rec == ours for rec, ours in decided.values()) == 33
+    assert {k: v for k, v in decided.items() if v[0] != v[1]} == {
+        "GNU-goodluck.sgf": ("W+R", "W+93.5"), "yagr.sgf": ("*", "W+7.5"), "yagr-gab9.sgf": ("*", "W+2.5")}
 
 
 def _counted(records):

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from sgfmill import sgf, sgf_properties
 
@@ -203,7 +202,7 @@ def parse_overtime(text: str) -> Overtime | None:
     """Parse an ``OT`` text as CGoban/KGS write it: ``"3x60 byo-yomi"`` (3 periods of 60 s),
     ``"25/600 Canadian"`` (25 stones in 600 s), ``"10 fischer"`` (10 s added per move).
     None for other (free-text) forms, which FF[4] allows."""
-    if (m := _OT_BYO.match(text)) and ("byo" in text.lower() or "x" in text):
+    if (m := _OT_BYO.match(text)):
         return Overtime("byo-yomi", float(m.group(2)), periods=int(m.group(1)))
     if (m := _OT_CAN.match(text)):
         return Overtime("canadian", float(m.group(2)), moves=int(m.group(1)))

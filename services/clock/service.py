@@ -6,6 +6,11 @@ MoveAccepted (the mover's clock is pressed at the move's receive time), MoveReje
 PenaltyApplied (time penalties and bonuses), GameEnded (stop). Writes ``game-<id>.clock``:
 ClockStarted, ClockUpdated, ClockAdjusted, FlagFell, ClockStopped. All times integer ms.
 
+Go: the time control may carry overtime (``"3600 5x30 byo-yomi"``, ``"600 25/600 Canadian"``,
+``"10800 reserve 5"`` = Chinese rules 1988 art. 12.2); Black's clock starts (White's after
+handicap stones); ClockUpdated carries periods / reserve minutes / block moves left; a flag
+cites 1988 art. 23.5.
+
 No flag on a stale view (DESIGN.md invariant 2): the clock also reads the game commands, and a
 timer tick does not call a flag while a SubmitMove of the player to move, received before the
 deadline, has not yet been ruled on by validation; and it waits ``grace_ms`` past the deadline
@@ -39,8 +44,27 @@ class _Game:
 
     @property
     def timeout_rule(self) -> Rule:
-        """Chess FIDE 1994 art. 10.14; xiangqi 1999 art. 4.1.4 / 22.1."""
+        """Chess FIDE 1994 art. 10.14; xiangqi 1999 art. 4.1.4 / 22.1; Go: Chinese rules 1988
+        art. 23.5 (用时，包括读秒，超过时限一律判负)."""
+        if self.game == "go":
+            return GO_TIMEOUT
         return rules_of(self.game)["timeout"]
+
+
+#: Go loses on time under the Chinese rules 1988 art. 23.5 (the Japanese 1989 and Ing rules
+#: texts we host have no time article; events under them use it too).
+GO_TIMEOUT = Rule(game="go", ruleset="Chinese rules 1988", article="23.5",
+                  summary="对局者用时（包括读秒）超过时限，一律判负: time (byo-yomi included) over the limit loses")
+
+
+def first_to_move(p: GameStarted) -> clk.Colour:
+    """The colour whose clock starts (1994 art. 12.3: White; xiangqi: Red in the white seat;
+    Go 1988 art. 2.1: Black, or White after handicap stones): the side to move in the start
+    position (Go: the ``TURN`` word of ``go SIZE RULES TURN ...``)."""
+    if p.game == "go":
+        words = p.start_fen.split()
+        return "white" if len(words) > 3 and words[3] == "white" else "black"
+    return "white" if " w " in p.start_fen else "black"
 
 
 @dataclass
@@ -100,7 +124,7 @@ class ClockCore(Core):
         tc = clk.TimeControl.parse(p.time_control)
         if tc is None:  # untimed game
             return []
-        first = "white" if " w " in p.start_fen else "black"
+        first = first_to_move(p)
         state = clk.start(tc, msg.at_ms, first=first)
         self.games[p.game_id] = _Game(tc, state, msg, players={p.white: "white", p.black: "black"},
                                      game=p.game)
@@ -117,7 +141,9 @@ class ClockCore(Core):
         return [Emit(self._stream(p.game_id), ClockUpdated(
             game_id=p.game_id, ply=p.ply, mover=r.mover, elapsed_ms=r.elapsed_ms,
             white_ms=r.white_ms, black_ms=r.black_ms, running=r.running,
-            deadline_ms=r.deadline_ms, period=r.period_index))]
+            deadline_ms=r.deadline_ms, period=r.period_index,
+            white_periods_left=r.white_periods_left, black_periods_left=r.black_periods_left,
+            white_moves_left=r.white_moves_left, black_moves_left=r.black_moves_left))]
 
     def _flag(self, g: _Game, game_id: str, now_ms: int, rule: Rule) -> list[Emit]:
         dl = clk.check_flag(g.state, g.tc, now_ms)

@@ -757,3 +757,50 @@ def test_go_adjust_and_stop_with_overtime():
     # stop after White thinks 65 s: 60 s main + 5 s of White's first block (no move counted).
     st = stop(s, T0 + 135 * S)
     assert (st.white.remaining_ms, st.white.moves_left, st.running) == (25_000, 3, None)
+
+
+# ----------------------------------------------------------------------- Go in the clock service
+def _go_service_events(time_control: str, start_text: str):
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import GameStarted, MoveAccepted, envelope
+    from services.clock.service import ClockCore
+
+    core = ClockCore()
+    svc = Actor(kind="service", id="validation")
+
+    def ev(payload, at: int, seq: int):
+        return envelope(payload, stream="game-g1", seq=seq, occurred_at=dt_of(T0 + at), actor=svc)
+
+    [started] = core.handle(ev(GameStarted(game_id="g1", white="w", black="b", start_fen=start_text,
+                                           time_control=time_control, game="go"), 0, 1))
+
+    def move(ply: int, colour: str, at: int):
+        [e] = core.handle(ev(MoveAccepted(game_id="g1", ply=ply, player_id=colour[0], colour=colour,
+                                          uci="D4", san="D4", fen_after=start_text), at, ply + 1))
+        return e.payload
+    return core, started.payload, move
+
+
+def test_go_service_byoyomi_black_first_and_flag_rule():
+    # Black's clock starts ("go 9 ... black ..."); "0 3x30 byo-yomi": deadline 90 s.
+    core, started, move = _go_service_events("0 3x30 byo-yomi",
+                                             "go 9 chinese black ko=- passes=0 prisoners=0,0 B: W:")
+    assert (started.running, started.deadline_ms) == ("black", T0 + 90_000)
+    # Black 45 s: (45 000 - 1) // 30 000 = 1 period used -> 2 left; White still has 3.
+    u = move(1, "black", 45_000)
+    assert (u.black_periods_left, u.white_periods_left, u.black_ms, u.running) == (2, 3, 0, "white")
+    assert u.deadline_ms == T0 + 45_000 + 90_000
+    # White lets all 3 periods pass: FlagFell at the deadline, citing 1988 art. 23.5.
+    [(_, fell)] = core.tick(T0 + 45_000 + 90_000 + 1_000)
+    assert fell.payload.colour == "white" and fell.payload.deadline_ms == T0 + 135_000
+    assert (fell.payload.rule.game, fell.payload.rule.article) == ("go", "23.5")
+
+
+def test_go_service_handicap_white_first_canadian():
+    # Handicap stones placed: White moves first ("go 19 chinese white ...").
+    core, started, move = _go_service_events(
+        "600 25/600 Canadian", "go 19 chinese white ko=- passes=0 prisoners=0,0 B:dp,pd W:")
+    assert (started.running, started.deadline_ms) == ("white", T0 + 1_200_000)
+    # White uses 610 s: main 600 s out, 10 s from the first block: 590 000 ms for 24 moves.
+    u = move(1, "white", 610_000)
+    assert (u.white_ms, u.white_moves_left, u.black_moves_left) == (590_000, 24, None)

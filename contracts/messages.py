@@ -30,7 +30,16 @@ TOPICS = (GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS)
 
 Colour = Literal["white", "black"]
 #: The game played. Xiangqi seats: Red is the ``white`` seat (moves first), Black the ``black`` seat.
-GameKind = Literal["chess", "xiangqi"]
+#: Go seats: Black is the ``black`` seat (moves first, or second after handicap stones), White the
+#: ``white`` seat; a Go result ``B+x`` is ``0-1`` and ``W+x`` is ``1-0`` (``score`` keeps the margin).
+GameKind = Literal["chess", "xiangqi", "go"]
+#: Go rules of a game: Chinese (1988/2002: area counting, positional superko), Japanese (1989:
+#: territory counting, simple ko) or Ing (area counting, multi-stone suicide allowed).
+GoRules = Literal["chinese", "japanese", "ing"]
+#: How a Go move on a forbidden point or an immediate ko recapture is treated: ``refuse`` (online
+#: default: MoveRejected naming the article, nothing changes) or ``pass`` (Chinese rules 1988
+#: art. 19 / 20.1 literally: the move is void, recorded, and counts as a pass).
+VoidMoves = Literal["refuse", "pass"]
 #: Xiangqi 棋例 rulings (1999 rules art. 24): ``automatic`` at every third occurrence of a position
 #: (online play), or ``on-request`` when a player asks for one (art. 24 待判局面, over-the-board
 #: practice; a side ordered to vary still loses automatically if it repeats the cycle again).
@@ -43,6 +52,20 @@ PlayerId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
 
 class _M(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GoSettings(BaseModel):
+    """Go settings of a game or event (ignored for chess and xiangqi; None = the default):
+    ``board_size`` lines (19; 9 and 13 for short games), ``go_rules`` (chinese), ``komi`` in
+    points given to White (the rules' default: 7.5 Chinese, 6.5 Japanese, 8 Ing; 0 with
+    handicap stones), ``handicap`` stones placed for Black on the fixed points (White then moves
+    first), ``void_moves`` (see :data:`VoidMoves`)."""
+
+    board_size: int | None = Field(default=None, ge=2, le=25)
+    go_rules: GoRules | None = None
+    komi: float | None = Field(default=None, ge=-150, le=150, allow_inf_nan=False)
+    handicap: int | None = Field(default=None, ge=0, le=9)
+    void_moves: VoidMoves = "refuse"
 
 
 class Rule(_M):
@@ -61,7 +84,7 @@ class _TCmd(Payload):
     tournament_id: GameId
 
 
-class CreateTournament(_TCmd):
+class CreateTournament(_TCmd, GoSettings):
     """Create a tournament. ``time_control`` is a PGN TimeControl tag (seconds), e.g. ``"300+2"``.
 
     ``system``: ``round-robin`` (Berger tables), ``double-round-robin`` or ``swiss`` (Dutch).
@@ -128,7 +151,7 @@ class _TEvt(Payload):
     tournament_id: GameId
 
 
-class TournamentCreated(_TEvt):
+class TournamentCreated(_TEvt, GoSettings):
     name: str
     system: str
     rounds: int | None
@@ -219,7 +242,7 @@ class _GCmd(Payload):
     game_id: GameId
 
 
-class CreateGame(_GCmd):
+class CreateGame(_GCmd, GoSettings):
     """Create a game outside a tournament (or for one). ``time_control``: PGN TimeControl tag or a
     preset name (``xiangqi-6.1`` ...). ``game``: chess or xiangqi (Red takes the ``white`` seat);
     ``natural_limit_moves``: xiangqi art. 4.2.4 (60, or fewer if the event says so)."""
@@ -239,7 +262,8 @@ class CreateGame(_GCmd):
 
 class SubmitMove(_GCmd):
     """A move. Chess: UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``). Xiangqi:
-    ICCS (``h2e2``), WXF (``C2.5``) or Chinese notation (``炮二平五``, ``马８进７``)."""
+    ICCS (``h2e2``), WXF (``C2.5``) or Chinese notation (``炮二平五``, ``马８进７``). Go: GTP
+    (``D4``, no letter I), SGF (``dd``) or ``pass``."""
 
     player_id: PlayerId
     move: str = Field(min_length=1, max_length=16)
@@ -278,20 +302,59 @@ class ClaimDraw(_GCmd):
 
 
 class RecordResult(_GCmd):
-    """An arbiter enters a result (over-the-board game, results-only record, ruling)."""
+    """An arbiter enters a result (over-the-board game, results-only record, ruling). Go: reason
+    ``endless-cycle`` (triple ko, eternal life ...) with ``1/2-1/2`` is the draw of Chinese rules
+    1988 art. 20.3."""
 
     result: Result
     reason: str = Field(default="arbiter", max_length=80)
+
+
+GoPoints = Annotated[tuple[Annotated[str, Field(min_length=1, max_length=4)], ...],
+                     Field(max_length=625)]
+
+
+class MarkDead(_GCmd):
+    """Go, after two passes stopped play (Japanese rules 1989 art. 9-1): a player proposes the
+    dead stones (``dead``: points in GTP ``D4`` or SGF ``dd``, any stone of a dead group or every
+    stone; the proposal is the whole groups). A new proposal replaces the player's earlier one."""
+
+    player_id: PlayerId
+    dead: GoPoints = ()
+
+
+class AcceptDead(_GCmd):
+    """Go: accept the opponent's standing dead-stone proposal; the game is then counted."""
+
+    player_id: PlayerId
+
+
+class RejectDead(_GCmd):
+    """Go: reject the proposal (or ask to go on) after play stopped: play resumes and the
+    opponent of the player who asked moves first (Japanese rules 1989 art. 9-3; Chinese rules
+    1988 art. 21.1 / 21.3: a dispute about life and death is settled by play)."""
+
+    player_id: PlayerId
+
+
+class RuleDeadStones(_GCmd):
+    """Go, arbiter only, after play stopped: the arbiter rules which stones are dead (GTP or
+    SGF points) and why; the game is counted on that ruling."""
+
+    dead: GoPoints = ()
+    reason: str = Field(min_length=1, max_length=500)
 
 
 class IssuePenalty(_GCmd):
     """An arbiter penalty (FIDE 1994 art. 16.5): warning, time penalty (``ms`` taken from the
     player's remaining time), time bonus for the opponent (``ms`` added), or loss of the game.
     Xiangqi (1999 rules): ``warning`` (18.1), ``foul`` (犯规, art. 9; the third foul in a game loses
-    it, 4.1.8), ``loss`` (disqualification from the game, 18.2 / 4.1.10)."""
+    it, 4.1.8), ``loss`` (disqualification from the game, 18.2 / 4.1.10). Go (Chinese rules 1988
+    ch. 3): ``warning`` (recorded; the second in a game loses it, 25.2), ``played-twice`` (a
+    player moved twice in a row over the board: loses, 17.1)."""
 
     player_id: PlayerId
-    kind: Literal["warning", "time-penalty", "time-bonus", "loss", "foul"]
+    kind: Literal["warning", "time-penalty", "time-bonus", "loss", "foul", "played-twice"]
     ms: int = Field(default=0, ge=0, le=24 * 3600 * 1000)
     note: str = Field(default="", max_length=500)
 
@@ -311,7 +374,10 @@ class _GEvt(Payload):
     game_id: GameId
 
 
-class GameStarted(_GEvt):
+class GameStarted(_GEvt, GoSettings):
+    """A game starts. Go: ``start_fen`` is the engine's one-line position (``go 9 chinese black
+    ...``) and the settings are resolved (size, rules, komi, handicap all given)."""
+
     white: PlayerId
     black: PlayerId
     start_fen: str
@@ -325,10 +391,21 @@ class GameStarted(_GEvt):
     repetition_rulings: RepetitionRulings = "automatic"
 
 
+#: ``scoring``: Go, two passes in a row stopped play (Japanese rules 1989 art. 9-1); the dead
+#: stones are agreed (or ruled) next, or play resumes.
 PositionStatus = Literal[
     "ongoing", "checkmate", "stalemate", "insufficient-material",
-    "fivefold-repetition", "seventyfive-moves",
+    "fivefold-repetition", "seventyfive-moves", "scoring",
 ]
+
+
+class VoidMove(_M):
+    """A Go move that was void and counted as a pass (Chinese rules 1988 art. 19: a forbidden
+    point; 20.1: an immediate ko recapture): ``move`` as entered, ``reason`` and the ``rule``."""
+
+    move: str
+    reason: str
+    rule: Rule
 
 
 class MoveAccepted(_GEvt):
@@ -337,7 +414,9 @@ class MoveAccepted(_GEvt):
     coordinate move (chess UCI; xiangqi ICCS ``h2e2``, ranks 0-9 from Red's side); ``san``: the
     human notation (chess SAN; xiangqi Chinese notation of the 1999 rules art. 7.5, ``炮二平五``);
     ``wxf``: xiangqi WXF notation (``C2.5``). ``halfmove_clock``: plies since the last capture
-    (or chess pawn move); ``repetitions``: occurrences of the position so far."""
+    (or chess pawn move); ``repetitions``: occurrences of the position so far. Go: ``uci`` and
+    ``san`` are the GTP point (``D4``) or ``pass``, ``halfmove_clock`` the stones captured by the
+    move, ``void`` set when a void move was counted as a pass (``uci`` is then ``pass``)."""
 
     ply: int
     player_id: PlayerId
@@ -349,12 +428,13 @@ class MoveAccepted(_GEvt):
     halfmove_clock: int = 0
     repetitions: int = 1
     wxf: str | None = None
+    void: VoidMove | None = None
 
 
 RejectCode = Literal[
     "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
     "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
-    "ruling-pending",
+    "ruling-pending", "play-stopped", "not-scoring",
 ]
 
 
@@ -409,6 +489,66 @@ class DrawClaimed(_GEvt):
 class ResultRecorded(_GEvt):
     result: Result
     reason: str
+    score: str | None = None
+
+
+class DeadStonesProposed(_GEvt):
+    """Go: ``player_id`` (``colour``) proposes ``dead``: every stone of the groups named, as GTP
+    points, sorted; ``ply``: moves played so far."""
+
+    player_id: PlayerId
+    colour: Colour
+    dead: tuple[str, ...]
+    ply: int
+
+
+class ScoringAgreed(_GEvt):
+    """Go: both players agree on the dead stones (Japanese rules 1989 art. 9-2 终局; Chinese
+    rules 1988 art. 8, 21.3): ``player_id`` accepted the proposal of ``proposed_by``."""
+
+    player_id: PlayerId
+    colour: Colour
+    proposed_by: Colour
+    dead: tuple[str, ...]
+    rule: Rule
+
+
+class PlayResumed(_GEvt):
+    """Go: ``player_id`` (``colour``) rejected the proposal / asked to play on; ``to_move`` moves
+    first (the opponent, Japanese rules 1989 art. 9-3; Chinese 1988 art. 21.3). When the asker
+    was to move, the asker's yielded turn follows as a recorded pass (MoveAccepted ``pass``)
+    that does not count towards the two passes that stop play."""
+
+    player_id: PlayerId
+    colour: Colour
+    to_move: Colour
+    rule: Rule
+
+
+class DeadStonesRuled(_GEvt):
+    """Go: the arbiter's ruling on the dead stones (GTP points, whole groups) and its reason."""
+
+    dead: tuple[str, ...]
+    reason: str
+    rule: Rule
+
+
+class GameScored(_GEvt):
+    """Go: the count (adjudication). ``black`` / ``white``: points (komi included); ``result``
+    ``B+3.5`` / ``W+0.5`` / ``Draw``; ``how``: ``agreement`` or ``arbiter``; ``dead`` the stones
+    removed; ``rule`` the counting articles; ``detail``: the scorer's counts, flattened to
+    ``<item>`` / ``<item>.<colour>`` keys (stones, territory, dame, seki points, prisoners, dead
+    stones per colour; in points or stones as the item says)."""
+
+    black: float
+    white: float
+    result: str
+    margin: float
+    komi: float
+    how: Literal["agreement", "arbiter"]
+    dead: tuple[str, ...]
+    rule: Rule
+    detail: dict[str, float] = {}
 
 
 class AbsenceReported(_GEvt):
@@ -481,13 +621,15 @@ class ClockStopped(_GEvt):
 
 
 class GameEnded(_GEvt):
-    """The result and why: ``reason`` (checkmate, resignation, timeout, ...) and the ``rule``."""
+    """The result and why: ``reason`` (checkmate, resignation, timeout, ...) and the ``rule``.
+    Go: ``score`` is the counted result (``B+3.5``, ``Draw``) when the game was counted."""
 
     result: Result
     reason: str
     rule: Rule
     winner: Colour | None = None
     detail: str = ""
+    score: str | None = None
 
 
 class DrawClaimRejected(_GEvt):
@@ -543,11 +685,12 @@ PAYLOADS: tuple[type[Payload], ...] = (
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
     TournamentFinished, TournamentCommandRejected,
     CreateGame, SubmitMove, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
-    IssuePenalty, ReportAbsence,
+    IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,
     DrawAgreed, Resigned, DrawClaimed, ResultRecorded, AbsenceReported, ClockStarted,
     ClockUpdated, FlagFell, ClockAdjusted, ClockStopped, GameEnded, DrawClaimRejected,
-    PenaltyApplied, RepetitionRuled,
+    PenaltyApplied, RepetitionRuled, DeadStonesProposed, ScoringAgreed, PlayResumed,
+    DeadStonesRuled, GameScored,
 )
 
 

@@ -94,10 +94,17 @@ class CreateTournament(_TCmd, GoSettings):
     art. 4.2.4: 60 moves without a capture, which an event may lower). ``chinese-swiss``: the
     积分编排制 of the xiangqi rules' appendix 2; ``mcmahon``: McMahon (Go), with ``mcmahon_bar``
     and ``mcmahon_floor`` grades; ``lots_seed`` seeds every lot the pairing draws.
+    ``knockout``: single elimination (xiangqi 1999 art. 11.1) with ``games_per_match`` games a
+    match (13.5: a second game with colours swapped), ``seeding`` by rating, registration order
+    or lot (seeded by ``lots_seed``), play-off games for a level match and ``unshared_places``
+    decided by play-off (15.6; ``(3,)``: a match for third place); its rounds follow from the
+    field and the play-offs (leave ``rounds`` out). ``team-round-robin``: teams (players
+    registered with ``team``) meet by Berger tables, ``team_boards`` boards a match (art. 12-15).
     """
 
     name: str = Field(min_length=1, max_length=200)
-    system: Literal["round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon"] = "round-robin"
+    system: Literal["round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon",
+                    "knockout", "team-round-robin"] = "round-robin"
     rounds: int | None = Field(default=None, ge=1, le=99)
     time_control: str = "5400+30"
     tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE")
@@ -109,12 +116,18 @@ class CreateTournament(_TCmd, GoSettings):
     lots_seed: int = 0
     mcmahon_bar: str | None = None
     mcmahon_floor: str | None = None
+    games_per_match: int = Field(default=1, ge=1, le=2)
+    seeding: Literal["rating", "registration", "lots"] = "rating"
+    unshared_places: tuple[int, ...] = ()
+    team_boards: int | None = Field(default=None, ge=1, le=20)
 
 
 class RegisterPlayer(_TCmd):
     """Register a player (before round 1). ``rating``: Elo points; ``grade``: Go amateur grade of
     the Chinese dan/kyu system (``3d``/``3段``, ``5k``/``5级``), the McMahon seeding input;
-    ``club``: for the same-club avoidance of the 积分编排制 (appendix 2, item 7)."""
+    ``club``: for the same-club avoidance of the 积分编排制 (appendix 2, item 7). ``team``: the
+    team of a team event (its name), ``board``: the member's place in the team's board order
+    (1 = first board; left out, the order is by rating, art. 12.1)."""
 
     player_id: PlayerId
     name: str = Field(min_length=1, max_length=200)
@@ -123,6 +136,8 @@ class RegisterPlayer(_TCmd):
     title: str | None = None
     grade: str | None = Field(default=None, max_length=8)
     club: str | None = Field(default=None, max_length=200)
+    team: str | None = Field(default=None, min_length=1, max_length=200)
+    board: int | None = Field(default=None, ge=1, le=99)
 
 
 class DrawLots(_TCmd):
@@ -136,13 +151,20 @@ class ManualBoard(_M):
     black: PlayerId
 
 
+#: Byes a player asks for (FIDE TRF-16 letters): ``F`` full-point (1), ``H`` half-point (½),
+#: ``Z`` zero-point (0). A pairing-allocated bye (``U``, one point in the Swiss systems) is ``bye``.
+RequestedBye = Literal["F", "H", "Z"]
+
+
 class StartRound(_TCmd):
     """Pair and start round ``round``. With ``boards`` the organiser's manual pairing is used;
-    ``bye`` names a player without a game in a manual pairing."""
+    ``bye`` names a player without a game in a manual pairing (pairing-allocated bye);
+    ``requested_byes`` (manual pairings only): players without a game and their bye's kind."""
 
     round: int = Field(ge=1, le=99)
     boards: tuple[ManualBoard, ...] | None = None
     bye: PlayerId | None = None
+    requested_byes: dict[PlayerId, RequestedBye] = Field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------ tournament events
@@ -165,6 +187,10 @@ class TournamentCreated(_TEvt, GoSettings):
     lots_seed: int = 0
     mcmahon_bar: str | None = None
     mcmahon_floor: str | None = None
+    games_per_match: int = 1
+    seeding: str = "rating"
+    unshared_places: tuple[int, ...] = ()
+    team_boards: int | None = None
 
 
 class PlayerRegistered(_TEvt):
@@ -175,6 +201,8 @@ class PlayerRegistered(_TEvt):
     title: str | None = None
     grade: str | None = None
     club: str | None = None
+    team: str | None = None
+    board: int | None = None
 
 
 class LotsDrawn(_TEvt):
@@ -203,6 +231,7 @@ class RoundPaired(_TEvt):
     system_version: str = ""
     lots_seed: int | None = None
     decisions: tuple[str, ...] = ()
+    requested_byes: dict[PlayerId, RequestedBye] = Field(default_factory=dict)
 
 
 class StandingRow(_M):
@@ -214,12 +243,27 @@ class StandingRow(_M):
     tiebreaks: dict[str, float]
 
 
+class TeamStandingRow(_M):
+    """A team's standing (xiangqi 1999 art. 14.2, 15.3): ``match_points`` 场分 (2 a match won,
+    1 drawn, 0 lost), ``game_points`` 局分 (1 / ½ / 0 a game), ``tiebreaks`` by code."""
+
+    rank: int
+    team: str
+    match_points: float
+    game_points: float
+    matches: int
+    tiebreaks: dict[str, float]
+
+
 class StandingsUpdated(_TEvt):
-    """Standings after ``round`` (all of its games finished). ``order``: tie-break codes used."""
+    """Standings after ``round`` (all of its games finished). ``order``: tie-break codes used.
+    A knockout's ``rank`` is the place (players out in the same round share it, art. 15.6 aside);
+    a team event's ``teams`` are ranked by art. 15.3, ``rows`` are the members' own results."""
 
     round: int
     order: tuple[str, ...]
     rows: tuple[StandingRow, ...]
+    teams: tuple[TeamStandingRow, ...] = ()
 
 
 class TournamentFinished(_TEvt):

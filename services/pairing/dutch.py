@@ -90,24 +90,32 @@ def _parse_in_memory(text: str):
 
 
 def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
-               first_white: bool = True, by_rating: bool = False) -> SwissRound:
+               first_white: bool = True, by_rating: bool = False,
+               reference: bool = False) -> SwissRound:
     """Pair round ``round_no`` by the FIDE Dutch system (py4swiss = bbpPairings rules).
 
     ``by_rating``: pairing numbers from rating order (``XXC rank``, as lichess exports: its
     start numbers are final ranks), else the start numbers are the pairing numbers.
     Boards in publication order (C.04.3 D.9) as ``(str(white_no), str(black_no))``; ``bye``
     the start number (as a string) receiving the pairing-allocated bye, or ``None``.
+    ``reference``: run py4swiss's engine unmodified instead of
+    :class:`services.pairing.dutch_fast.FastDutchEngine` (same pairings, ~5-10x slower at
+    1,000 players; kept for the equality tests and the bench).
     Raises :class:`PairingError` when no legal pairing exists.
     """
     from py4swiss.engines import DutchEngine
     from py4swiss.engines.common import PairingError as P4SError
+
+    from services.pairing import dutch_fast
+
+    engine = DutchEngine if reference or not dutch_fast.SUPPORTED else dutch_fast.FastDutchEngine
 
     if not any(not p.absent for p in players):
         raise PairingError("nobody to pair")
     trf = _parse_in_memory(history_trf(players, round_no, total_rounds, first_white,
                                               by_rating))
     try:
-        pairings = DutchEngine.generate_pairings(trf)
+        pairings = engine.generate_pairings(trf)
     except P4SError as exc:
         raise PairingError(f"py4swiss: {exc}") from exc
     boards, bye = [], None

@@ -1,0 +1,436 @@
+"""A faster, pairing-identical set-up of py4swiss's FIDE Dutch engine (C.04.3).
+
+py4swiss 0.3.1 (MIT, https://github.com/Moritz72/py4swiss) pairs a bracket by maximum-weight
+matching (its compiled ``matching_computer``).  Before matching it builds, in pure Python, one
+edge weight per pair of players of the bracket (``BracketMatcher._get_weight``: the absolute
+criteria C.1/C.3, then the quality criteria C.5-C.19 packed into one arbitrary-precision
+``DynamicUint``, about 60 us per edge) and one validity edge per pair of the whole field
+(``ValidityMatcher``).  For 1,000 players in round 5 that is ~320,000 weights (~20 s of ~26 s).
+
+The quality weight of an edge depends on the two players only through the player attributes the
+criteria read (role in the bracket, score with acceleration, colour preference side and
+strength, colour difference, same colour twice, the floats of the last two rounds, bye
+received, topscorer): the :data:`_SIGNATURE` below.  A bracket has a few dozen distinct
+signatures, so this module computes each distinct (signature, signature) weight once, with
+py4swiss's own ``_get_weight`` (nothing of the criteria is re-implemented), and hands every edge
+a copy of it.  C.1 (no second game) is checked per edge on the opponents' set, C.3 (absolute
+colour preferences) once per signature pair with py4swiss's own ``C3.evaluate``.  The matching
+computers receive exactly the same ``set_edge_weight`` calls, in the same order, with the same
+values as in py4swiss; everything after the set-up (exchanges, transpositions, colours, the
+order of boards) is py4swiss's unmodified code.  ``tests/unit/test_dutch_fast.py`` checks the
+weight matrices and the pairings against unmodified py4swiss.
+
+Tied to py4swiss 0.3.1 (pinned in pyproject.toml): :data:`SUPPORTED` is False for any other
+installed version and :func:`services.pairing.dutch.pair_dutch` then uses py4swiss unmodified.
+"""
+from __future__ import annotations
+
+from importlib.metadata import version as _dist_version
+
+from py4swiss.dynamicuint import DynamicUint
+from py4swiss.engines.common import PairingError
+from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
+from py4swiss.engines.dutch.bracket.bracket import Bracket
+from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
+from py4swiss.engines.dutch.criteria.absolute import C2, C3
+from py4swiss.engines.dutch.engine import Engine
+from py4swiss.engines.dutch.player import Player, get_player_infos_from_trf
+from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
+from py4swiss.trf import ParsedTrf
+
+__all__ = ["FastDutchEngine", "SUPPORTED", "PY4SWISS_VERSION"]
+
+PY4SWISS_VERSION = "0.3.1"
+SUPPORTED = _dist_version("py4swiss") == PY4SWISS_VERSION
+
+
+def _signature(p: Player) -> tuple:
+    """Every attribute of ``p`` that py4swiss 0.3.1's quality criteria C.5-C.19, the bye
+    preference of ``BracketMatcher._get_weight`` and the absolute criterion C.3 read (not the
+    id, pairing number, opponents or colour sequence)."""
+    cp = p.color_preference
+    return (p.role, p.points_with_acceleration, cp.side, cp.strength, p.color_difference,
+            p.color_double, p.float_1, p.float_2, p.bye_received, p.top_scorer)
+
+
+def _signature_classes(players: list[Player]) -> tuple[list[int], list[Player]]:
+    """Class index of each player (equal signatures share one) and one player per class."""
+    index: dict[tuple, int] = {}
+    classes, reps = [], []
+    for p in players:
+        sig = _signature(p)
+        k = index.get(sig)
+        if k is None:
+            k = index[sig] = len(reps)
+            reps.append(p)
+        classes.append(k)
+    return classes, reps
+
+
+class _EveryPairAllowed:
+    """Stands in for the validity matcher inside ``BracketMatcher._get_weight`` so that it
+    returns the quality weight alone; the absolute criteria are applied per edge instead."""
+
+    @staticmethod
+    def is_allowed_pair(player_1: Player, player_2: Player) -> bool:
+        return True
+
+
+_UNSET = object()
+
+
+class FastBracketMatcher(BracketMatcher):
+    """py4swiss's ``BracketMatcher`` with the edge weights computed once per pair of player
+    signatures (see the module docstring); same edges, same order, same values."""
+
+    def __init__(self, bracket: Bracket, validity_matcher: ValidityMatcher) -> None:
+        self._pair_validity = validity_matcher
+        super().__init__(bracket, _EveryPairAllowed())  # type: ignore[arg-type]
+
+    def _set_up_computer(self) -> None:
+        computer = self._computer
+        for _ in range(self._len):
+            computer.add_vertex()
+        players = self._player_list
+        n = len(players)
+        classes, reps = _signature_classes(players)
+        table: list[list] = [[_UNSET] * len(reps) for _ in reps]
+        forbidden = self._pair_validity._forbidden_pairs
+        ids = [p.id for p in players]
+        opponents = [p.opponents for p in players]
+        zero = self._zero_weight
+        weights = self._weights
+        set_edge = computer.set_edge_weight
+        for i in range(n):
+            id1, row, wi = ids[i], table[classes[i]], weights[i]
+            for j in range(i + 1, n):
+                k = classes[j]
+                template = row[k]
+                if template is _UNSET:
+                    p1, p2 = reps[classes[i]], reps[k]
+                    template = row[k] = (self._get_weight(p1, p2) if C3.evaluate(p1, p2)
+                                         else None)
+                if (template is None or id1 in opponents[j]
+                        or (forbidden and ((id1, ids[j]) in forbidden
+                                           or (ids[j], id1) in forbidden))):
+                    w = zero  # no edge; never mutated (py4swiss only edits non-zero weights)
+                else:
+                    w = DynamicUint(template)  # own copy: py4swiss edits weights in place
+                wi[j] = w
+                weights[j][i] = w
+                set_edge(i, j, w)
+
+
+    # The three methods below are py4swiss's, with the per-edge helper calls inlined: the
+    # same calls reach the compiled computer in the same order with the same values.
+
+    def update_matching(self) -> None:
+        self._computer.compute_matching()
+        players = self._player_list
+        self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
+        self.matching = {players[i]: players[j] for i, j in enumerate(self.mate)}
+
+    def add_to_weights(self, player: Player, player_list: list[Player], value: int,
+                       increment: bool = False) -> None:
+        index, weights, zero = self._index_dict, self._weights, self._zero_weight
+        set_edge = self._computer.set_edge_weight
+        i = index[player]
+        row = weights[i]
+        step = int(increment)
+        for other in player_list:
+            j = index[other]
+            old = row[j]
+            if old:  # an edge weight of zero counts as no edge
+                delta = zero | abs(value)
+                new = old + delta if value > 0 else old - delta
+                row[j] = new
+                weights[j][i] = new
+                set_edge(i, j, new)
+            value += step
+
+    def finalize_match(self, player_1: Player, player_2: Player) -> None:
+        i, j = self._index_dict[player_1], self._index_dict[player_2]
+        wi, wj = self._weights[i], self._weights[j]
+        set_edge = self._computer.set_edge_weight
+        for k in range(self._len):
+            w = wi[k]
+            if w:
+                w &= 0  # in place, as py4swiss's _remove_weight
+                set_edge(i, k, w)
+            w = wj[k]
+            if w:
+                w &= 0
+                set_edge(j, k, w)
+        self._set_weight(i, j, self._max_weight)
+
+
+class FastValidityMatcher(ValidityMatcher):
+    """py4swiss's ``ValidityMatcher`` (can the rest of the round still be paired under the
+    absolute criteria C.1-C.3?) answering from a witness when it can.
+
+    * set-up: C.3 evaluated once per pair of signature classes (same edges, same order);
+    * ``is_valid_matching``: the answer is whether a perfect matching of the allowed pairs
+      exists (plus the bye vertex for an odd field).  A greedy matching with short repairs
+      often finds one in a few milliseconds; a perfect matching found is a proof, and only
+      when none is found is the compiled blossom asked (py4swiss's own computation).  Its
+      edge updates from ``finalize_match`` are applied just before it is asked.
+    """
+
+    def __init__(self, players: list[Player], forbidden_pairs: set[tuple[int, int]]) -> None:
+        self._finalized: list[tuple[int, int]] = []
+        self._applied = 0
+        super().__init__(players, forbidden_pairs)
+
+    def _set_up_computer(self) -> None:
+        computer = self._computer
+        for _ in range(self._len):
+            computer.add_vertex()
+        players = self._players
+        n = len(players)
+        classes, reps = _signature_classes(players)
+        table: list[list] = [[None] * len(reps) for _ in reps]
+        forbidden = self._forbidden_pairs
+        ids = [p.id for p in players]
+        opponents = [p.opponents for p in players]
+        set_edge = computer.set_edge_weight
+        for i in range(n):
+            id1, row = ids[i], table[classes[i]]
+            for j in range(i + 1, n):
+                k = classes[j]
+                c3 = row[k]
+                if c3 is None:
+                    c3 = row[k] = bool(C3.evaluate(reps[classes[i]], reps[k]))
+                allowed = (c3 and id1 not in opponents[j]
+                           and not (forbidden and ((id1, ids[j]) in forbidden
+                                                   or (ids[j], id1) in forbidden)))
+                set_edge(i, j, int(allowed))
+        if n % 2 == 1:
+            for i, player in enumerate(players):
+                set_edge(i, n, int(C2.evaluate(player, player)))
+        self._classes, self._c3, self._ids, self._opponents = classes, table, ids, opponents
+
+    def finalize_match(self, player_1: Player, player_2: Player) -> None:
+        self._finalized.append((self._index_dict[player_1], self._index_dict[player_2]))
+
+    def _apply_finalized(self) -> None:
+        """py4swiss's ``finalize_match`` edge updates, in the order they were requested."""
+        set_edge = self._computer.set_edge_weight
+        for i, j in self._finalized[self._applied:]:
+            for k in range(self._len):
+                set_edge(i, k, 0)
+                set_edge(j, k, 0)
+            set_edge(i, j, 1)
+        self._applied = len(self._finalized)
+
+    def _edge_test(self):
+        """``allowed(a, b)`` for vertex indices (``n`` = the bye vertex of an odd field) on the
+        graph as py4swiss's computer holds it after the finalized matches."""
+        n = len(self._players)
+        fixed: dict[int, int] = {}
+        zeroed: set[int] = set()
+        for i, j in self._finalized:
+            for v in (i, j):
+                w = fixed.pop(v, None)
+                if w is not None:
+                    fixed.pop(w, None)
+            zeroed.update((i, j))
+            if i != j:
+                fixed[i], fixed[j] = j, i
+        classes, c3, ids, opponents = self._classes, self._c3, self._ids, self._opponents
+        forbidden = self._forbidden_pairs
+        players = self._players
+
+        def allowed(a: int, b: int) -> bool:
+            if a in zeroed or b in zeroed:
+                return fixed.get(a) == b
+            lo, hi = (a, b) if a < b else (b, a)
+            if hi == n:  # the bye vertex: C.2
+                return bool(C2.evaluate(players[lo], players[lo]))
+            return bool(c3[classes[lo]][classes[hi]] and ids[lo] not in opponents[hi]
+                        and not (forbidden and ((ids[lo], ids[hi]) in forbidden
+                                                or (ids[hi], ids[lo]) in forbidden)))
+        return allowed
+
+    def _witness(self) -> bool:
+        """True when a perfect matching of the current graph is found (a proof that the round
+        can be completed); False means only that none was found here."""
+        allowed = self._edge_test()
+        size = self._len
+        mate = [-1] * size
+        free = list(range(size))
+        for a in range(size):
+            if mate[a] != -1:
+                continue
+            for b in range(a + 1, size):
+                if mate[b] == -1 and allowed(a, b):
+                    mate[a], mate[b] = b, a
+                    break
+        unmatched = [v for v in range(size) if mate[v] == -1]
+        # Repairs: u - x = y - v turns matched pair (x, y) and free u, v into (u, x), (y, v).
+        while unmatched:
+            u = unmatched.pop()
+            if mate[u] != -1:
+                continue
+            done = False
+            for v in unmatched:
+                if mate[v] != -1:
+                    continue
+                if allowed(u, v):
+                    mate[u], mate[v] = v, u
+                    done = True
+                    break
+                for x in free:
+                    y = mate[x]
+                    if y < 0 or x in (u, v) or not allowed(u, x) or not allowed(y, v):
+                        continue
+                    mate[u], mate[x], mate[y], mate[v] = x, u, v, y
+                    done = True
+                    break
+                if done:
+                    break
+            if not done:
+                return False
+            unmatched = [v for v in unmatched if mate[v] == -1]
+        return all(mate[mate[v]] == v and allowed(v, mate[v]) for v in range(size))
+
+    def is_valid_matching(self) -> bool:
+        if self._witness():
+            return True
+        self._apply_finalized()
+        return super().is_valid_matching()
+
+
+class FastBracketPairer(BracketPairer):
+    """py4swiss's ``BracketPairer`` using :class:`FastBracketMatcher`, and skipping the matching
+    computation of a D.1 transposition step when its outcome is proven (see
+    :meth:`transpose_homogeneous_s2`)."""
+
+    def __init__(self, state: Bracket, validity_matcher: ValidityMatcher,
+                 initial_color: bool) -> None:
+        # Same attributes as BracketPairer.__init__ (py4swiss 0.3.1), other matcher class.
+        self._bracket = state
+        self._validity_matcher = validity_matcher
+        self._initial_color = initial_color
+        self._num = len(state.mdp_list + state.resident_list + state.lower_list)
+        self._bracket_matcher = FastBracketMatcher(state, validity_matcher)
+        self._heterogeneous_s1 = []
+        self._heterogeneous_s2 = []
+        self._homogeneous_s1 = []
+        self._homogeneous_s2 = []
+        self._exchanges = 0
+        self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
+
+    def transpose_homogeneous_s2(self) -> None:
+        """D.1: each S1 player in turn gets the S2 player of lowest BSN compatible with an
+        optimal pairing of the bracket.  py4swiss adds ``len(S2)-1, ..., 1, 0`` to the S1
+        player's edges to S2 (lowest BSN first), recomputes the maximum-weight matching ``M``,
+        takes the partner and fixes the pair.
+
+        The recomputation is skipped when the answer is proven from the last matching: let
+        ``s`` be the first S2 player still joined to the S1 player ``r``.  If exchanging the
+        partners of ``r`` and ``s`` in ``M`` loses no weight, that matching is optimal before the
+        additions and, after them, reaches the largest value any matching can have; every
+        optimal matching then pairs ``r`` with ``s`` (the added values differ), which is what
+        the computation would return.  This needs the weights of equally good pairings to differ
+        only by the additions, which holds when D.2 moved nobody between S1 and S2 (``exchanges
+        == 0``; then each pair's D.2 value is that of its S1 player); and at most one MDP left
+        in Limbo (no MDP-MDP pair whose choice could depend on ties).  Otherwise, py4swiss's
+        step is run unchanged.
+        """
+        limbo = len(self._bracket.mdp_list) - len(self._heterogeneous_s1)
+        if self._exchanges or limbo > 1:
+            super().transpose_homogeneous_s2()
+            return
+        bm = self._bracket_matcher
+        index, players, weights = bm._index_dict, bm._player_list, bm._weights
+        s2 = self._homogeneous_s2
+        s2_index = [index[p] for p in s2]
+        inc = {v: len(s2) - 1 - k for k, v in enumerate(s2_index)}
+        mate: list[int] | None = None
+        last_skipped = False
+        for resident in self._homogeneous_s1:
+            bm.add_to_weights(resident, s2[::-1], 0, increment=True)
+            a = index[resident]
+            b = _forced_partner(a, mate, s2_index, inc, weights) if mate is not None else None
+            if b is None:
+                bm.update_matching()
+                mate = list(bm.mate)
+                b = mate[a]
+                self.computed += 1
+                last_skipped = False
+            else:
+                self.skipped += 1
+                last_skipped = True
+            match = players[b]
+            bm.finalize_match(resident, match)
+            self._validity_matcher.finalize_match(resident, match)
+        if last_skipped:
+            bm.matching = {players[i]: players[j] for i, j in enumerate(mate)}
+
+
+def _to_int(weight: DynamicUint) -> int:
+    return int(str(weight), 2)  # str(): the binary digits
+
+
+def _forced_partner(a: int, mate: list[int], s2_index: list[int], inc: dict[int, int],
+                    weights: list[list[DynamicUint]]) -> int | None:
+    """The S2 vertex every maximum-weight matching pairs with ``a`` after the D.1 additions,
+    when the exchange argument of :meth:`FastBracketPairer.transpose_homogeneous_s2` proves
+    it; ``mate`` (optimal before the additions) is updated to such a matching.  ``None``: not
+    proven."""
+    row = weights[a]
+    s = next((v for v in s2_index if row[v]), None)
+    if s is None or inc[s] == 0:  # nothing added (ties with non-S2 partners not excluded)
+        return None
+    q, t = mate[a], mate[s]
+    if q == s:
+        return s
+
+    def old(v: int) -> int:  # weight of edge a-v before the additions
+        return _to_int(row[v]) - (inc[v] if v in inc else 0)
+
+    qt = _to_int(weights[q][t]) if q != a and t != s else 0
+    gain = old(s) + qt
+    loss = (old(q) if q != a else 0) + (_to_int(weights[s][t]) if t != s else 0)
+    if gain < loss:
+        return None
+    mate[a], mate[s] = s, a
+    if q != a:
+        mate[q] = q
+    if t != s:
+        mate[t] = t
+    if qt:
+        mate[q], mate[t] = t, q
+    return s
+
+
+class FastDutchEngine(Engine):
+    """py4swiss 0.3.1's Dutch ``Engine`` with the fast matcher set-up; same pairings.
+
+    ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the pairing-allocated bye);
+    raises py4swiss's ``PairingError`` when the round cannot be paired (C.04.3 C.1-C.3).
+    """
+
+    @classmethod
+    def generate_pairings(cls, trf: ParsedTrf) -> list:
+        # The steps of Engine.generate_pairings (py4swiss 0.3.1), with the fast classes.
+        player_pairs = []
+        round_number = min(len(section.results) for section in trf.player_sections) + 1
+        initial_color = trf.x_section.configuration.first_round_color
+        players = get_player_infos_from_trf(trf)
+        players.sort(reverse=True)
+        validity_matcher = FastValidityMatcher(players, trf.x_section.forbidden_pairs)
+        brackets = Brackets(players, round_number)
+        if not validity_matcher.is_valid_matching():
+            raise PairingError("Round can not be paired")
+        while not brackets.is_finished():
+            bracket_pairer = FastBracketPairer(brackets.get_current_bracket(), validity_matcher,
+                                               initial_color)
+            bracket_pairings = cls._get_bracket_pairs(bracket_pairer)
+            if bracket_pairings is None:
+                brackets.collapse()
+            else:
+                brackets.apply_bracket_pairings(bracket_pairings)
+                player_pairs.extend(bracket_pairings)
+        player_pairs.sort(key=cls._get_player_pair_score, reverse=True)
+        return [cls._get_pairing(pair) for pair in player_pairs]

@@ -307,7 +307,8 @@ class TournamentView:
             g = (games or {}).get(b["game_id"])
             boards.append({**b, "result": g.result if g else None, "reason": g.reason if g else None,
                            "status": g.status if g else None})
-        return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"]}
+        return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"],
+                "requested_byes": rd.get("requested_byes", {})}
 
     def standings_dict(self) -> dict:
         if self.standings is None:
@@ -389,13 +390,14 @@ class TournamentView:
             self.rounds[p.round] = {
                 "boards": [{"board": b.board, "game_id": b.game_id, "white": b.white,
                             "black": b.black} for b in p.boards],
-                "bye": p.bye, "manual": p.manual,
+                "bye": p.bye, "manual": p.manual, "requested_byes": dict(p.requested_byes),
             }
             if self.status in ("created", "open"):
                 self.status = "running"
         elif t == "StandingsUpdated":
             self.standings = {"round": p.round, "order": list(p.order),
-                              "rows": [r.model_dump(mode="json") for r in p.rows]}
+                              "rows": [r.model_dump(mode="json") for r in p.rows],
+                              "teams": [r.model_dump(mode="json") for r in p.teams]}
         elif t == "TournamentFinished":
             self.status = "finished"
 

@@ -16,12 +16,13 @@ Errors: :class:`PairingError` for bad input.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from services.pairing.core import PairingError
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
-           "match_winner", "playoff_groups", "losers_round", "double_elimination"]
+           "match_winner", "playoff_groups", "losers_round", "double_elimination", "seed_order",
+           "Bracket", "MatchState", "check_unshared"]
 
 
 def bracket_order(size: int) -> list[int]:
@@ -169,3 +170,205 @@ def playoff_groups(rows: list[tuple[str, int]], unshared: set[int]) -> list[list
         by_rank.setdefault(rank, []).append(pid)
     return [group for rank, group in sorted(by_rank.items())
             if len(group) > 1 and any(rank <= p < rank + len(group) for p in unshared)]
+
+
+# ------------------------------------------------------------------ a knockout event, round by round
+def seed_order(players: list[tuple[str, int | None]], seeding: str, lots_seed: int) -> list[str]:
+    """Seeds (best first) of ``players`` = (id, rating) in registration order: ``rating``
+    (higher first, unrated last, registration order among equals), ``registration`` (as
+    registered) or ``lots`` (a lot drawn by ``random.Random`` seeded with ``lots_seed``, art.
+    13.4's 抽签). Raises :class:`PairingError` for an unknown seeding."""
+    ids = [pid for pid, _ in players]
+    if seeding == "rating":
+        rating = dict(players)
+        return sorted(ids, key=lambda pid: (rating[pid] is None, -(rating[pid] or 0)))
+    if seeding == "registration":
+        return ids
+    if seeding == "lots":
+        rng = random.Random(f"knockout-seeding:{lots_seed}")
+        out = list(ids)
+        rng.shuffle(out)
+        return out
+    raise PairingError(f"unknown seeding {seeding!r}: rating, registration or lots")
+
+
+def check_unshared(places: tuple[int, ...] | list[int]) -> bool:
+    """Validate a knockout's places that may not be shared (art. 15.6) and say whether they need
+    a match for third place. 1 and 2 are never shared (the final decides them); 3 or 4: the
+    semi-final losers play a match for third place. Raises :class:`PairingError` for a place of
+    5 or lower: players out in the same earlier round share it (a classification bracket for
+    them is not implemented)."""
+    bad = [p for p in places if p < 1 or p > 4]
+    if bad:
+        raise PairingError(f"places {bad} cannot be played off in this knockout: places from 5 on "
+                           "are shared by the players out in the same round; only 1-4 are decided "
+                           "by matches (3 and 4 by a match for third place)")
+    return any(p in (3, 4) for p in places)
+
+
+@dataclass
+class MatchState:
+    """One match of a knockout round and its games so far: (white, black, result or None while
+    running). ``label``: ``R<round>M<n>`` (the n-th match of knockout round r, bracket order),
+    ``F`` the final, ``P3`` the match for third place."""
+
+    label: str
+    match: KnockoutMatch
+    games: list[tuple[str, str, str | None]] = field(default_factory=list)
+
+    def finished_games(self) -> list[tuple[str, str, str]]:
+        return [g for g in self.games if g[2] is not None]  # type: ignore[misc]
+
+    def winner(self, scheduled: int) -> str | None:
+        """The winner once the ``scheduled`` games (and any play-off game) are over and the
+        points are not level (:func:`match_winner`); None while undecided. A bye's player wins."""
+        if self.match.b is None:
+            return self.match.a
+        done = self.finished_games()
+        if len(done) < max(scheduled, len(self.games)):
+            return None
+        return match_winner(self.match, done)
+
+    def loser(self, scheduled: int) -> str | None:
+        w = self.winner(scheduled)
+        if w is None or self.match.b is None:
+            return None
+        return self.match.b if w == self.match.a else self.match.a
+
+
+@dataclass
+class Bracket:
+    """A single-elimination event (art. 11.1) folded from its record, round by round.
+
+    ``seeded``: players, best seed first; ``games``: games a match (13.5: 2 = a second game with
+    colours swapped); ``third_place``: the semi-final losers play for third place (15.6);
+    ``seed``: the lots seed of game 1's colours (13.4). A *knockout round* (``stages``) may take
+    several rounds of play: one per scheduled game, then one play-off game at a time for each
+    match still level (15.6), colours continuing to alternate. Feed the rounds played with
+    :meth:`add_round`; :meth:`next_round` pairs the next one. Pure; raises
+    :class:`PairingError` for a record that does not fit the bracket.
+    """
+
+    seeded: list[str]
+    games: int = 1
+    third_place: bool = False
+    seed: int = 0
+    stages: list[list[MatchState]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise PairingError("a match has at least one game")
+        ms = first_round(self.seeded)
+        self.stages = [[MatchState(self._label(1, i, len(ms)), m) for i, m in enumerate(ms)]]
+
+    @staticmethod
+    def _label(stage: int, i: int, count: int) -> str:
+        return "F" if count == 1 else f"R{stage}M{i + 1}"
+
+    @property
+    def current(self) -> list[MatchState]:
+        return self.stages[-1]
+
+    def _main(self, stage: list[MatchState]) -> list[MatchState]:
+        return [m for m in stage if m.label != "P3"]
+
+    def _decided(self, stage: list[MatchState]) -> bool:
+        return all(m.winner(self.games) is not None for m in stage)
+
+    @property
+    def finished(self) -> bool:
+        """The final (and the match for third place, if any) is decided."""
+        return len(self._main(self.current)) == 1 and self._decided(self.current)
+
+    @property
+    def champion(self) -> str | None:
+        return self._main(self.current)[0].winner(self.games) if self.finished else None
+
+    def _advance(self) -> None:
+        """Open the next knockout round once every match of the current one is decided."""
+        if self.finished or not self._decided(self.current):
+            return
+        main = self._main(self.current)
+        winners = [m.winner(self.games) for m in main]
+        ms = next_round(winners)  # type: ignore[arg-type]
+        k = len(self.stages) + 1
+        stage = [MatchState(self._label(k, i, len(ms)), m) for i, m in enumerate(ms)]
+        losers = [m.loser(self.games) for m in main]
+        losers = [x for x in losers if x is not None]
+        if len(ms) == 1 and self.third_place and len(losers) == 2:
+            stage.append(MatchState("P3", KnockoutMatch(losers[0], losers[1])))
+        self.stages.append(stage)
+
+    def add_round(self, boards: list[tuple[str, str, str | None]]) -> None:
+        """Record a round played: (white, black, result code or None) per board. Raises
+        :class:`PairingError` when a board is not a game due in the current knockout round."""
+        self._advance()
+        by_pair = {frozenset((m.match.a, m.match.b)): m for m in self.current if m.match.b}
+        for w, b, res in boards:
+            m = by_pair.get(frozenset((w, b)))
+            if m is None:
+                raise PairingError(f"{w}-{b} is not a match of knockout round {len(self.stages)}")
+            if m.winner(self.games) is not None:
+                raise PairingError(f"match {m.label} {w}-{b} is already decided")
+            m.games.append((w, b, res))
+
+    def next_round(self) -> tuple[list[tuple[str, str]], list[str]]:
+        """The next round's games (white, black) and the decisions taken (labels, lots, byes,
+        play-offs with their article). Raises :class:`PairingError` when the event is over or a
+        game of the last round has no result."""
+        if any(g[2] is None for m in self.current for g in m.games):
+            raise PairingError("a game of the last round has no result yet")
+        self._advance()
+        if self.finished:
+            raise PairingError(f"the knockout is over: {self.champion} won the final")
+        pairs, decisions = [], []
+        k = len(self.stages)
+        for m in self.current:
+            a, b = m.match.a, m.match.b
+            n = len(m.games)
+            if b is None:
+                if all(not x.games for x in self.current):  # the knockout round's first round
+                    decisions.append(f"{m.label} {a} bye: a top seed passes (bracket of "
+                                     f"{2 * len(self.stages[0])} for {len(self.seeded)})")
+                continue
+            if m.winner(self.games) is not None:
+                continue
+            if n < self.games:
+                w, bl = match_games(m.match, self.games, self.seed)[n]
+                why = ("colours by lot, art. 13.4" if n == 0 else "colours swapped, art. 13.5")
+                decisions.append(f"{m.label} {a}-{b} game {n + 1} of {self.games}: {w} white ({why})")
+            else:
+                w, bl = match_games(m.match, n + 1, self.seed)[n]
+                pts = _points(m)
+                decisions.append(f"{m.label} {a}-{b} level {pts[a]:g}-{pts[b]:g} after {n} game(s): "
+                                 f"play-off game {n + 1}, {w} white (art. 15.6)")
+            pairs.append((w, bl))
+        if not pairs:
+            raise PairingError(f"nothing to pair in knockout round {k}")
+        return pairs, decisions
+
+    def places(self) -> dict[str, int]:
+        """Each player's place so far: the champion 1, the final's loser 2, the match for third
+        place's winner 3 and loser 4; otherwise the players out in the same knockout round share
+        the place after the players still in then (semi-final losers 3, quarter-final losers 5,
+        ...). Players still in share place 1 until they are out."""
+        out = {pid: 1 for pid in self.seeded}
+        for stage in self.stages:
+            main = self._main(stage)
+            for m in main:
+                lost = m.loser(self.games)
+                if lost is not None:
+                    out[lost] = len(main) + 1
+            for m in stage:
+                if m.label == "P3" and m.winner(self.games) is not None:
+                    out[m.winner(self.games)], out[m.loser(self.games)] = 3, 4  # type: ignore[index]
+        return out
+
+
+def _points(m: MatchState) -> dict[str, float]:
+    pts = {m.match.a: 0.0, m.match.b: 0.0}
+    for w, b, res in m.finished_games():
+        pw, pb = _GAME_POINTS[res]
+        pts[w] += pw
+        pts[b] += pb
+    return pts

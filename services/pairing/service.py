@@ -12,7 +12,11 @@ Dutch, :func:`services.pairing.core.dutch_pair`, is its cross-check in tests);
 ``mcmahon``: :func:`services.pairing.mcmahon.mcmahon_pair` from the players' grades (Go);
 ``chinese-swiss``: the 积分编排制 of the xiangqi rules' appendix 2
 (:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
-or the organiser's manual pairing (StartRound with boards).
+``knockout``: single elimination (:class:`services.pairing.knockout.Bracket`: seeds written as
+LotsDrawn before round 1, one round per game of a match, play-off games for level matches, the
+match for third place when place 3 may not be shared); ``team-round-robin``: Berger tables over
+the teams, boards of a match by board order (:mod:`services.pairing.teams`, art. 12-13);
+or the organiser's manual pairing (StartRound with boards, ``bye`` and ``requested_byes``).
 """
 from __future__ import annotations
 
@@ -36,9 +40,14 @@ MANUAL_RULE = Rule(game="chess", ruleset="organiser", article="manual pairing")
 MCMAHON_RULE = Rule(game="go", ruleset="McMahon", article="OpenGotha criteria; grades of the Chinese "
                     "amateur dan/kyu system (2005) art. 4")
 CHINESE_SWISS_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999-appendix-2", article="积分编排制")
+KNOCKOUT_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="11.1, 13.4, 13.5, 15.6",
+                     summary="淘汰制: seeded single elimination, colours by lot then swapped, play-offs")
+TEAM_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="12.1, 13.2, 13.3; appendix 1",
+                 summary="团体循环: Berger tables over teams, boards by board order, colours by board")
 #: (white points, black points) of a result code ("--": a double forfeit scores 0 for both)
 _POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
-AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon")
+AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
+             "team-round-robin")
 
 
 @dataclass
@@ -52,6 +61,11 @@ class _Tournament:
 
     def total_rounds(self) -> int | None:
         n = len(self.players) + len(self.players) % 2
+        if self.created.system == "team-round-robin":
+            k = len(team_rosters(self.players))
+            return k + k % 2 - 1
+        if self.created.system == "knockout":
+            return None  # follows from the bracket and the play-offs (see _result)
         if self.created.system == "round-robin":
             return n - 1
         if self.created.system == "double-round-robin":
@@ -101,9 +115,23 @@ class PairingCore(Core):
         if p.system not in AVAILABLE:
             return self._reject(msg, "invalid", f"pairing system {p.system} is not available yet; "
                                                 f"available: {', '.join(AVAILABLE)}")
-        if p.system in ("round-robin", "double-round-robin") and p.rounds is not None:
+        if p.system in ("round-robin", "double-round-robin", "team-round-robin") and p.rounds is not None:
             return self._reject(msg, "invalid", "a round robin's rounds follow from the number of "
                                                 "players: leave rounds out")
+        if p.system == "knockout":
+            from services.pairing.knockout import check_unshared
+            if p.rounds is not None:
+                return self._reject(msg, "invalid", "a knockout's rounds follow from the field and the "
+                                                    "play-offs: leave rounds out")
+            try:
+                check_unshared(p.unshared_places)
+            except pc.PairingError as e:
+                return self._reject(msg, "invalid", str(e))
+        elif p.games_per_match != 1 or p.unshared_places:
+            return self._reject(msg, "invalid", "games_per_match and unshared_places are for knockouts")
+        if (p.system == "team-round-robin") != (p.team_boards is not None):
+            return self._reject(msg, "invalid", "a team-round-robin needs team_boards (boards a match), "
+                                                "and only it takes them")
         if p.system in ("swiss", "chinese-swiss", "mcmahon") and not p.rounds:
             return self._reject(msg, "invalid", f"a {p.system} tournament needs the number of rounds")
         if p.system == "mcmahon":
@@ -140,6 +168,11 @@ class PairingCore(Core):
                 rank_value(p.grade or "")
             except pc.PairingError as e:
                 return self._reject(msg, "invalid", f"a McMahon event needs each player's grade: {e}")
+        if t.created.system == "team-round-robin":
+            if not p.team:
+                return self._reject(msg, "invalid", "a team event needs each player's team")
+            if p.board is not None and any(x.team == p.team and x.board == p.board for x in t.players):
+                return self._reject(msg, "invalid", f"team {p.team} already has a member on board {p.board}")
         ev = PlayerRegistered(**p.model_dump())
         t.players.append(ev)
         return [Emit(self._stream(p.tournament_id), ev)]
@@ -169,23 +202,34 @@ class PairingCore(Core):
         if t.open_games():
             return self._reject(msg, "round-running",
                                 f"round {expected - 1} is not finished: {len(t.open_games())} game(s) running")
+        if p.boards is None and (p.bye is not None or p.requested_byes):
+            return self._reject(msg, "invalid", "bye and requested_byes go with a manual pairing (boards)")
+        if p.boards is not None and t.created.system in ("knockout", "team-round-robin"):
+            return self._reject(msg, "invalid", f"a {t.created.system} is paired by its system, not manually")
         try:
             pairs, bye, system, rule, inputs = (self._manual(t, p) if p.boards is not None
                                                 else self._by_system(t, p.round))
         except (pc.PairingError, ValueError) as e:  # ChineseSwissError is a ValueError
             return self._reject(msg, "invalid", str(e))
         extra = inputs.pop("_extra", {})
+        lots = inputs.pop("_lots", None)
+        out = []
+        if lots is not None:  # the knockout's seeds, fixed before round 1
+            t.numbers = lots
+            out.append(Emit(self._stream(p.tournament_id), LotsDrawn(tournament_id=p.tournament_id,
+                                                                     numbers=lots)))
         boards = tuple(Board(board=i + 1, game_id=f"{p.tournament_id}-r{p.round}-b{i + 1}", white=w, black=b)
                        for i, (w, b) in enumerate(pairs))
         digest = hashlib.sha256(json.dumps({"system": system, **inputs}, sort_keys=True)
                                 .encode()).hexdigest()[:16]
         ev = RoundPaired(tournament_id=p.tournament_id, round=p.round, system=system, boards=boards,
                          bye=bye, manual=p.boards is not None, inputs_hash=digest,
-                         rule=rule.model_copy(update={"game": t.created.game}), **extra)
+                         rule=rule.model_copy(update={"game": t.created.game}),
+                         requested_byes=dict(p.requested_byes) if p.boards is not None else {}, **extra)
         t.rounds.append(ev)
         for b in boards:
             self.game_index[b.game_id] = p.tournament_id
-        return [Emit(self._stream(p.tournament_id), ev)]
+        return out + [Emit(self._stream(p.tournament_id), ev)]
 
     def _manual(self, t: _Tournament, p: StartRound):
         ids = [x.player_id for x in t.players]
@@ -199,8 +243,12 @@ class PairingCore(Core):
                 seen.append(pid)
         if p.bye is not None and (p.bye not in ids or p.bye in seen):
             raise pc.PairingError(f"bye {p.bye} is not registered or is also paired")
+        for pid in p.requested_byes:
+            if pid not in ids or pid in seen or pid == p.bye:
+                raise pc.PairingError(f"requested bye of {pid}: not registered, or also paired or the bye")
         pairs = [(b.white, b.black) for b in p.boards]
-        return pairs, p.bye, "manual", MANUAL_RULE, {"manual": pairs, "bye": p.bye}
+        return pairs, p.bye, "manual", MANUAL_RULE, {"manual": pairs, "bye": p.bye,
+                                                     "requested_byes": dict(p.requested_byes)}
 
     def _by_system(self, t: _Tournament, rnd: int):
         ids = [x.player_id for x in t.players]
@@ -218,17 +266,64 @@ class PairingCore(Core):
             return self._mcmahon(t, rnd)
         if t.created.system == "chinese-swiss":
             return self._chinese_swiss(t, rnd)
+        if t.created.system == "knockout":
+            return self._knockout(t, rnd)
+        if t.created.system == "team-round-robin":
+            return self._teams(t, rnd)
         return self._dutch(t, rnd)
+
+    def _knockout(self, t: _Tournament, rnd: int):
+        """Seeds (by the tournament's ``seeding``, or DrawLots numbers) fixed at round 1 and
+        written as LotsDrawn; each round from the bracket folded over the rounds so far."""
+        from services.pairing.knockout import seed_order
+        c = t.created
+        inputs: dict = {"round": rnd}
+        if t.numbers is None:
+            seeds = seed_order([(x.player_id, x.rating) for x in t.players], c.seeding, c.lots_seed)
+            inputs["_lots"] = {pid: i + 1 for i, pid in enumerate(seeds)}
+        numbers = inputs.get("_lots") or t.numbers
+        br = knockout_bracket(c, numbers, t.rounds, t.results)
+        pairs, decisions = br.next_round()
+        inputs.update(seeds=numbers, games=c.games_per_match, unshared=list(c.unshared_places),
+                      played=[[[b.white, b.black, t.results.get(b.game_id)] for b in r.boards]
+                              for r in t.rounds],
+                      _extra={"system_version": "knockout 1", "lots_seed": c.lots_seed,
+                              "decisions": tuple(decisions)})
+        return pairs, None, "knockout", KNOCKOUT_RULE, inputs
+
+    def _teams(self, t: _Tournament, rnd: int):
+        """A team round robin: Berger tables (appendix 1) over the teams in order of
+        registration; each match the first ``team_boards`` members by board order (12.1), the
+        first-listed team Red (white seat) on odd boards, Black on even ones (13.2, 13.3)."""
+        from services.pairing.teams import match_boards
+        rosters = team_rosters(t.players)
+        names = list(rosters)
+        nb = t.created.team_boards
+        short = [f"{k} ({len(v)})" for k, v in rosters.items() if len(v) < nb]
+        if len(names) < 2 or short:
+            raise pc.PairingError(f"a team round robin needs two teams of at least {nb} members; "
+                                  f"short: {short or 'fewer than two teams'}")
+        plan = pc.round_robin(len(names))[rnd - 1]
+        pairs, decisions = [], []
+        for first, second in plan.boards:
+            a, b = names[first - 1], names[second - 1]
+            k = len(pairs)
+            pairs += match_boards(rosters[a][:nb], rosters[b][:nb])
+            decisions.append(f"{a} v {b}: boards {k + 1}-{k + nb}, {a} Red on odd boards (13.2, 13.3)")
+        if plan.bye:
+            decisions.append(f"{names[plan.bye - 1]} has no match this round (odd number of teams)")
+        inputs = {"round": rnd, "teams": {k: v[:nb] for k, v in rosters.items()},
+                  "_extra": {"system_version": "team-berger 1", "decisions": tuple(decisions)}}
+        return pairs, None, "team-round-robin", TEAM_RULE, inputs
 
     def _dutch(self, t: _Tournament, rnd: int):
         """FIDE Dutch (C.04.3) by py4swiss (bbpPairings' rules, :mod:`services.pairing.dutch`):
         pairing numbers by rating then name; the history as a TRF (byes ``U``, absences ``Z``,
         forfeits ``+``/``-``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
-        from services.pairing.trf import entries_from_rounds
         order = pairing_order(t.players)
         no = {x.player_id: i + 1 for i, x in enumerate(order)}
-        hist = entries_from_rounds(no, t.rounds, t.results)  # all results are in: the round ended
+        hist = round_entries(no, t.rounds, t.results)  # all results are in: the round ended
         players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating)
                    for x in order]
         sr = pair_dutch(players, rnd, t.created.rounds)
@@ -326,10 +421,57 @@ class PairingCore(Core):
             return []
         t = self.tournaments[tid]
         t.results[p.game_id] = result_code(p)
-        if not t.finished and not t.open_games() and len(t.rounds) == t.total_rounds():
+        if t.finished or t.open_games():
+            return []
+        done = (knockout_bracket(t.created, t.numbers, t.rounds, t.results).finished
+                if t.created.system == "knockout" else len(t.rounds) == t.total_rounds())
+        if done:
             t.finished = True
             return [Emit(self._stream(tid), TournamentFinished(tournament_id=tid, rounds=len(t.rounds)))]
         return []
+
+
+def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds, results: dict[str, str]):
+    """The :class:`services.pairing.knockout.Bracket` of a knockout tournament folded over its
+    rounds (RoundPaired) and results (game id -> result code); ``numbers``: the seeds (LotsDrawn).
+    Used by the pairing and the standings services. Raises ``PairingError`` for a record that
+    does not fit the bracket."""
+    from services.pairing.knockout import Bracket, check_unshared
+    seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
+    br = Bracket(seeded, games=created.games_per_match, third_place=check_unshared(created.unshared_places),
+                 seed=created.lots_seed)
+    for r in rounds:
+        br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
+    return br
+
+
+def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:
+    """Team -> member ids in board order, teams in order of registration: by the ``board``
+    numbers given, else by rating (art. 12.1: higher first, unrated after rated, as registered);
+    members with a board number come before those without."""
+    from services.pairing.teams import Member, board_order
+    teams: dict[str, list[PlayerRegistered]] = {}
+    for x in players:
+        if x.team:
+            teams.setdefault(x.team, []).append(x)
+    out = {}
+    for name, xs in teams.items():
+        numbered = sorted((x for x in xs if x.board is not None), key=lambda x: x.board)
+        rest = board_order([Member(x.player_id, x.rating) for x in xs if x.board is None])
+        out[name] = [x.player_id for x in numbered] + rest
+    return out
+
+
+def round_entries(numbers: dict[str, int], rounds, results: dict[str, str]):
+    """TRF round entries per player (:func:`services.pairing.trf.entries_from_rounds`) with the
+    requested byes of each RoundPaired (``F``/``H``/``Z`` instead of the unpaired ``Z``)."""
+    from services.pairing.trf import RoundEntry, entries_from_rounds
+    out = entries_from_rounds(numbers, rounds, results)
+    for i, r in enumerate(rounds):
+        for pid, kind in (getattr(r, "requested_byes", None) or {}).items():
+            if pid in out:
+                out[pid][i] = RoundEntry(None, "-", kind)
+    return out
 
 
 def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:

@@ -8,6 +8,9 @@
 * 12.5 队员总分制: no boards; the team's result is the sum of its members' individual scores.
 * 13.2 / 13.3: the team listed first (先走) has Red (white seat) on odd boards, Black on even ones.
 * 14.2: a match is won by more game points (局分): match points (场分) 2 / 1 / 0.
+* 15.3: a team round robin ranks by match points, then total game points (全队总局分, ``GP``),
+  games won (全队胜局, ``WIN``), direct encounter (直胜, ``DE``), team fouls (全队犯规, ``FOULS``,
+  fewer first); teams still level share the place.
 
 Errors: :class:`PairingError` for an illegal line-up or bad input.
 """
@@ -19,7 +22,7 @@ from itertools import combinations
 from services.pairing.core import PairingError
 
 __all__ = ["Member", "board_order", "lineups", "check_lineup", "match_boards", "all_play_all",
-           "match_points", "member_total"]
+           "match_points", "member_total", "TeamRow", "team_standings", "TEAM_ROUND_ROBIN"]
 
 
 @dataclass(frozen=True)
@@ -105,3 +108,76 @@ def _disjoint(first: list[str], second: list[str]) -> None:
     both = set(first) & set(second)
     if both:
         raise PairingError(f"members in both teams: {sorted(both)}")
+
+
+#: Art. 15.3 tie-break order of a team round robin, after match points.
+TEAM_ROUND_ROBIN = ("GP", "WIN", "DE", "FOULS")
+
+
+@dataclass(frozen=True)
+class TeamRow:
+    """A team's standing: ``match_points`` (场分, 14.2), ``game_points`` (局分: 1 / ½ / 0 a game,
+    forfeits as wins / losses), ``matches`` played, ``tiebreaks`` {GP, WIN, DE, FOULS}."""
+
+    rank: int
+    team: str
+    match_points: float
+    game_points: float
+    matches: int
+    tiebreaks: dict
+
+
+def team_standings(rosters: dict[str, list[str]],
+                   matches: list[tuple[str, str, list[tuple[str, str, str]]]],
+                   fouls: dict[str, int] | None = None) -> list[TeamRow]:
+    """Rank teams by art. 15.3. ``rosters``: team -> member ids; ``matches``: (team, team,
+    games (white, black, result code ``1-0 0-1 1/2-1/2 +- -+ --``)) of the finished matches;
+    ``fouls``: per member (犯规). DE: match points in the matches among the teams still level,
+    only when each pair of them has met (else 0 for all of them). Raises :class:`PairingError`
+    for a game whose players are not the two teams' members or an unknown result."""
+    from services.pairing.knockout import _GAME_POINTS
+    team_of = {m: team for team, ms in rosters.items() for m in ms}
+    mp = {t: 0.0 for t in rosters}
+    gp = {t: 0.0 for t in rosters}
+    wins = {t: 0 for t in rosters}
+    played = {t: 0 for t in rosters}
+    met: dict[frozenset, dict[str, float]] = {}
+    for a, b, games in matches:
+        pts = {a: 0.0, b: 0.0}
+        for white, black, res in games:
+            if res not in _GAME_POINTS:
+                raise PairingError(f"unknown result {res!r}")
+            if {team_of.get(white), team_of.get(black)} != {a, b}:
+                raise PairingError(f"game {white}-{black} is not of the match {a}-{b}")
+            for pid, p in zip((white, black), _GAME_POINTS[res]):
+                pts[team_of[pid]] += p
+                wins[team_of[pid]] += p == 1
+        ma, mb = match_points(pts[a], pts[b])
+        mp[a] += ma
+        mp[b] += mb
+        gp[a] += pts[a]
+        gp[b] += pts[b]
+        played[a] += 1
+        played[b] += 1
+        met[frozenset((a, b))] = {a: ma, b: mb}
+    team_fouls = {t: sum((fouls or {}).get(m, 0) for m in ms) for t, ms in rosters.items()}
+    key = {t: (-mp[t], -gp[t], -wins[t]) for t in rosters}
+    de = {t: 0.0 for t in rosters}
+    groups: dict[tuple, list[str]] = {}
+    for t in rosters:
+        groups.setdefault(key[t], []).append(t)
+    for group in groups.values():
+        pairs = [frozenset((x, y)) for i, x in enumerate(group) for y in group[i + 1:]]
+        if len(group) > 1 and all(p in met for p in pairs):
+            for p in pairs:
+                for t, v in met[p].items():
+                    de[t] += v
+    full = {t: key[t] + (-de[t], team_fouls[t]) for t in rosters}
+    order = sorted(rosters, key=lambda t: full[t])
+    rows = []
+    for i, t in enumerate(order):
+        rank = rows[-1].rank if rows and full[order[i - 1]] == full[t] else i + 1
+        rows.append(TeamRow(rank=rank, team=t, match_points=mp[t], game_points=gp[t], matches=played[t],
+                            tiebreaks={"GP": gp[t], "WIN": float(wins[t]), "DE": de[t],
+                                       "FOULS": float(team_fouls[t])}))
+    return rows

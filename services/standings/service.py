@@ -7,7 +7,12 @@ Consumes the tournament record (TournamentCreated, PlayerRegistered, RoundPaired
 积分编排制, McMahon) scores 1 point, a round-robin bye (odd number of players) none. Xiangqi
 events also count each player's fouls (PenaltyApplied ``foul``: the FOULS code of art. 15.1/15.2)
 and penalties under 18.1/18.2 (warnings, disqualifications), which place a player last among
-equal scores (18.4, code PEN).
+equal scores (18.4, code PEN). Requested byes of a manual round score ``F`` 1, ``H`` ½, ``Z`` 0.
+
+A knockout's rows rank the players by place (:meth:`services.pairing.knockout.Bracket.places`:
+players out in the same knockout round share a place; the match for third place decides 3 and
+4), ``score`` their game points. A team round robin adds ``teams`` ranked by art. 15.3
+(:func:`services.pairing.teams.team_standings`); its ``rows`` are the members' own results.
 """
 from __future__ import annotations
 
@@ -15,10 +20,10 @@ from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, PenaltyApplied, PlayerRegistered, RoundPaired,
-    StandingRow, StandingsUpdated, TournamentCreated,
+    GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, LotsDrawn, PenaltyApplied, PlayerRegistered,
+    RoundPaired, StandingRow, StandingsUpdated, TeamStandingRow, TournamentCreated,
 )
-from services.pairing.service import result_code
+from services.pairing.service import knockout_bracket, result_code, team_rosters
 from services.standings import core as sc
 from shared.service import Core, Emit
 
@@ -32,6 +37,7 @@ class _T:
     published: set = field(default_factory=set)
     fouls: dict[str, int] = field(default_factory=dict)
     penalties: dict[str, tuple[int, int]] = field(default_factory=dict)  # (warnings, disqualified)
+    numbers: dict[str, int] = field(default_factory=dict)  # LotsDrawn: a knockout's seeds
 
 
 @dataclass
@@ -48,6 +54,8 @@ class StandingsCore(Core):
             self.tournaments.setdefault(p.tournament_id, _T(p))
         elif isinstance(p, PlayerRegistered) and p.tournament_id in self.tournaments:
             self.tournaments[p.tournament_id].players.append(p)
+        elif isinstance(p, LotsDrawn) and p.tournament_id in self.tournaments:
+            self.tournaments[p.tournament_id].numbers = dict(p.numbers)
         elif isinstance(p, RoundPaired) and p.tournament_id in self.tournaments:
             self.tournaments[p.tournament_id].rounds[p.round] = p
             for b in p.boards:
@@ -77,12 +85,65 @@ class StandingsCore(Core):
         if rnd in t.published:
             return []
         t.published.add(rnd)
+        if t.created.system == "knockout":
+            return [Emit(stream_for(f"tournament-{tid}", "standings"), knockout_standings(t, rnd))]
         table = compute(t, upto=rnd)
         rows = tuple(StandingRow(rank=r.rank, player_id=r.id, name=r.name, score=r.score,
                                  games=table[1].get(r.id, 0), tiebreaks=r.tiebreaks)
                      for r in table[0].rows)
+        teams = team_table(t, rnd) if t.created.system == "team-round-robin" else ()
         return [Emit(stream_for(f"tournament-{tid}", "standings"), StandingsUpdated(
-            tournament_id=tid, round=rnd, order=tuple(table[0].order), rows=rows))]
+            tournament_id=tid, round=rnd, order=tuple(table[0].order), rows=rows, teams=teams))]
+
+
+def knockout_standings(t: _T, upto: int) -> StandingsUpdated:
+    """Places of a knockout after round ``upto`` (order ``PLACE``); score = game points."""
+    rounds = [t.rounds[r] for r in sorted(t.rounds) if r <= upto]
+    br = knockout_bracket(t.created, t.numbers, rounds, t.results)
+    places = br.places()
+    score = {x.player_id: 0.0 for x in t.players}
+    games = dict.fromkeys(score, 0)
+    for r in rounds:
+        for b in r.boards:
+            w, bl = _POINTS.get(t.results.get(b.game_id), (0.0, 0.0))
+            score[b.white] += w
+            score[b.black] += bl
+            games[b.white] += 1
+            games[b.black] += 1
+    names = {x.player_id: x.name for x in t.players}
+    order = sorted(places, key=lambda pid: (places[pid], t.numbers.get(pid, 0)))
+    rows = tuple(StandingRow(rank=places[pid], player_id=pid, name=names[pid], score=score[pid],
+                             games=games[pid], tiebreaks={"SEED": float(t.numbers.get(pid, 0))})
+                 for pid in order)
+    return StandingsUpdated(tournament_id=t.created.tournament_id, round=upto, order=("PLACE",), rows=rows)
+
+
+def team_table(t: _T, upto: int) -> tuple[TeamStandingRow, ...]:
+    """Teams of a team round robin after round ``upto`` by art. 15.3: a match = the boards of a
+    round between members of the same two teams."""
+    from services.pairing.teams import team_standings
+    rosters = team_rosters(t.players)
+    team_of = {m: k for k, ms in rosters.items() for m in ms}
+    matches: dict[tuple[int, frozenset], list] = {}
+    for rnd in sorted(t.rounds):
+        if rnd > upto:
+            continue
+        for b in t.rounds[rnd].boards:
+            res = t.results.get(b.game_id)
+            if res is None:
+                continue
+            pair = (team_of[b.white], team_of[b.black])
+            matches.setdefault((rnd, frozenset(pair)), [pair, []])[1].append((b.white, b.black, res))
+    rows = team_standings(rosters, [(a, b, gs) for (a, b), gs in matches.values()],
+                          fouls=t.fouls if t.created.game == "xiangqi" else None)
+    return tuple(TeamStandingRow(rank=r.rank, team=r.team, match_points=r.match_points,
+                                 game_points=r.game_points, matches=r.matches, tiebreaks=r.tiebreaks)
+                 for r in rows)
+
+
+#: (white points, black points) of a result code (1 / ½ / 0; forfeits as wins and losses).
+_POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5), "+-": (1.0, 0.0),
+           "-+": (0.0, 1.0), "--": (0.0, 0.0)}
 
 
 def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
@@ -103,6 +164,8 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
         if r.bye:  # a Swiss pairing-allocated bye scores a win; a round-robin rest day nothing
             byes.append(sc.Bye(round=rnd, player=r.bye,
                                points=1.0 if t.created.system in ("swiss", "chinese-swiss", "mcmahon") else 0.0))
+        for pid, kind in r.requested_byes.items():  # TRF F / H / Z
+            byes.append(sc.Bye(round=rnd, player=pid, points={"F": 1.0, "H": 0.5, "Z": 0.0}[kind]))
     mcmahon = None
     if t.created.system == "mcmahon":  # MMS = initial McMahon score from the grade + points
         from services.pairing.mcmahon import initial_mms

@@ -11,6 +11,14 @@ draw (4.2.1); a flag loses whatever the material (4.1.4); a natural-limit claim 
 art. 4.2.4 / 23.3; a position occurring a third time is ruled by the 棋例 (art. 24-29,
 :func:`shared.rules.xiangqi_repetition.rule_cycle`) and the ruling, with every move of the cycle
 classified, is written as RepetitionRuled before the GameEnded it may cause.
+
+Go: a game is counted when the players agree on the dead stones (ScoringAgreed) or the arbiter
+rules them (DeadStonesRuled): :func:`shared.rules.go_scoring.score` under the game's rules and
+komi (Chinese 1988 art. 9 / 11 area counting, Japanese 1989 art. 8 / 10 territory counting, Ing
+art. 4), written as GameScored (points, ``B+3.5``, the counts) before the GameEnded whose result
+maps Black's win to ``0-1``, White's to ``1-0`` and a jigo to ``1/2-1/2`` (``score`` keeps the
+margin). A flag loses (1988 art. 23.5); resignation 7.2 (Japanese art. 11); an arbiter's draw
+for an endless cycle cites 20.3 (Japanese art. 12).
 """
 from __future__ import annotations
 
@@ -18,10 +26,11 @@ from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, ClassifiedMove, DrawAgreed, DrawClaimed, DrawClaimRejected, FlagFell, GameEnded,
-    GameStarted, MoveAccepted, PenaltyApplied, RepetitionRuled, Resigned, ResultRecorded, Rule,
+    GAME_EVENTS, ClassifiedMove, DeadStonesRuled, DrawAgreed, DrawClaimed, DrawClaimRejected,
+    FlagFell, GameEnded, GameScored, GameStarted, MoveAccepted, PenaltyApplied, PlayResumed,
+    RepetitionRuled, Resigned, ResultRecorded, Rule, ScoringAgreed,
 )
-from shared.rules.games import Position, position
+from shared.rules.games import Position, go_kwargs, position
 from shared.service import Core, Emit
 
 _OTHER = {"white": "black", "black": "white"}
@@ -38,6 +47,8 @@ class _Game:
     ended: bool = False
     rulings: str = "automatic"  # xiangqi 棋例 rulings: automatic or on-request (art. 24)
     must_vary: str | None = None  # seat ordered to vary by a ruling (art. 24.3)
+    komi: float = 0.0  # Go: points given to White
+    handicap: int = 0  # Go: handicap stones
 
     @property
     def rules(self) -> dict[str, Rule]:
@@ -54,8 +65,9 @@ class AdjudicationCore(Core):
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
-            self.games.setdefault(p.game_id, _Game(position(p.game, p.start_fen), p.natural_limit_moves,
-                                                   rulings=p.repetition_rulings))
+            self.games.setdefault(p.game_id, _Game(
+                position(p.game, p.start_fen, **go_kwargs(p)), p.natural_limit_moves,
+                rulings=p.repetition_rulings, komi=p.komi or 0.0, handicap=p.handicap or 0))
             return []
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.ended:
@@ -64,16 +76,16 @@ class AdjudicationCore(Core):
         return h(g, p) if h else []
 
     def _end(self, g: _Game, game_id: str, result: str, reason: str, rule: Rule,
-             winner: str | None, detail: str = "") -> list[Emit]:
+             winner: str | None, detail: str = "", score: str | None = None) -> list[Emit]:
         g.ended = True
         return [Emit(stream_for(f"game-{game_id}", "result"),
                      GameEnded(game_id=game_id, result=result, reason=reason, rule=rule,
-                               winner=winner, detail=detail))]
+                               winner=winner, detail=detail, score=score))]
 
     def _on_MoveAccepted(self, g: _Game, p: MoveAccepted):
         g.pos.play_coord(p.uci)
         status = g.pos.status()
-        if status != "ongoing":
+        if status not in ("ongoing", "scoring"):  # Go's scoring: the dead stones come next
             result, winner = g.pos.outcome(status, p.colour)
             detail = f"{p.san} mates" if status == "checkmate" else f"after ply {p.ply} ({p.san})"
             return self._end(g, p.game_id, result, status, g.rules[status], winner, detail)
@@ -153,7 +165,42 @@ class AdjudicationCore(Core):
 
     def _on_ResultRecorded(self, g, p: ResultRecorded):
         winner = {"1-0": "white", "0-1": "black"}.get(p.result)
-        return self._end(g, p.game_id, p.result, p.reason, g.rules["arbiter"], winner)
+        rule = g.rules["arbiter"]
+        if g.pos.game == "go" and p.reason == "endless-cycle":  # 1988 art. 20.3 / Japanese 12
+            rule = g.rules["endless-cycle"]
+        return self._end(g, p.game_id, p.result, p.reason, rule, winner, score=p.score)
+
+    # ----------------------------------------------------------------------------- Go
+    def _on_PlayResumed(self, g, p: PlayResumed):
+        g.pos.resume(p.colour)  # as validation did: the asker's yielded turn follows as a pass
+        return []
+
+    def _on_ScoringAgreed(self, g, p: ScoringAgreed):
+        return self._count(g, p.game_id, p.dead, "agreement",
+                           f"dead stones proposed by {p.proposed_by}, accepted by {p.colour}")
+
+    def _on_DeadStonesRuled(self, g, p: DeadStonesRuled):
+        return self._count(g, p.game_id, p.dead, "arbiter", f"dead stones ruled by the arbiter: {p.reason}")
+
+    def _count(self, g: _Game, game_id: str, dead: tuple[str, ...], how: str, why: str) -> list[Emit]:
+        """Count a Go game on ``dead`` (GTP points, checked by validation): GameScored, then
+        GameEnded (B+x -> ``0-1``, W+x -> ``1-0``, Draw -> ``1/2-1/2``)."""
+        from shared.rules import go
+        from shared.rules.go_scoring import score
+
+        board = g.pos.board
+        sc = score(board, board.rules, g.komi, [go.parse_point(t, board.size) for t in dead],
+                   handicap=g.handicap)
+        rule = g.rules["score"].model_copy(update={"summary": f"{g.rules['score'].summary}; {sc.rule}"})
+        winner = "black" if sc.result.startswith("B+") else "white" if sc.result.startswith("W+") else None
+        result = {"black": "0-1", "white": "1-0", None: "1/2-1/2"}[winner]
+        scored = GameScored(game_id=game_id, black=sc.black, white=sc.white, result=sc.result,
+                            margin=sc.margin, komi=g.komi, how=how, dead=tuple(dead), rule=rule,
+                            detail=_flat(sc.detail))
+        detail = (f"{sc.result}: black {sc.black:g}, white {sc.white:g} (komi {g.komi:g}, "
+                  f"{board.rules} rules); {why}")
+        return ([Emit(stream_for(f"game-{game_id}", "result"), scored)]
+                + self._end(g, game_id, result, "counting", rule, winner, detail, score=sc.result))
 
     def _on_PenaltyApplied(self, g, p: PenaltyApplied):
         if p.kind == "double-forfeit":
@@ -162,3 +209,20 @@ class AdjudicationCore(Core):
             return []
         w = _OTHER[p.colour]
         return self._end(g, p.game_id, _WIN[w], "forfeit", p.rule, w, p.cause)
+
+
+def _flat(detail: dict, prefix: str = "") -> dict[str, float]:
+    """The scorer's detail as ``{"<item>": n, "<item>.<colour>": n}`` numbers (lists and sets
+    become their sizes; text is left out)."""
+    out: dict[str, float] = {}
+    for k, v in (detail or {}).items():
+        key = f"{prefix}{k}"
+        if isinstance(v, bool):
+            out[key] = float(v)
+        elif isinstance(v, (int, float)):
+            out[key] = float(v)
+        elif isinstance(v, dict):
+            out.update(_flat(v, key + "."))
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            out[key] = float(len(v))
+    return out

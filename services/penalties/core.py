@@ -12,6 +12,10 @@ Xiangqi (1999 rules): an untrue natural-limit claim is a foul (9.1.4) and adds 5
 claimant's clock (23.3); an arbiter's ``foul`` is recorded (9.2) and the third foul in a game
 loses it (4.1.8); ``warning`` is art. 18.1 and ``loss`` the disqualification of 18.2 (4.1.10).
 
+Go (Chinese rules 1988 ch. 3): a ``warning`` is recorded with its count and the second in a
+game loses it (25.2); ``played-twice`` (a player moved twice in a row over the board) loses
+(17.1); ``loss`` is the arbiter's decision of 25.1; lateness 23.1 / 23.2 as above.
+
 Writes ``game-<id>.penalties``: PenaltyApplied, or GameCommandRejected for a refused command.
 """
 from __future__ import annotations
@@ -102,15 +106,24 @@ class PenaltiesCore(Core):
         if g.over:
             return self._reject(msg, p, "game-over", "the game is over")
         rule = g.rules["penalty"]
+        if p.kind == "played-twice":
+            if g.game != "go":
+                return self._reject(msg, p, "invalid", "played-twice is a Go penalty (Chinese rules "
+                                                       "1988 art. 17.1); use loss")
+            return [self._apply(p.game_id, p.player_id, colour, "forfeit", 0, g.rules["played-twice"],
+                                p.note or "played twice in a row")]
         if p.kind == "foul":
             if g.game != "xiangqi":
                 return self._reject(msg, p, "invalid", "fouls (犯规) are a xiangqi penalty; "
                                                        "use warning, time-penalty or loss")
             return self._foul(g, p.game_id, p.player_id, colour, p.note or "foul")
         if p.kind == "warning":
-            g.warnings[colour] = g.warnings.get(colour, 0) + 1
+            n = g.warnings[colour] = g.warnings.get(colour, 0) + 1
+            if g.game == "go":  # 1988 art. 25.2: warnings recorded, two in a game lose it
+                return self._counted(g, p.game_id, p.player_id, colour, "warning", n, 2,
+                                     g.rules["warning"], g.rules["warnings"], p.note or "warning")
             return [self._apply(p.game_id, p.player_id, colour, "warning", 0, g.rules.get("warning", rule),
-                                f"warning {g.warnings[colour]}: {p.note}".rstrip(": "))]
+                                f"warning {n}: {p.note}".rstrip(": "))]
         if p.kind in ("time-penalty", "time-bonus") and p.ms <= 0:
             return self._reject(msg, p, "invalid", "a time penalty or bonus needs ms > 0")
         if p.kind == "time-penalty":
@@ -124,12 +137,20 @@ class PenaltiesCore(Core):
     def _foul(self, g: _Game, game_id: str, player_id: str, colour: str, cause: str) -> list[Emit]:
         """Record a xiangqi foul (art. 9.2); the third in the game loses it (art. 4.1.8)."""
         n = g.fouls[colour] = g.fouls.get(colour, 0) + 1
+        return self._counted(g, game_id, player_id, colour, "foul", n, 3, g.rules["foul"],
+                             g.rules["fouls"], cause)
+
+    def _counted(self, g: _Game, game_id: str, player_id: str, colour: str, kind: str, n: int,
+                 limit: int, rule, loss_rule, cause: str) -> list[Emit]:
+        """The ``n``-th counted penalty ``kind`` of ``colour`` in the game (a xiangqi foul, a Go
+        warning), and the forfeit under ``loss_rule`` when ``n`` reaches ``limit``."""
+        nth = {2: "second", 3: "third"}.get(limit, f"{limit}th")
         out = [Emit(stream_for(f"game-{game_id}", "penalties"), PenaltyApplied(
-            game_id=game_id, player_id=player_id, colour=colour, kind="foul", rule=g.rules["foul"],
-            cause=f"foul {n} of 3: {cause}", count=n))]
-        if n >= 3:
-            out.append(self._apply(game_id, player_id, colour, "forfeit", 0, g.rules["fouls"],
-                                   f"third foul in the game: {cause}"))
+            game_id=game_id, player_id=player_id, colour=colour, kind=kind, rule=rule,
+            cause=f"{kind} {n} of {limit}: {cause}", count=n))]
+        if n >= limit:
+            out.append(self._apply(game_id, player_id, colour, "forfeit", 0, loss_rule,
+                                   f"{nth} {kind} in the game: {cause}"))
         return out
 
     def _absence(self, msg: Envelope, p: AbsenceReported, g: _Game) -> list[Emit]:

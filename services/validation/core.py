@@ -12,6 +12,29 @@ art. 10.7: an offer stands until accepted or declined, and a move by the opponen
 Xiangqi offers follow the 1999 rules art. 23.1 as well: an offer is made right after one's own
 move (before the opponent has moved), offers alternate (no side offers twice running) and the
 offer made with that move is the only one until the next move.
+
+Go (:class:`shared.rules.games.GoPosition`; Chinese rules 1988 ch. 3 as the arbiter law):
+
+- Moves in GTP, SGF or ``pass``; Black moves first, White after handicap stones. Go has no draw
+  offers or claims (a jigo comes from the count; an endless cycle is the arbiter's, 20.3).
+- Void moves (art. 19 forbidden point, 20.1 immediate ko recapture, and a superko repetition,
+  art. 6): by default (``void_moves="refuse"``, online play) the move is refused with the
+  article and nothing changes -- online a stone cannot be put on a forbidden point by accident,
+  so the platform stops it as it stops a move on an occupied point. An event that applies the
+  articles literally (``void_moves="pass"``, e.g. over-the-board games entered by an arbiter)
+  records the move as void: MoveAccepted ``pass`` with ``void`` naming the move and article,
+  counted as a pass, the opponent to move.
+- Playing twice (17.1) cannot happen online (a move out of turn is refused, ``not-your-turn``);
+  over the board the arbiter rules it (IssuePenalty ``played-twice``, the penalties service).
+- Two passes in a row stop play (Japanese rules 1989 art. 9-1; MoveAccepted status
+  ``scoring``); moves are then refused (``play-stopped``) and the players settle the dead
+  stones: MarkDead (DeadStonesProposed: whole groups), AcceptDead of the opponent's proposal
+  (ScoringAgreed), or RejectDead, which resumes play with the asker's opponent to move
+  (PlayResumed; Japanese 9-3, Chinese 1988 art. 21.1 / 21.3: disputes are settled by play).
+  When the asker was to move, the yielded turn is recorded as the asker's pass (MoveAccepted,
+  so the clock passes to the opponent) that does not count towards stopping play. The arbiter
+  may rule the dead stones while play is stopped (RuleDeadStones -> DeadStonesRuled, 1988 art.
+  16.4 / 25.1). Adjudication counts the game on the agreed or ruled dead stones.
 """
 from __future__ import annotations
 
@@ -21,14 +44,21 @@ import re
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_EVENTS, AbsenceReported, AcceptDraw, ClaimDraw,
-    ClockStarted, ClockUpdated, CreateGame, DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined,
-    DrawOffered, FlagFell, GameCommandRejected, GameEnded, GameStarted, MoveAccepted, MoveRejected,
-    OfferDraw, RecordResult, RepetitionRuled, ReportAbsence, Resign, Resigned, ResultRecorded, RoundPaired,
-    SubmitMove, TournamentCreated,
+    GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_EVENTS, AbsenceReported, AcceptDead, AcceptDraw,
+    ClaimDraw, ClockStarted, ClockUpdated, CreateGame, DeadStonesProposed, DeadStonesRuled,
+    DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined, DrawOffered, FlagFell,
+    GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
+    PlayResumed, RecordResult, RejectDead, RepetitionRuled, ReportAbsence, Resign, Resigned,
+    ResultRecorded, RoundPaired, RuleDeadStones, ScoringAgreed, SubmitMove, TournamentCreated,
+    VoidMove,
 )
 from shared.rules import chess as rules
-from shared.rules.games import MoveError, Position, position, start_fen
+from shared.rules.games import (
+    VOID_REASONS, GoMoveError, MoveError, Position, go_kwargs, go_settings, position, start_fen,
+)
+
+_OTHER = {"white": "black", "black": "white"}
+
 from shared.service import Core, Emit
 
 
@@ -54,6 +84,8 @@ class Game(rules.Seats):
     rulings: str = "automatic"  # xiangqi 棋例 rulings: automatic or on-request
     must_vary: str | None = None  # seat a 棋例 ruling ordered to vary (art. 24.3)
     ruling_due: bool = False  # a move repeated a position: adjudication's ruling comes first
+    void_moves: str = "refuse"  # Go: void moves refused, or recorded as passes (art. 19, 20.1)
+    proposals: dict = field(default_factory=dict)  # Go: colour -> dead stones it proposed
 
     @property
     def to_move(self) -> str:
@@ -61,8 +93,14 @@ class Game(rules.Seats):
 
     @classmethod
     def of(cls, p: GameStarted, at_ms: int) -> Game:
-        return cls(p.game_id, p.white, p.black, position(p.game, p.start_fen), last_ms=at_ms,
-                   limit=p.natural_limit_moves, rulings=p.repetition_rulings)
+        return cls(p.game_id, p.white, p.black, position(p.game, p.start_fen, **go_kwargs(p)),
+                   last_ms=at_ms, limit=p.natural_limit_moves, rulings=p.repetition_rulings,
+                   void_moves=p.void_moves)
+
+    @property
+    def scoring(self) -> bool:
+        """Go: play stopped after two passes; the dead stones are being settled."""
+        return self.pos.status() == "scoring"
 
 
 def _xiangqi_offer_refused(g: Game, colour: str) -> str | None:
@@ -111,13 +149,21 @@ class ValidationCore(Core):
             if b.game_id in self.games:  # cannot happen: CreateGame refuses tournament ids
                 continue
             game = t.game if t else "chess"
+            go: dict = {}
+            fen = t.start_fen if t and t.start_fen else start_fen(game)
+            if game == "go" and t is not None:  # the event's settings (the gateway checks them)
+                try:
+                    go = go_settings(t.board_size, t.go_rules, t.komi, t.handicap)
+                    fen = position("go", t.start_fen, **go).fen()
+                except ValueError:  # impossible settings: no game can start (nothing to decide)
+                    continue
+                go["void_moves"] = t.void_moves
             out += self._create(GameStarted(
-                game_id=b.game_id, white=b.white, black=b.black,
-                start_fen=(t.start_fen if t and t.start_fen else start_fen(game)),
+                game_id=b.game_id, white=b.white, black=b.black, start_fen=fen,
                 time_control=t.time_control if t else "-", tournament_id=p.tournament_id,
                 round=p.round, board=b.board, default_time_s=t.default_time_s if t else 3600,
                 game=game, natural_limit_moves=t.natural_limit_moves if t else 60,
-                repetition_rulings=t.repetition_rulings if t else "automatic"),
+                repetition_rulings=t.repetition_rulings if t else "automatic", **go),
                 msg.at_ms)
         return out
 
@@ -129,10 +175,15 @@ class ValidationCore(Core):
                                                     f"are reserved for tournament games: {p.game_id}")]
         if p.white == p.black:
             return [self._reject(msg, p, "invalid", "white and black must be different players")]
+        go: dict = {}
         try:
-            pos = position(p.game, p.start_fen)
+            if p.game == "go":
+                go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap)
+            pos = position(p.game, p.start_fen, **go)
         except ValueError as e:
-            return [self._reject(msg, p, "invalid", f"bad start FEN: {e}")]
+            return [self._reject(msg, p, "invalid", f"bad start FEN or Go settings: {e}")]
+        if go:
+            go["void_moves"] = p.void_moves
         over = pos.status()
         if over != "ongoing":
             return [self._reject(msg, p, "invalid", f"the start position is already over: {over}")]
@@ -146,7 +197,7 @@ class ValidationCore(Core):
             time_control=p.time_control, tournament_id=p.tournament_id, round=p.round,
             board=p.board, default_time_s=p.default_time_s, game=p.game,
             natural_limit_moves=p.natural_limit_moves,
-            repetition_rulings=p.repetition_rulings), msg.at_ms)
+            repetition_rulings=p.repetition_rulings, **go), msg.at_ms)
 
     def _on_GameStarted(self, msg, p: GameStarted):
         """Our own record of a game seen back (recovery, audit): register it, decide nothing."""
@@ -187,18 +238,28 @@ class ValidationCore(Core):
             return reject("flag-fallen",
                           f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
                           g.pos.RULES["timeout"])
+        if g.pos.game == "go" and g.scoring:
+            return reject("play-stopped", "play stopped after two passes (Japanese rules 1989 art. "
+                                          "9-1): mark the dead stones, accept the opponent's, or "
+                                          "reject to resume play", g.pos.RULES["stop"])
+        void = None
         try:
             mv = g.pos.parse(p.move)
+        except GoMoveError as e:
+            if not (e.code == "illegal" and e.why in VOID_REASONS and g.void_moves == "pass"):
+                return reject(e.code, e.reason, e.rule)
+            mv, void = None, VoidMove(move=p.move, reason=e.reason, rule=g.pos.RULES["void-" + e.why])
         except MoveError as e:
             return reject(e.code, e.reason, g.pos.RULES.get("illegal-move") if e.code == "illegal" else None)
         played = g.pos.play(mv)
         g.last_ms = msg.at_ms
+        g.proposals.clear()
         out: list[Emit] = []
         if g.offer_by is not None and g.offer_by != colour:
             out.append(Emit(stream, DrawOfferDeclined(game_id=p.game_id, player_id=p.player_id,
                                                       colour=colour, by_move=True)))
             g.offer_by = None
-        if played.status != "ongoing":
+        if played.status not in ("ongoing", "scoring"):
             g.over = True
         elif g.pos.game == "xiangqi" and played.repetitions >= 3 and (
                 g.rulings == "automatic" or g.must_vary is not None):
@@ -206,7 +267,8 @@ class ValidationCore(Core):
         out.insert(0, Emit(stream, MoveAccepted(
             game_id=p.game_id, ply=g.pos.ply, player_id=p.player_id, colour=colour,
             uci=played.uci, san=played.san, fen_after=played.fen_after, status=played.status,
-            halfmove_clock=played.halfmove_clock, repetitions=played.repetitions, wxf=played.wxf)))
+            halfmove_clock=played.halfmove_clock, repetitions=played.repetitions, wxf=played.wxf,
+            void=void)))
         return out
 
     # ------------------------------------------------------------------ other player commands
@@ -235,6 +297,9 @@ class ValidationCore(Core):
         g, colour, err = self._player_check(msg, p)
         if err:
             return err
+        if g.pos.game == "go":
+            return [self._reject(msg, p, "invalid", "Go has no draw offers: a game is counted (a "
+                                                    "jigo is a draw) or resigned")]
         if g.offer_by is not None:
             return [self._reject(msg, p, "draw-offer-pending", f"a draw offer by {g.offer_by} is pending")]
         if g.pos.game == "xiangqi" and (why := _xiangqi_offer_refused(g, colour)):
@@ -267,6 +332,10 @@ class ValidationCore(Core):
         g, colour, err = self._player_check(msg, p)
         if err:
             return err
+        if g.pos.game == "go":
+            return [self._reject(msg, p, "invalid", "Go has no draw claims: an endless cycle (triple "
+                                                    "ko ...) is ruled by the arbiter (Chinese rules "
+                                                    "1988 art. 20.3)")]
         if colour != g.to_move and g.pos.game != "xiangqi":  # xiangqi 23.3 / 24: either player
             return [self._reject(msg, p, "not-your-turn",
                                  "only the player to move may claim (chess 1994 art. 10.10, 10.12; "
@@ -311,6 +380,86 @@ class ValidationCore(Core):
             return [self._reject(msg, p, "invalid", "a move has been made: both players cannot be absent")]
         return [Emit(stream_for(f"game-{p.game_id}"), AbsenceReported(game_id=p.game_id, player_id=p.player_id,
                                                                       colour=colour, both=p.both))]
+
+    # ------------------------------------------------------------------ Go: end of play
+    def _go_check(self, msg, p) -> tuple[Game | None, str | None, list[Emit]]:
+        """A player's dead-stone command: the game must be Go with play stopped."""
+        g, colour, err = self._player_check(msg, p)
+        if err:
+            return g, colour, err
+        if g.pos.game != "go":
+            return g, None, [self._reject(msg, p, "invalid", f"{msg.type} is a Go command")]
+        if not g.scoring:
+            return g, None, [self._reject(msg, p, "not-scoring", "play has not stopped: two passes "
+                                                                 "in a row stop it (Japanese rules "
+                                                                 "1989 art. 9-1)")]
+        return g, colour, []
+
+    def _on_MarkDead(self, msg, p: MarkDead):
+        g, colour, err = self._go_check(msg, p)
+        if err:
+            return err
+        try:
+            dead = g.pos.dead_groups(p.dead)
+        except MoveError as e:
+            return [self._reject(msg, p, "malformed" if e.code == "malformed" else "invalid", e.reason)]
+        g.proposals[colour] = dead
+        g.last_ms = msg.at_ms
+        return [Emit(stream_for(f"game-{p.game_id}"), DeadStonesProposed(
+            game_id=p.game_id, player_id=p.player_id, colour=colour, dead=dead, ply=g.pos.ply))]
+
+    def _on_AcceptDead(self, msg, p: AcceptDead):
+        g, colour, err = self._go_check(msg, p)
+        if err:
+            return err
+        dead = g.proposals.get(_OTHER[colour])
+        if dead is None:
+            return [self._reject(msg, p, "invalid", "the opponent has proposed no dead stones to accept")]
+        g.over = True  # adjudication counts the game now
+        return [Emit(stream_for(f"game-{p.game_id}"), ScoringAgreed(
+            game_id=p.game_id, player_id=p.player_id, colour=colour, proposed_by=_OTHER[colour],
+            dead=dead, rule=g.pos.RULES["agreement"]))]
+
+    def _on_RejectDead(self, msg, p: RejectDead):
+        g, colour, err = self._go_check(msg, p)
+        if err:
+            return err
+        stream = stream_for(f"game-{p.game_id}")
+        g.proposals.clear()
+        g.last_ms = msg.at_ms
+        yields = g.pos.resume(colour)
+        out = [Emit(stream, PlayResumed(game_id=p.game_id, player_id=p.player_id, colour=colour,
+                                        to_move=_OTHER[colour], rule=g.pos.RULES["resumption"]))]
+        if yields:  # the asker was to move: its turn goes to the opponent as a recorded pass
+            played = g.pos.play(None)
+            out.append(Emit(stream, MoveAccepted(
+                game_id=p.game_id, ply=g.pos.ply, player_id=p.player_id, colour=colour,
+                uci=played.uci, san=played.san, fen_after=played.fen_after, status=played.status,
+                halfmove_clock=0, repetitions=played.repetitions)))
+        return out
+
+    def _on_RuleDeadStones(self, msg, p: RuleDeadStones):
+        g = self.games.get(p.game_id)
+        if g is None:
+            return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
+        if msg.actor.kind != "arbiter":
+            return [self._reject(msg, p, "invalid", "only an arbiter may rule the dead stones")]
+        if g.over:
+            return [self._reject(msg, p, "game-over", "the game is over")]
+        if g.pos.game != "go":
+            return [self._reject(msg, p, "invalid", "RuleDeadStones is a Go command")]
+        if not g.scoring:
+            return [self._reject(msg, p, "not-scoring", "play has not stopped: the dead stones are "
+                                                        "ruled after two passes in a row")]
+        if (late := _backwards(msg, g)):
+            return [self._reject(msg, p, "invalid", late)]
+        try:
+            dead = g.pos.dead_groups(p.dead)
+        except MoveError as e:
+            return [self._reject(msg, p, "malformed" if e.code == "malformed" else "invalid", e.reason)]
+        g.over = True
+        return [Emit(stream_for(f"game-{p.game_id}"), DeadStonesRuled(
+            game_id=p.game_id, dead=dead, reason=p.reason, rule=g.pos.RULES["arbiter-dead"]))]
 
     # ------------------------------------------------------------------ other services' facts
     def _on_ClockStarted(self, msg, p: ClockStarted):

@@ -1,8 +1,10 @@
 """One interface over the games' rules, so the services need not know which game they run.
 
-:func:`position` gives a :class:`Position` for ``"chess"`` (python-chess, FIDE Laws) or
-``"xiangqi"`` (:mod:`shared.rules.xiangqi`, 1999 competition rules). Seats are ``white`` and
-``black`` for both games: in xiangqi Red sits in the ``white`` seat and moves first.
+:func:`position` gives a :class:`Position` for ``"chess"`` (python-chess, FIDE Laws),
+``"xiangqi"`` (:mod:`shared.rules.xiangqi`, 1999 competition rules) or ``"go"``
+(:mod:`shared.rules.go`: Chinese, Japanese or Ing rules). Seats are ``white`` and ``black``: in
+xiangqi Red sits in the ``white`` seat and moves first; in Go Black sits in the ``black`` seat and
+moves first, except after handicap stones (then White), so no service may assume White first.
 
 A position parses move text (raising :class:`MoveError` with code ``malformed`` or ``illegal``),
 plays moves, reports the status of the position after a move and answers the questions
@@ -22,9 +24,10 @@ from shared.rules import chess as chess_rules
 from shared.rules import xiangqi
 from shared.rules.chess import MoveError
 
-__all__ = ["GAMES", "MoveError", "Played", "Position", "position", "rules_of", "start_fen"]
+__all__ = ["GAMES", "MoveError", "Played", "Position", "GoPosition", "GoMoveError", "position",
+           "rules_of", "start_fen", "go_settings", "go_rule_map", "go_kwargs"]
 
-GAMES = ("chess", "xiangqi")
+GAMES = ("chess", "xiangqi", "go")
 
 
 @dataclass(frozen=True)
@@ -231,21 +234,265 @@ class XiangqiPosition(Position):
         return counted >= limit, detail
 
 
-def position(game: str, fen: str | None = None) -> Position:
-    """A new position of ``game`` (``"chess"`` or ``"xiangqi"``) from ``fen`` (the game's start
-    position when None). Raises ``ValueError`` for an unknown game or an invalid FEN."""
+# ------------------------------------------------------------------------------------------- Go
+def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
+    """The decision -> article map of a Go game under ``rules`` (chinese / japanese / ing).
+
+    The arbiter articles are those of chapter 3 of the Chinese rules 1988 (the platform's
+    arbiter law for every Go ruleset): time out 23.5, lateness 23.1 / 23.2, playing twice 17.1,
+    warnings 25.2 (two in a game lose it), other violations 25.1, void moves 19 / 20.1, endless
+    cycles 20.3 (Japanese 1989 art. 12 under Japanese rules). End of play, resumption, agreement
+    and counting follow the game's ruleset: Japanese 1989 art. 9-1 / 9-2 / 9-3, 8 and 10;
+    Chinese 1988 art. 7, 8, 9, 11 and 21; Ing art. 4. Raises ``ValueError`` for unknown rules."""
+    from shared.rules import go
+
+    if rules not in go.RULESETS:
+        raise ValueError(f"unknown Go rules {rules!r}; known: {', '.join(go.RULESETS)}")
+    c88, j89, ing = go.C88, go.J89, go.ING
+
+    def r(ruleset: str, article: str, summary: str) -> Rule:
+        return Rule(game="go", ruleset=ruleset, article=article, summary=summary)
+
+    by = {
+        "chinese": {
+            "resignation": r(c88, "7.2", "a player who resigns loses (终局)"),
+            "resumption": r(c88, "21.1, 21.3", "a dispute over life and death is settled by play; "
+                                               "the opponent of the player who asked moves first"),
+            "agreement": r(c88, "8, 9", "dead stones agreed by both players; area counting"),
+            "score": r(c88, "9, 11", "area counting (数子法): stones plus surrounded points, shared "
+                                     "dame halved, against 180.5 on 19x19; komi"),
+        },
+        "japanese": {
+            "resignation": r(j89, "11", "a player who resigns loses (中盘胜)"),
+            "resumption": r(j89, "9-3", "a player who asks to resume play lets the opponent move first"),
+            "agreement": r(j89, "9-2", "life and death and territory confirmed by both: end of the game"),
+            "score": r(j89, "8, 10", "territory counting: territory plus prisoners and dead stones, "
+                                     "no territory in seki; komi"),
+        },
+        "ing": {
+            "resignation": r(c88, "7.2", "a player who resigns loses"),
+            "resumption": r(c88, "21.1, 21.3", "a dispute over life and death is settled by play"),
+            "agreement": r(c88, "8", "dead stones agreed by both players"),
+            "score": r(ing, "4", "子空皆地, 填满计点: area counting; 8 points compensation"),
+        },
+    }[rules]
+    return {
+        **by,
+        "timeout": r(c88, "23.5", "a player who exceeds the time limit (byo-yomi included) loses"),
+        "absence": r(c88, "23.1", "late beyond the event's limit: loses by default"),
+        "double-absence": r(c88, "23.2", "both late beyond the event's limit: both lose"),
+        "played-twice": r(c88, "17.1", "playing twice in a row without the opponent passing loses"),
+        "warning": r(c88, "25.2", "warnings are recorded; two in one game lose it"),
+        "warnings": r(c88, "25.2", "a second warning in the game loses it"),
+        "penalty": r(c88, "25.1", "the arbiter rules on a violation the rules do not name"),
+        "disqualification": r(c88, "25.1", "loss of the game by arbiter decision"),
+        "arbiter": r(c88, "16.4", "a result ruled by the arbiter; the players must comply"),
+        "arbiter-dead": r(c88, "16.4, 25.1", "the arbiter rules which stones are dead when the "
+                                              "players do not agree"),
+        "void-suicide": r(c88, "19", "a stone on a forbidden point is void and counts as a pass"),
+        "void-ko": r(c88, "20.1", "an immediate ko recapture is void and counts as a pass"),
+        "void-superko": r(c88, "6, 20.1", "a move repeating a whole-board position is void and "
+                                          "counts as a pass"),
+        "end": go.rule_for("end", rules),
+        "stop": r(j89, "9-1", "two passes in a row stop play (对局停止) under every ruleset here; "
+                              "the dead stones are settled next"),
+        "endless-cycle": go.rule_for("endless-cycle", rules),
+        "illegal-move": go.rule_for("occupied", rules),
+    }
+
+
+def go_settings(board_size: int | None, rules: str | None, komi: float | None,
+                handicap: int | None) -> dict:
+    """The resolved Go settings of a game: ``board_size`` (default 19), ``go_rules`` (chinese),
+    ``komi`` in points (the ruleset's default, :data:`shared.rules.go.DEFAULT_KOMI`; 0 in a
+    handicap game) and ``handicap`` stones (0). Raises ``ValueError`` (a :class:`GoError`) for
+    an impossible board size, rules or handicap placement."""
+    from shared.rules import go
+
+    size = 19 if board_size is None else board_size
+    rules = rules or "chinese"
+    handicap = handicap or 0
+    if rules not in go.RULESETS:
+        raise go.GoError(f"unknown Go rules {rules!r}; known: {', '.join(go.RULESETS)}")
+    go.handicap_points(size, handicap)  # raises where the board has no such placement
+    if komi is None:
+        komi = go.DEFAULT_KOMI[rules] if handicap == 0 else 0.0
+    return {"board_size": size, "go_rules": rules, "komi": float(komi), "handicap": handicap}
+
+
+class GoMoveError(MoveError):
+    """A refused Go move: ``code`` ``malformed`` (unreadable, off the board) or ``illegal``;
+    ``why`` the engine's reason (occupied, suicide, ko, superko, wrong-turn ...); ``rule`` the
+    article it rests on."""
+
+    def __init__(self, code: str, reason: str, why: str, rule: Rule) -> None:
+        super().__init__(code, reason)
+        self.why, self.rule = why, rule
+
+
+#: Engine reasons of a move that is void and counts as a pass when an event applies Chinese
+#: rules 1988 art. 19 / 20.1 literally (``void_moves="pass"``).
+VOID_REASONS = ("suicide", "ko", "superko")
+
+
+class GoPosition(Position):
+    """Go on :mod:`shared.rules.go` (rules ``chinese`` / ``japanese`` / ``ing``).
+
+    Moves are GTP points (``D4``, no letter I), SGF points (``dd``) or ``pass``; the record keeps
+    the GTP point (``uci`` = ``san``). ``fen()`` is the engine's one-line position
+    (:meth:`shared.rules.go.Board.to_text`). Status ``scoring`` after two passes in a row
+    (Japanese rules 1989 art. 9-1: play stops; Chinese 1988 art. 21.1): the dead stones are
+    agreed or ruled, or play resumes (:meth:`resume`). ``ply`` counts the moves recorded.
+    ``repetitions`` of a played move: occurrences of the whole-board position with the same
+    player to move (an endless cycle shows as 3 or more, 1988 art. 20.3).
+    """
+
+    game = "go"
+
+    def __init__(self, fen: str | None = None, *, board_size: int | None = None,
+                 go_rules: str | None = None, handicap: int | None = None, **_: Any) -> None:
+        from shared.rules import go
+
+        if fen:
+            self.board = go.Board.from_text(fen)
+            if go_rules and go_rules != self.board.rules:
+                raise go.GoError(f"the position is under {self.board.rules} rules, "
+                                 f"the game under {go_rules}")
+            if board_size and board_size != self.board.size:
+                raise go.GoError(f"the position is {self.board.size}x{self.board.size}, "
+                                 f"the game {board_size}x{board_size}")
+        else:
+            st = go_settings(board_size, go_rules, None, handicap)
+            pts = go.handicap_points(st["board_size"], st["handicap"])
+            self.board = go.Board(st["board_size"], st["go_rules"], setup_black=pts,
+                                  turn=go.WHITE if pts else go.BLACK)
+        self.RULES = go_rule_map(self.board.rules)  # per ruleset
+        self._ply = 0
+        self._passes = 0  # passes in a row since play began or resumed
+
+    @property
+    def rules(self) -> str:
+        return self.board.rules
+
+    @property
+    def size(self) -> int:
+        return self.board.size
+
+    @property
+    def turn(self) -> str:
+        return self.board.turn
+
+    @property
+    def ply(self) -> int:
+        return self._ply
+
+    def fen(self) -> str:
+        return self.board.to_text()
+
+    def point(self, text: str):
+        """The engine point (None = pass) of GTP/SGF/``pass`` text. Raises :class:`GoMoveError`
+        (``malformed``) for unreadable text or a point off the board."""
+        from shared.rules import go
+
+        try:
+            return go.parse_point(text, self.board.size)
+        except go.IllegalMove as e:
+            raise GoMoveError("malformed", str(e), e.reason, e.rule) from None
+
+    def parse(self, text: str):
+        """The point (None = pass) ``text`` names, if legal now. Raises :class:`GoMoveError`:
+        ``malformed`` (unreadable, off the board) or ``illegal`` (occupied, suicide 1988 art. 5,
+        ko, superko art. 6) with the article."""
+        p = self.point(text)
+        err = self.board.legality(p)
+        if err is not None:
+            raise GoMoveError("illegal", str(err), err.reason, err.rule)
+        return p
+
+    def coord(self, move) -> str:
+        from shared.rules import go
+
+        return go.to_gtp(move, self.board.size)
+
+    def play(self, move) -> Played:
+        played = self.board.play(move)
+        self._ply += 1
+        self._passes = self._passes + 1 if move is None else 0
+        gtp = self.coord(move)
+        return Played(gtp, gtp, self.fen(), self.status(), len(played.captured),
+                      self.board.position_count())
+
+    def play_coord(self, coord: str) -> None:
+        self.play(self.point(coord))
+
+    def resume(self, asker: str) -> bool:
+        """Play resumes at ``asker``'s request (Japanese 1989 art. 9-3: the opponent moves
+        first). Returns True when ``asker`` is to move and so yields the turn: the next move is
+        the asker's pass, which does not count towards the two passes that stop play."""
+        self._passes = -1 if self.board.turn == asker else 0
+        return self.board.turn == asker
+
+    def status(self) -> str:
+        return "scoring" if self._passes >= 2 else "ongoing"
+
+    def can_win(self, colour: str) -> bool:
+        return True
+
+    def outcome(self, status: str, mover: str) -> tuple[str, str | None]:
+        raise ValueError(f"a Go position has no terminal status ({status}): it is counted")
+
+    def claim(self, reason: str, move: Any, limit: int, claimant: str) -> tuple[bool, str]:
+        return False, "Go has no draw claims: a game ends by resignation or counting"
+
+    def dead_groups(self, points) -> tuple[str, ...]:
+        """Every stone of the groups holding ``points`` (GTP/SGF text), as sorted GTP points.
+        Raises :class:`GoMoveError`: ``malformed`` for unreadable text, ``illegal`` for a pass
+        or an empty point."""
+        from shared.rules import go
+
+        out: set = set()
+        for t in points:
+            p = self.point(t)
+            if p is None or self.board[p] is None:
+                raise GoMoveError("illegal", f"no stone on {t!r}: only stones can be dead",
+                                  "empty", self.RULES["agreement"])
+            out |= self.board.group(p).stones
+        return tuple(go.to_gtp(p, self.board.size) for p in sorted(out))
+
+
+def go_kwargs(p: Any) -> dict:
+    """The Go settings of a GameStarted / TournamentCreated / CreateGame ``p`` as the keywords
+    of :func:`position` (empty for chess and xiangqi)."""
+    if getattr(p, "game", None) != "go":
+        return {}
+    return {"board_size": p.board_size, "go_rules": p.go_rules, "handicap": p.handicap}
+
+
+def position(game: str, fen: str | None = None, **go_settings: Any) -> Position:
+    """A new position of ``game`` (``"chess"``, ``"xiangqi"`` or ``"go"``) from ``fen`` (the
+    game's start position when None). Go takes ``board_size``, ``go_rules`` and ``handicap``
+    (``None`` = 19, chinese, 0; other keywords ignored) and reads ``fen`` as the engine's
+    one-line position. Raises ``ValueError`` for an unknown game, an invalid FEN or Go
+    settings."""
     if game == "chess":
         return ChessPosition(fen)
     if game == "xiangqi":
         return XiangqiPosition(fen)
+    if game == "go":
+        return GoPosition(fen, **go_settings)
     raise ValueError(f"unknown game {game!r}; known: {', '.join(GAMES)}")
 
 
 def rules_of(game: str) -> dict[str, Rule]:
-    """The decision -> article map of ``game``."""
+    """The decision -> article map of ``game`` (Go: under Chinese rules, whose chapter 3 is the
+    arbiter law of every Go game; a Go position's own ``RULES`` follow its ruleset)."""
+    if game == "go":
+        return go_rule_map("chinese")
     return xiangqi.RULES if game == "xiangqi" else chess_rules.RULES
 
 
 def start_fen(game: str) -> str:
-    """The standard start position of ``game``."""
+    """The standard start position of ``game`` (Go: the empty 19x19 board, Chinese rules)."""
+    if game == "go":
+        return GoPosition().fen()
     return xiangqi.START_FEN if game == "xiangqi" else chess.STARTING_FEN

@@ -1,0 +1,135 @@
+"""The fast set-up of py4swiss's Dutch engine (services.pairing.dutch_fast) gives exactly the
+pairings of unmodified py4swiss 0.3.1 (``pair_dutch(..., reference=True)``).
+
+Generated Swiss events (seeded): 20-300 players, up to 9 rounds, with pairing-allocated byes,
+half-point byes and absences (H/F/Z), late entries, withdrawals and forfeits (+/-); every round
+is paired by the unmodified engine (the event continues with its pairing) and by the fast one,
+and the two must be equal board for board (colours, board order, bye).  The bracket weight
+matrices of the fast matcher are compared edge by edge with py4swiss's own ``_get_weight``.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from services.pairing.core import PairingError
+from services.pairing.dutch import DutchPlayer, _parse_in_memory, history_trf, pair_dutch
+from services.pairing.trf import RoundEntry
+
+FLIP = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+"}
+
+
+def generated_event(seed: int, n: int, rounds: int):
+    """Yield ``(players, round_no, reference_pairing)`` for rounds 1..``rounds`` of a seeded
+    event of ``n`` players, each round paired by unmodified py4swiss (reference=True)."""
+    rng = random.Random(seed)
+    late = {i for i in range(1, n + 1) if rng.random() < 0.05}          # enter in round 2-3
+    hist: dict[int, list] = {i: [] for i in range(1, n + 1)}
+    withdrawn: set[int] = set()
+    for rnd in range(1, rounds + 1):
+        players = []
+        for i in range(1, n + 1):
+            h = tuple(hist[i]) + (None,) * (rnd - 1 - len(hist[i]))
+            if rnd > 2 and i not in withdrawn and rng.random() < 0.02:
+                withdrawn.add(i)
+            absent = (i in withdrawn or (i in late and rnd <= rng.choice((2, 3)))
+                      or rng.random() < 0.05)
+            letter = rng.choice("HFZ") if absent and i not in withdrawn else "-"
+            players.append(DutchPlayer(number=i, history=h, rating=2600 - 7 * i,
+                                       absent=absent, absent_result=letter))
+        try:
+            ref = pair_dutch(players, rnd, rounds, reference=True)
+        except PairingError:
+            return
+        yield players, rnd, ref
+        for p in players:
+            if p.absent:
+                hist[p.number] = list(p.history) + [
+                    None if p.absent_result == "-" else RoundEntry(None, "-", p.absent_result)]
+        for w, b in ref.boards:
+            w, b = int(w), int(b)
+            res = rng.choice("10=") if rng.random() > 0.04 else rng.choice("+-")
+            hist[w] = list(players[w - 1].history) + [RoundEntry(b, "w", res)]
+            hist[b] = list(players[b - 1].history) + [RoundEntry(w, "b", FLIP[res])]
+        if ref.bye:
+            bye = int(ref.bye)
+            hist[bye] = list(players[bye - 1].history) + [RoundEntry(None, "-", "U")]
+
+
+CASES = [(seed, n, rounds) for seed, (n, rounds) in enumerate(
+    [(20, 9), (21, 7), (33, 9), (47, 7), (64, 9), (101, 7), (150, 5), (301, 5)])]
+
+
+@pytest.mark.parametrize("seed,n,rounds", CASES)
+def test_fast_engine_pairs_exactly_as_py4swiss(seed, n, rounds):
+    paired = 0
+    for players, rnd, ref in generated_event(seed, n, rounds):
+        fast = pair_dutch(players, rnd, rounds)
+        assert fast == ref, (seed, n, rnd)
+        paired += 1
+    assert paired == rounds  # the generator never ran into an unpairable round
+
+
+@pytest.mark.parametrize("first_white,by_rating", [(False, False), (True, True)])
+def test_fast_engine_options(first_white, by_rating):
+    """XXC black1 / rank: the colour of the first round and the pairing numbers change."""
+    for players, rnd, _ in generated_event(11, 40, 6):
+        ref = pair_dutch(players, rnd, 6, first_white, by_rating, reference=True)
+        assert pair_dutch(players, rnd, 6, first_white, by_rating) == ref, rnd
+
+
+def test_bracket_weights_equal_py4swiss():
+    """Every edge weight of every bracket of round 5 of a 120-player event, as the fast
+    matcher sets it, equals py4swiss's ``BracketMatcher._get_weight`` (C.1, C.3, C.5-C.19)."""
+    from py4swiss.engines.dutch.bracket import Brackets
+    from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
+    from py4swiss.engines.dutch.player import get_player_infos_from_trf
+    from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
+
+    from services.pairing.dutch_fast import FastBracketMatcher
+
+    players, rnd, _ = list(generated_event(5, 120, 5))[-1]
+    trf = _parse_in_memory(history_trf(players, rnd, 5))
+    field = sorted(get_player_infos_from_trf(trf), reverse=True)
+    validity = ValidityMatcher(field, trf.x_section.forbidden_pairs)
+    brackets = Brackets(field, rnd)
+    edges = nonzero = 0
+    while not brackets.is_finished():
+        bracket = brackets.get_current_bracket()
+        fast = FastBracketMatcher(bracket, validity)
+        slow = BracketMatcher(bracket, validity)
+        m = len(slow._player_list)
+        for i in range(m):
+            for j in range(i + 1, m):
+                assert str(fast._weights[i][j]) == str(slow._weights[i][j]), (i, j)
+                edges += 1
+                nonzero += bool(slow._weights[i][j])
+        assert fast.matching == slow.matching
+        # move on as py4swiss does: the bracket's matched residents leave, the rest float
+        pairs = [(a, b) for a, b in slow.matching.items()
+                 if a != b and a.role.value and b.role.value]
+        brackets.apply_bracket_pairings(pairs)
+    assert edges > 3000 and 0 < nonzero < edges  # brackets of real size, some edges forbidden
+
+
+REAL_TRFS = ["data/chess/trf/karl-mala-gedenkturnier-2005-frankfurt.trf",
+             "data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf",
+             "data/chess/trf/lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf"]
+
+
+@pytest.mark.parametrize("rel", REAL_TRFS)
+def test_fast_engine_on_real_trfs(shared_data, rel):
+    """Every round of the real TRFs, re-paired from the rounds before it as
+    ``arbiter check-pairings`` does: fast == unmodified py4swiss (whether or not the record
+    is reproduced; tests/e2e/test_check_pairings.py holds those figures)."""
+    from services.pairing.check import _first_white
+    from services.pairing.dutch import players_from_trf
+    from services.pairing.trf import read_trf
+
+    t = read_trf(shared_data(rel))
+    total = max(t.rounds, t.rounds_recorded)
+    for rnd in range(1, t.rounds_recorded + 1):
+        players = players_from_trf(t, rnd)
+        args = (players, rnd, total, _first_white(t), t.by_rank)
+        assert pair_dutch(*args) == pair_dutch(*args, reference=True), rnd

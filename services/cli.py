@@ -382,6 +382,57 @@ def export(what: str = typer.Argument(..., help="trf"),
         sys.stdout.write(text)
 
 
+@app.command("import")
+def import_cmd(what: str = typer.Argument(..., help="trf"),
+               file: Path = typer.Argument(..., exists=True, dir_okay=False, help="TRF-16 file (FIDE, lichess, Swiss-Manager)"),
+               bus: Optional[str] = typer.Option(None, help=BUS_HELP + " (default memory: give --log to keep it)"),
+               log: Optional[Path] = typer.Option(None, "--log", dir_okay=False, help="write the tournament's messages here (NDJSON, as export-log)"),
+               tournament_id: Optional[str] = typer.Option(None, help="id of the imported tournament"),
+               tiebreaks: str = typer.Option("BH-C1,BH,SB", help="tie-break codes in order")):
+    """Write the tournament a TRF records as our events (tournament, players, every round's
+    pairing entered manually with byes, results and forfeits), hosted through the gateway on
+    --bus; --log writes its messages to a file (read by export trf --log, audit --log)."""
+    from contracts.messages import TOPICS
+    from services.pairing.trf import TrfError, read_trf
+    from services.tools.embedded import arbiter_client
+    from services.tools.host import HostError
+    from services.tools.logio import select
+    from services.tools.trfimport import import_trf
+    if what != "trf":
+        _fail(f"unknown import {what!r}: trf")
+    if bus is None and log is None:
+        _fail("give --bus (a running log) and/or --log FILE")
+    try:
+        games = read_trf(file).games()
+    except (TrfError, OSError) as e:
+        _fail(str(e))
+
+    async def main():
+        with _progress() as prog:
+            task = prog.add_task(f"importing {file.name}", total=games)
+            async with arbiter_client(bus or "memory", ticks=False) as c:
+                report = await import_trf(c, file, tournament_id=tournament_id,
+                                          tiebreaks=tuple(x for x in tiebreaks.split(",") if x),
+                                          progress=lambda n=1: prog.advance(task, n))
+                msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{report.tournament_id}")
+                return report, msgs
+    try:
+        report, msgs = _run(main())
+    except (HostError, TrfError, ValueError) as e:
+        _fail(str(e).splitlines()[0], 1)
+    if log is not None:
+        try:
+            log.write_text("".join(m.model_dump_json() + "\n" for m in msgs), encoding="utf-8")
+        except OSError as e:
+            _fail(f"cannot write {log}: {e.strerror}", 1)
+        err.print(f"wrote {len(msgs)} messages to {log}")
+    out.print(f"tournament {report.tournament_id}: {len(report.players)} players, {len(report.games)} games; "
+              f"scores match the TRF: {report.scores_match_record}")
+    for p in report.problems:
+        err.print(f"[yellow]{escape(p)}[/yellow]")
+    raise typer.Exit(0 if report.scores_match_record else 1)
+
+
 @app.command("export-log")
 def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is empty)"),
                stream: str = typer.Option(..., help="aggregate: game-<id> or tournament-<id> (a tournament includes its games)"),

@@ -265,24 +265,29 @@ class Host:
             await asyncio.sleep(0.03)
         return state
 
+    def expected(self) -> tuple[int, dict[str, float]]:
+        """The record's number of rounds and each player's score by player id."""
+        return len(self.rec.rounds), {self.ids[n]: s for n, s in record_scores(self.rec).items()}
+
     async def finish(self) -> None:
+        """Read the standings after the last round back and compare the scores with
+        :meth:`expected` (problems named in the report)."""
+        rounds, expected = self.expected()
         for _ in range(400):
             st = await self.call("GET", f"/tournaments/{self.tid}/standings")
-            if st["round"] == len(self.rec.rounds):
+            if st["round"] == rounds:
                 break
             await asyncio.sleep(0.05)
         self.report.standings = st
         self.report.crosstable = await self.call("GET", f"/tournaments/{self.tid}/crosstable")
-        names = {self.ids[n]: n for n in self.rec.players}
-        expected = record_scores(self.rec)
         for r in st["rows"]:
-            name = names.get(r["player_id"], r["name"])
-            self.report.players.append({"name": name, "id": r["player_id"], "score": r["score"],
+            self.report.players.append({"name": r["name"], "id": r["player_id"], "score": r["score"],
                                         "rank": r["rank"], "tiebreaks": r["tiebreaks"]})
-            if abs(expected.get(name, -1) - r["score"]) > 1e-9:
+            if abs(expected.get(r["player_id"], -1) - r["score"]) > 1e-9:
                 self.report.scores_match_record = False
-                self.report.problems.append(f"{name}: score {r['score']}, record {expected.get(name)}")
-        if len(st["rows"]) != len(self.rec.players):
+                self.report.problems.append(f"{r['name']}: score {r['score']}, record "
+                                            f"{expected.get(r['player_id'])}")
+        if len(st["rows"]) != len(expected):
             self.report.scores_match_record = False
         self.report.games.sort(key=lambda x: (x["round"], x["game_id"]))
 

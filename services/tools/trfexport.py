@@ -5,8 +5,8 @@ folded into :class:`services.pairing.trf.Tournament` and written by
 :func:`services.pairing.trf.write_trf`. Start numbers follow the pairing numbers of the Swiss
 systems (rating, higher first, then name). Round entries: the opponent's start number, colour
 ``w``/``b`` and ``1 = 0`` for games played, ``+``/``-`` for forfeits (xiangqi 1999 art. 21.4,
-FIDE TRF), ``-``/``-`` for a double forfeit, ``0000 - U`` for a pairing bye; a player not paired
-in a round gets ``0000 - Z``. A game not finished yet is left blank. Points and ranks: the last
+FIDE TRF), ``-``/``-`` for a double forfeit, ``0000 - U`` for a pairing bye, ``0000 - F/H/Z``
+for a requested bye; a player not paired in a round gets ``0000 - Z``. A game not finished yet is left blank. Points and ranks: the last
 StandingsUpdated, else the sum of the round results.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from contracts.envelope import Envelope
 from contracts.messages import (
     GameEnded, PlayerRegistered, RoundPaired, StandingsUpdated, TournamentCreated,
 )
-from services.pairing.service import pairing_order, result_code
-from services.pairing.trf import Tournament, TrfPlayer, entries_from_rounds, write_trf
+from services.pairing.service import pairing_order, result_code, round_entries
+from services.pairing.trf import Tournament, TrfPlayer, write_trf
 
 
 def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
@@ -43,7 +43,7 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
         raise ValueError(f"no tournament {tournament_id} in the log")
     order = pairing_order(players)
     no = {x.player_id: i + 1 for i, x in enumerate(order)}
-    entries = entries_from_rounds(no, [rounds[r] for r in sorted(rounds)], results)
+    entries = round_entries(no, [rounds[r] for r in sorted(rounds)], results)
     rows = {row.player_id: row for row in (standings.rows if standings else ())}
     out = []
     for x in order:

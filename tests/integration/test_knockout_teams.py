@@ -154,3 +154,22 @@ async def test_team_round_robin_match_points_and_game_points():
     paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
     assert all(p["system"] == "team-round-robin" and p["decisions"] for p in paired)
     assert [e["type"] for e in events].count("TournamentFinished") == 1
+
+
+async def test_byes_and_manual_boards_are_refused_where_they_do_not_belong():
+    async with arbiter_client("memory", ticks=False) as c:
+        await c.post("/tournaments", json={"tournament_id": "sw", "name": "S", "system": "swiss", "rounds": 3})
+        await c.post("/tournaments", json={"tournament_id": "ko", "name": "K", "system": "knockout"})
+        for tid in ("sw", "ko"):
+            for pid in ("a", "b", "c"):
+                await c.post(f"/tournaments/{tid}/players", json={"player_id": pid, "name": pid})
+        r = await c.post("/tournaments/sw/rounds", json={"round": 1, "requested_byes": {"c": "H"}})
+        assert r.status_code == 409 and "manual pairing" in r.json()["detail"]
+        r = await c.post("/tournaments/sw/rounds", json={"round": 1, "boards": [{"white": "a", "black": "b"}],
+                                                         "requested_byes": {"a": "H"}})
+        assert r.status_code == 409 and "also paired" in r.json()["detail"]
+        r = await c.post("/tournaments/ko/rounds", json={"round": 1, "boards": [{"white": "a", "black": "b"}]})
+        assert r.status_code == 409 and "paired by its system" in r.json()["detail"]
+        r = await c.post("/tournaments/sw/rounds", json={"round": 1, "boards": [{"white": "a", "black": "b"}],
+                                                         "requested_byes": {"c": "H"}})
+        assert r.status_code == 200 and r.json()["requested_byes"] == {"c": "H"}

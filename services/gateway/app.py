@@ -44,9 +44,9 @@ from sse_starlette import EventSourceResponse
 from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
-    AcceptDraw, ClaimDraw, CreateGame, CreateTournament, DeclineDraw, DrawLots, IssuePenalty,
-    OfferDraw, RecordResult, RegisterPlayer, ReportAbsence, Resign, StartRound, SubmitMove,
-    envelope,
+    AcceptDead, AcceptDraw, ClaimDraw, CreateGame, CreateTournament, DeclineDraw, DrawLots,
+    IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
+    Resign, RuleDeadStones, StartRound, SubmitMove, envelope,
 )
 from shared.eventlog.base import Deduper, EventLog
 from services.gateway.readmodel import ReadModel
@@ -110,6 +110,37 @@ ClaimBody = _body("ClaimBody", ClaimDraw, drop=("game_id",))
 ResultBody = _body("ResultBody", RecordResult, drop=("game_id",))
 PenaltyBody = _body("PenaltyBody", IssuePenalty, drop=("game_id",))
 AbsenceBody = _body("AbsenceBody", ReportAbsence, drop=("game_id",))
+MarkDeadBody = _body("MarkDeadBody", MarkDead, drop=("game_id",))
+DeadRulingBody = _body("DeadRulingBody", RuleDeadStones, drop=("game_id",))
+
+
+def _check_go_settings(data: dict) -> None:
+    """A Go game's or event's settings must be playable (board size, rules, handicap placement):
+    else 422 with the engine's reason, before anything is published."""
+    if data.get("game") != "go":
+        return
+    from shared.rules.games import go_settings, position
+
+    try:
+        st = go_settings(data.get("board_size"), data.get("go_rules"), data.get("komi"),
+                         data.get("handicap"))
+        position("go", data.get("start_fen"), **st)
+    except ValueError as e:
+        raise HTTPError(422, f"bad Go settings: {e}") from None
+
+
+def _check_grade(grade: str | None) -> None:
+    """A player's grade must be one of the Chinese amateur dan/kyu system (7d .. 1d, 1k .. 25k,
+    also written 3段 / 5级): else 422 naming the grade (the McMahon pairing's reading)."""
+    if grade is None:
+        return
+    from services.pairing.core import PairingError
+    from services.pairing.mcmahon import rank_value
+
+    try:
+        rank_value(grade)
+    except PairingError as e:
+        raise HTTPError(422, f"grade: {e}") from None
 
 
 def _short_id() -> str:
@@ -466,6 +497,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                                 x_arbiter_token: str | None = TOKEN,
                                 x_correlation_id: str | None = CORR) -> JSONResponse:
         data = body.model_dump()
+        _check_go_settings(data)
         tid = data.pop("tournament_id") or _short_id()
         if gw.rm.tournament(tid) is not None:
             raise HTTPError(409, f"tournament {tid} already exists", code="already-exists")
@@ -485,6 +517,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     async def register_player(tid: str, body: RegisterPlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
                               x_arbiter_token: str | None = TOKEN,
                               x_correlation_id: str | None = CORR) -> JSONResponse:
+        _check_grade(body.grade)
         return await tournament_command(RegisterPlayer, tid, body, x_arbiter_token, wait,
                                         x_correlation_id)
 
@@ -529,6 +562,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         gid = data.pop("game_id") or _short_id()
         if gw.rm.game(gid) is not None:
             raise HTTPError(409, f"game {gid} already exists", code="already-exists")
+        _check_go_settings(data)
         payload = build(CreateGame, game_id=gid, **data)
         cmd, resp = await gw.send(payload, f"game-{gid}", org_actor(x_arbiter_token),
                                   at_ms=body.at_ms, wait=wait, correlation=x_correlation_id)
@@ -624,6 +658,42 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         if decision is not None and decision.type == "GameCommandRejected":
             return outcome(cmd, decision)
         return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
+
+    # ------------------------------------------------------------------ Go: end of play
+    @app.post("/games/{gid}/dead", tags=["games"])
+    async def mark_dead(gid: str, body: MarkDeadBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                        x_arbiter_token: str | None = TOKEN,
+                        x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Go, after two passes (a move ``pass`` passes): propose the dead stones (``dead``:
+        GTP or SGF points, one stone per group is enough). Answer: DeadStonesProposed."""
+        return await player_command(MarkDead, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/dead/accept", tags=["games"])
+    async def accept_dead(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                          x_arbiter_token: str | None = TOKEN,
+                          x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Go: accept the opponent's proposal (ScoringAgreed); the game is then counted."""
+        return await player_command(AcceptDead, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/dead/reject", tags=["games"])
+    async def reject_dead(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                          x_arbiter_token: str | None = TOKEN,
+                          x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Go: reject / ask to play on: PlayResumed, the opponent moves first (Japanese 9-3)."""
+        return await player_command(RejectDead, gid, body, x_arbiter_token, wait, x_correlation_id)
+
+    @app.post("/games/{gid}/dead/ruling", tags=["arbiter"])
+    async def rule_dead(gid: str, body: DeadRulingBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                        x_arbiter_token: str | None = TOKEN,
+                        x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Go, arbiter only, after two passes: rule the dead stones with a reason
+        (DeadStonesRuled); adjudication counts the game on them."""
+        gw.require_arbiter(x_arbiter_token)
+        live_game(gid)
+        payload = build(RuleDeadStones, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        return outcome(cmd, resp)
 
     @app.get("/games/{gid}", tags=["games"])
     async def get_game(gid: str) -> dict:

@@ -20,6 +20,7 @@ STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 _TERMINAL_DRAWS = {"stalemate", "insufficient-material", "fivefold-repetition", "seventyfive-moves"}
 _OTHER = {"white": "black", "black": "white"}
 _HALF = "½"
+_GO_EVENTS = {"DeadStonesProposed", "PlayResumed", "ScoringAgreed", "DeadStonesRuled", "GameScored"}
 
 
 def _win_for(colour: str) -> str:
@@ -72,6 +73,8 @@ class GameView(Seats):
         self.last_rejection: dict | None = None
         self.game: str = "chess"
         self.rulings: list[dict] = []  # xiangqi 棋例 rulings (RepetitionRuled)
+        self.score: str | None = None  # Go: the counted result (B+3.5)
+        self.go: dict | None = None  # Go: settings, phase, dead-stone proposals, count
 
     # ---------------------------------------------------------------------------------- queries
     @property
@@ -110,8 +113,30 @@ class GameView(Seats):
             "last_rejection": self.last_rejection,
             "game": self.game,
             "rulings": list(self.rulings),
-            "pgn": self.pgn(event=event),
+            "score": self.score,
+            "go": self.go_dict(),
+            "pgn": None if self.game == "go" else self.pgn(event=event),
         }
+
+    def go_dict(self) -> dict | None:
+        """Go: settings, ``phase`` (``play``; ``scoring`` after two passes; ``counting`` once the
+        dead stones are agreed or ruled; ``counted``), the board (rows top first, ``X`` black,
+        ``O`` white), prisoners, each side's standing dead-stone proposal, the agreed or ruled
+        dead stones, resumptions and the count (GameScored)."""
+        if self.go is None:
+            return None
+        from shared.rules import go
+
+        out = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
+               for k, v in self.go.items()}
+        try:
+            board = go.Board.from_text(self.fen)
+            out["board"] = str(board).split("\n")
+            out["to_move"] = board.turn
+            out["prisoners"] = board.prisoners
+        except go.GoError:
+            out["board"] = None
+        return out
 
     def pgn(self, event: str = "?", site: str = "Arbiter") -> str:
         """The game as PGN: seven-tag roster, TimeControl, FEN/SetUp when not the standard start,
@@ -181,6 +206,22 @@ class GameView(Seats):
         self.clock["running"] = None
         self.clock["deadline_ms"] = None
 
+    def _go_event(self, t: str, p: Any) -> None:
+        g = self.go
+        if t == "DeadStonesProposed":
+            g["proposals"][p.colour] = list(p.dead)
+        elif t == "PlayResumed":
+            g["phase"], g["proposals"] = "play", {}
+            g["resumptions"].append({"by": p.colour, "to_move": p.to_move})
+        elif t == "ScoringAgreed":
+            g["phase"], g["dead"] = "counting", list(p.dead)
+        elif t == "DeadStonesRuled":
+            g["phase"], g["dead"] = "counting", list(p.dead)
+            g["ruling"] = {"reason": p.reason, "rule": p.rule.model_dump(mode="json")}
+        elif t == "GameScored":
+            g["phase"], g["count"] = "counted", _dump(p)
+            self.score = p.result
+
     def apply(self, msg: Envelope) -> None:
         p = msg.payload
         t = msg.type
@@ -192,6 +233,11 @@ class GameView(Seats):
                 self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
         elif t == "GameStarted":
             self.game = p.game
+            if p.game == "go" and self.go is None:
+                self.go = {"board_size": p.board_size, "go_rules": p.go_rules, "komi": p.komi,
+                           "handicap": p.handicap, "void_moves": p.void_moves, "phase": "play",
+                           "proposals": {}, "dead": None, "ruling": None, "resumptions": [],
+                           "count": None}
             self.white, self.black = p.white, p.black
             self.start_fen = p.start_fen
             if not self.moves:
@@ -206,6 +252,11 @@ class GameView(Seats):
                                  "player_id": p.player_id, "at_ms": msg.at_ms}
             if p.wxf:
                 self.moves[p.ply]["wxf"] = p.wxf
+            if p.void is not None:
+                self.moves[p.ply]["void"] = _dump(p.void)
+            if self.go is not None and p.ply >= max(self.moves):
+                self.go["phase"] = "scoring" if p.status == "scoring" else "play"
+                self.go["proposals"] = {}
             if p.ply >= max(self.moves):
                 self.fen = p.fen_after
             if self.draw_offer and self.draw_offer.get("colour") != p.colour:
@@ -244,6 +295,7 @@ class GameView(Seats):
             if self.rule is None:
                 self.rule = p.rule.model_dump(mode="json")
         elif t == "GameEnded":
+            self.score = p.score or self.score
             self.status = "ended"
             self.result, self.reason = p.result, p.reason
             self.rule = p.rule.model_dump(mode="json")
@@ -259,6 +311,8 @@ class GameView(Seats):
                 self._end("0-0", "double-forfeit")
         elif t == "RepetitionRuled":
             self.rulings.append(_dump(p))
+        elif self.go is not None and t in _GO_EVENTS:
+            self._go_event(t, p)
         elif t in ("MoveRejected", "GameCommandRejected", "DrawClaimRejected"):
             self.last_rejection = {"type": t, **_dump(p)}
 
@@ -383,7 +437,7 @@ class TournamentView:
         elif t == "PlayerRegistered":
             self.players[p.player_id] = {"player_id": p.player_id, "name": p.name,
                                          "rating": p.rating, "fide_id": p.fide_id,
-                                         "title": p.title}
+                                         "title": p.title, "grade": p.grade}
         elif t == "LotsDrawn":
             self.numbers = dict(p.numbers)
         elif t == "RoundPaired":

@@ -1,0 +1,103 @@
+"""A whole 9x9 Go game through the gateway and the services, with a disputed dead-stone agreement.
+
+The game is the real KGS game ``maproom-gnugo3pt6.sgf`` (9x9, Chinese rules, komi 0.5,
+``RE[W+5.50]``; alice has White, bob Black). After its two final passes play stops (Japanese
+rules 1989 art. 9-1); White marks the dead stones its territory marks imply, Black rejects, play
+resumes with White first (art. 9-3; Black's yielded turn is recorded as its pass), both pass
+again; Black now marks only White's two dead stones, White keeps its proposal: still disputed,
+the arbiter rules White's set with a reason. The count (worked out in
+tests/unit/test_go_services.py: Black 17 stones + 21 points = 38, White 25 + 18 + 0.5 komi =
+43.5) is the record's W+5.5, and the game ends 1-0 (White) with ``score`` W+5.5.
+"""
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from services.tools.embedded import arbiter_client
+from tests.unit.test_go_services import REAL_9X9, WHITE_DEAD, record_moves
+
+NO_TOKEN = {"X-Arbiter-Token": ""}  # a player's request (the test client carries the arbiter's)
+
+
+async def play_disputed_game(c, moves: list[str]) -> dict:
+    """Play ``moves`` (Black first) and the disputed end; returns the finished game view."""
+    gid = f"go-{uuid.uuid4().hex[:8]}"
+    r = await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob", "game": "go",
+                                      "board_size": 9, "go_rules": "chinese", "komi": 0.5,
+                                      "time_control": "3600+10"})
+    assert r.status_code == 200, r.text
+    assert r.json()["start_fen"] == "go 9 chinese black ko=- passes=0 prisoners=0,0 B: W:"
+
+    async def post(path: str, body: dict, **kw) -> dict:
+        r = await c.post(f"/games/{gid}/{path}", json=body, **kw)
+        assert r.status_code == 200, (path, body, r.text)
+        return r.json()
+
+    for i, mv in enumerate(moves):
+        await post("moves", {"player_id": ["bob", "alice"][i % 2], "move": mv})
+    g = (await c.get(f"/games/{gid}")).json()
+    assert g["go"]["phase"] == "scoring" and g["status"] == "ongoing"
+    r = await c.post(f"/games/{gid}/moves", json={"player_id": "bob", "move": "J9"})
+    assert r.status_code == 409 and r.json()["code"] == "play-stopped" and "9-1" in r.json()["detail"]
+
+    assert (await post("dead", {"player_id": "alice", "dead": list(WHITE_DEAD)}))["event"] == "DeadStonesProposed"
+    resumed = await post("dead/reject", {"player_id": "bob"})
+    assert (resumed["event"], resumed["to_move"]) == ("PlayResumed", "white")
+    await post("moves", {"player_id": "alice", "move": "pass"})
+    assert (await post("moves", {"player_id": "bob", "move": "pass"}))["status"] == "scoring"
+    await post("dead", {"player_id": "bob", "dead": ["E8", "F7"]})
+    await post("dead", {"player_id": "alice", "dead": list(WHITE_DEAD)})
+    g = (await c.get(f"/games/{gid}")).json()
+    assert g["go"]["proposals"] == {"black": ["E8", "F7"], "white": [
+        "B1", "C1", "C2", "C3", "C4", "C5", "D1", "D3", "D5", "E2", "E8", "F7"]}
+
+    ruling = {"dead": list(WHITE_DEAD), "reason": "the black group at C3 has a single eye"}
+    r = await c.post(f"/games/{gid}/dead/ruling", json=ruling, headers=NO_TOKEN)
+    assert r.status_code == 403
+    assert (await post("dead/ruling", ruling))["event"] == "DeadStonesRuled"
+    for _ in range(300):  # the count follows the ruling asynchronously on Kafka
+        g = (await c.get(f"/games/{gid}")).json()
+        if g["result"] is not None and g["go"]["count"] is not None:
+            return g
+        await asyncio.sleep(0.1)
+    return g
+
+
+def check_counted(g: dict) -> None:
+    assert (g["result"], g["winner"], g["reason"], g["score"]) == ("1-0", "white", "counting", "W+5.5")
+    assert (g["rule"]["ruleset"], g["rule"]["article"]) == ("Chinese rules 1988", "9, 11")
+    count = g["go"]["count"]
+    assert (count["black"], count["white"], count["how"], count["komi"]) == (38.0, 43.5, "arbiter", 0.5)
+    assert g["go"]["ruling"]["reason"] == "the black group at C3 has a single eye"
+    assert g["go"]["ruling"]["rule"]["article"] == "16.4, 25.1"
+    assert g["go"]["resumptions"] == [{"by": "black", "to_move": "white"}]
+    assert len(g["moves"]) == 63  # 60 of the record, Black's yielded turn, two passes
+    assert [m["uci"] for m in g["moves"][-3:]] == ["pass", "pass", "pass"]
+    assert g["go"]["board"][0] == "..X......"  # row 9, top first
+
+
+async def test_a_disputed_9x9_game_through_the_gateway(shared_data):
+    async with arbiter_client("memory", ticks=False) as c:
+        check_counted(await play_disputed_game(c, record_moves(shared_data)))
+
+
+async def test_go_settings_and_grades_are_checked_at_the_gateway():
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/games", json={"white": "a", "black": "b", "game": "go", "board_size": 8,
+                                          "handicap": 5})
+        assert r.status_code == 422 and "at most 4" in r.json()["detail"]
+        r = await c.post("/tournaments", json={"name": "Go cup", "game": "go", "board_size": 9,
+                                                "go_rules": "japanese"})
+        assert r.status_code == 200, r.text
+        tid = r.json()["tournament_id"]
+        # 7 dan down to 25 kyu (Chinese amateur grading art. 4); no professional grades
+        for i, (grade, status) in enumerate((("8d", 422), ("26k", 422), ("0k", 422), ("3p", 422),
+                                              ("3d", 200), ("15级", 200))):
+            r = await c.post(f"/tournaments/{tid}/players", json={
+                "player_id": f"p{i}", "name": "x", "grade": grade})
+            assert r.status_code == status, (grade, r.text)
+            if status == 422:
+                assert grade in r.json()["detail"]
+        players = (await c.get(f"/tournaments/{tid}")).json()["players"]
+        assert [p["grade"] for p in players] == ["3d", "15级"]

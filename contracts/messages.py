@@ -100,11 +100,19 @@ class CreateTournament(_TCmd, GoSettings):
     decided by play-off (15.6; ``(3,)``: a match for third place); its rounds follow from the
     field and the play-offs (leave ``rounds`` out). ``team-round-robin``: teams (players
     registered with ``team``) meet by Berger tables, ``team_boards`` boards a match (art. 12-15).
+    ``double-elimination``: 双败淘汰制 (art. 11.1), seeded and played like ``knockout``, out after
+    two lost matches; ``grand_final_reset``: the grand final is replayed when the
+    losers'-bracket player wins it (default; False: one grand final decides).
+    ``team_format`` (art. 12): for a ``team-round-robin`` ``fixed`` (12.1, the default: boards by
+    board order), ``reserves`` (12.2: line-ups keep the board order), ``per-match`` (12.3: any
+    order) or ``all-play-all`` (12.4: every member of one team plays every member of the other,
+    a match taking ``team_boards`` rounds); ``member-total`` (12.5) on an individual event with
+    players registered in teams ranks the teams by their members' places (15.5).
     """
 
     name: str = Field(min_length=1, max_length=200)
     system: Literal["round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon",
-                    "knockout", "team-round-robin"] = "round-robin"
+                    "knockout", "team-round-robin", "double-elimination"] = "round-robin"
     rounds: int | None = Field(default=None, ge=1, le=99)
     time_control: str = "5400+30"
     tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE")
@@ -120,6 +128,8 @@ class CreateTournament(_TCmd, GoSettings):
     seeding: Literal["rating", "registration", "lots"] = "rating"
     unshared_places: tuple[int, ...] = ()
     team_boards: int | None = Field(default=None, ge=1, le=20)
+    grand_final_reset: bool = True
+    team_format: Literal["fixed", "reserves", "per-match", "all-play-all", "member-total"] | None = None
 
 
 class RegisterPlayer(_TCmd):
@@ -167,6 +177,16 @@ class StartRound(_TCmd):
     requested_byes: dict[PlayerId, RequestedBye] = Field(default_factory=dict)
 
 
+class SubmitLineup(_TCmd):
+    """A team's line-up for the match it plays in ``round`` (xiangqi 1999 art. 12.2, 12.3):
+    ``members`` in board order (board 1 first), as many as the event's ``team_boards``; sent
+    before the round is paired. Without one the team plays its first members in board order."""
+
+    team: str = Field(min_length=1, max_length=200)
+    round: int = Field(ge=1, le=99)
+    members: tuple[PlayerId, ...]
+
+
 # ------------------------------------------------------------------------------ tournament events
 class _TEvt(Payload):
     TOPIC = TOURNAMENT_EVENTS
@@ -191,6 +211,8 @@ class TournamentCreated(_TEvt, GoSettings):
     seeding: str = "rating"
     unshared_places: tuple[int, ...] = ()
     team_boards: int | None = None
+    grand_final_reset: bool = True
+    team_format: str | None = None
 
 
 class PlayerRegistered(_TEvt):
@@ -207,6 +229,14 @@ class PlayerRegistered(_TEvt):
 
 class LotsDrawn(_TEvt):
     numbers: dict[str, int]
+
+
+class LineupSubmitted(_TEvt):
+    """A team's line-up accepted for the match of ``round`` (board order, art. 12.2 / 12.3)."""
+
+    team: str
+    round: int
+    members: tuple[PlayerId, ...]
 
 
 class Board(_M):
@@ -727,7 +757,7 @@ class RepetitionRuled(_GEvt):
 PAYLOADS: tuple[type[Payload], ...] = (
     CreateTournament, RegisterPlayer, DrawLots, StartRound,
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
-    TournamentFinished, TournamentCommandRejected,
+    TournamentFinished, TournamentCommandRejected, SubmitLineup, LineupSubmitted,
     CreateGame, SubmitMove, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
     IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,

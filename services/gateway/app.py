@@ -46,7 +46,7 @@ from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
     AcceptDead, AcceptDraw, ClaimDraw, CreateGame, CreateTournament, DeclineDraw, DrawLots,
     IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
-    Resign, RuleDeadStones, StartRound, SubmitMove, envelope,
+    Resign, RuleDeadStones, StartRound, SubmitLineup, SubmitMove, envelope,
 )
 from shared.eventlog.base import Deduper, EventLog
 from services.gateway.readmodel import ReadModel
@@ -103,6 +103,7 @@ CreateTournamentBody = _body("CreateTournamentBody", CreateTournament, optional=
 RegisterPlayerBody = _body("RegisterPlayerBody", RegisterPlayer, drop=("tournament_id",), at_ms=False)
 DrawLotsBody = _body("DrawLotsBody", DrawLots, drop=("tournament_id",), at_ms=False)
 StartRoundBody = _body("StartRoundBody", StartRound, drop=("tournament_id",), at_ms=False)
+LineupBody = _body("LineupBody", SubmitLineup, drop=("tournament_id",), at_ms=False)
 CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",))
 MoveBody = _body("MoveBody", SubmitMove, drop=("game_id",))
 PlayerBody = _body("PlayerBody", Resign, drop=("game_id",))
@@ -532,6 +533,14 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                           x_arbiter_token: str | None = TOKEN,
                           x_correlation_id: str | None = CORR) -> JSONResponse:
         return await tournament_command(StartRound, tid, body, x_arbiter_token, wait,
+                                        x_correlation_id)
+
+    @app.post("/tournaments/{tid}/lineups", tags=["tournaments"])
+    async def submit_lineup(tid: str, body: LineupBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                            x_arbiter_token: str | None = TOKEN,
+                            x_correlation_id: str | None = CORR) -> JSONResponse:
+        """A team's line-up for a round (art. 12.2/12.3): 200 LineupSubmitted, 409 with a reason."""
+        return await tournament_command(SubmitLineup, tid, body, x_arbiter_token, wait,
                                         x_correlation_id)
 
     @app.get("/tournaments/{tid}", tags=["tournaments"])

@@ -22,7 +22,7 @@ from services.pairing.core import PairingError
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
            "match_winner", "playoff_groups", "losers_round", "double_elimination", "seed_order",
-           "Bracket", "MatchState", "check_unshared"]
+           "Bracket", "MatchState", "check_unshared", "due_game", "DoubleElimination"]
 
 
 def bracket_order(size: int) -> list[int]:
@@ -89,40 +89,23 @@ def losers_round(survivors: list[str], dropped: list[str] | None = None) -> list
 
 
 def double_elimination(seeded: list[str], beats) -> tuple[str, list[tuple[str, KnockoutMatch]]]:
-    """Run a double elimination for 2^k seeded players; ``beats(match) -> winner id`` decides
-    each match (the event's results). Returns the champion and every match played, labelled
-    ``W<r>`` (winners' bracket), ``L<r>`` (losers' bracket), ``F`` and ``F2`` (the final, and
-    its replay when the losers'-bracket player wins it: nobody is out before two losses)."""
-    size = len(seeded)
-    if size < 4 or size & (size - 1):
-        raise PairingError("this double elimination takes 2^k >= 4 players")
+    """Play a whole one-game-a-match :class:`DoubleElimination` with ``beats(match) -> winner
+    id`` deciding each match (a simulation aid for tests and what-ifs). Returns the champion and
+    every match played, labelled by its bracket round (``W<r>``, ``L<r>``, ``GF``, ``GF2``).
+    Raises :class:`PairingError` when ``beats`` names a player who is not in the match."""
+    de = DoubleElimination(list(seeded))
     played: list[tuple[str, KnockoutMatch]] = []
-
-    def play(label: str, ms: list[KnockoutMatch]) -> tuple[list[str], list[str]]:
-        won, lost = [], []
-        for m in ms:
-            w = beats(m)
-            if w not in (m.a, m.b):
-                raise PairingError(f"{w} did not play {m.a}-{m.b}")
-            played.append((label, m))
-            won.append(w)
-            lost.append(m.b if w == m.a else m.a)
-        return won, lost
-
-    wb, dropped = play("W1", first_round(seeded))
-    lb, _ = play("L1", losers_round(dropped))
-    r = 1
-    while len(wb) > 1:
-        r += 1
-        wb, dropped = play(f"W{r}", next_round(wb))
-        lb, _ = play(f"L{2 * r - 2}", losers_round(lb, dropped))
-        if len(lb) > 1:
-            lb, _ = play(f"L{2 * r - 1}", losers_round(lb))
-    final = KnockoutMatch(wb[0], lb[0])
-    (champion,), _ = play("F", [final])
-    if champion == lb[0]:  # the winners'-bracket player has lost once: the final is replayed
-        (champion,), _ = play("F2", [KnockoutMatch(lb[0], wb[0])])
-    return champion, played
+    while not de.finished:
+        de.next_round()
+        boards = []
+        for stage, m in de.running():
+            w = beats(m.match)
+            if w not in (m.match.a, m.match.b):
+                raise PairingError(f"{w} did not play {m.match.a}-{m.match.b}")
+            played.append((stage, m.match))
+            boards.append((m.match.a, m.match.b, "1-0" if w == m.match.a else "0-1"))
+        de.add_round(boards)
+    return de.champion, played  # type: ignore[return-value]
 
 
 def match_games(m: KnockoutMatch, games: int, seed: int) -> list[tuple[str, str]]:
@@ -324,25 +307,15 @@ class Bracket:
         pairs, decisions = [], []
         k = len(self.stages)
         for m in self.current:
-            a, b = m.match.a, m.match.b
-            n = len(m.games)
-            if b is None:
+            if m.match.b is None:
                 if all(not x.games for x in self.current):  # the knockout round's first round
-                    decisions.append(f"{m.label} {a} bye: a top seed passes (bracket of "
+                    decisions.append(f"{m.label} {m.match.a} bye: a top seed passes (bracket of "
                                      f"{2 * len(self.stages[0])} for {len(self.seeded)})")
                 continue
-            if m.winner(self.games) is not None:
-                continue
-            if n < self.games:
-                w, bl = match_games(m.match, self.games, self.seed)[n]
-                why = ("colours by lot, art. 13.4" if n == 0 else "colours swapped, art. 13.5")
-                decisions.append(f"{m.label} {a}-{b} game {n + 1} of {self.games}: {w} white ({why})")
-            else:
-                w, bl = match_games(m.match, n + 1, self.seed)[n]
-                pts = _points(m)
-                decisions.append(f"{m.label} {a}-{b} level {pts[a]:g}-{pts[b]:g} after {n} game(s): "
-                                 f"play-off game {n + 1}, {w} white (art. 15.6)")
-            pairs.append((w, bl))
+            due = due_game(m, self.games, self.seed)
+            if due is not None:
+                pairs.append(due[0])
+                decisions.append(due[1])
         if not pairs:
             raise PairingError(f"nothing to pair in knockout round {k}")
         return pairs, decisions
@@ -365,6 +338,25 @@ class Bracket:
         return out
 
 
+def due_game(m: MatchState, games: int, seed: int) -> tuple[tuple[str, str], str] | None:
+    """The next game (white, black) of a match still undecided after its finished games, and
+    the decision taken: game ``n`` of ``games`` (colours by lot, 13.4, then swapped, 13.5) or a
+    play-off game when the points are level (15.6, colours alternating on). None for a bye or a
+    decided match."""
+    a, b = m.match.a, m.match.b
+    if b is None or m.winner(games) is not None:
+        return None
+    n = len(m.games)
+    if n < games:
+        w, bl = match_games(m.match, games, seed)[n]
+        why = "colours by lot, art. 13.4" if n == 0 else "colours swapped, art. 13.5"
+        return (w, bl), f"{m.label} {a}-{b} game {n + 1} of {games}: {w} white ({why})"
+    w, bl = match_games(m.match, n + 1, seed)[n]
+    pts = _points(m)
+    return (w, bl), (f"{m.label} {a}-{b} level {pts[a]:g}-{pts[b]:g} after {n} game(s): "
+                     f"play-off game {n + 1}, {w} white (art. 15.6)")
+
+
 def _points(m: MatchState) -> dict[str, float]:
     pts = {m.match.a: 0.0, m.match.b: 0.0}
     for w, b, res in m.finished_games():
@@ -372,3 +364,197 @@ def _points(m: MatchState) -> dict[str, float]:
         pts[w] += pw
         pts[b] += pb
     return pts
+
+
+# ------------------------------------------------------------- double elimination, round by round
+@dataclass
+class DoubleElimination:
+    """A double-elimination event (双败淘汰制: xiangqi 1999 art. 11.1; Chinese chess and Go
+    rules 1988, 竞赛制度 一: a player is out after two lost matches) folded from its record.
+
+    Structure (the usual one, as in the Challonge / start.gg double-elimination brackets):
+
+    * winners' bracket ``W1`` .. ``Wk`` for a bracket of 2^k slots: a single elimination seeded
+      as :func:`first_round` (byes to the top seeds when the field is not a power of two);
+    * losers' bracket ``L1`` .. ``L(2k-2)``: ``L1`` pairs the losers of ``W1`` in bracket order;
+      each even round ``L(2r-2)`` pairs the survivors with the losers of ``Wr``, that list
+      reversed so players from the same half do not meet again at once (:func:`losers_round`);
+      each odd round ``L(2r-1)`` (r >= 2) pairs the survivors among themselves;
+    * grand final ``GF``: the winners'-bracket champion against the losers'-bracket champion;
+      with ``reset`` (the default, following the 1988 rule that nobody is out before a second
+      loss) a ``GF2`` is played when the losers'-bracket player wins ``GF``.
+
+    A bracket round opens as soon as the rounds it draws from are decided, so ``W2`` and ``L1``
+    are played in the same round of play. Each match is played as in :class:`Bracket`:
+    ``games`` games (13.5), play-off games while level (15.6), game 1's colours by lot from
+    ``seed`` (13.4). A missing player (a bye in ``W1``) gives byes on in the losers' bracket.
+    Places (:meth:`places`): champion 1, grand-final loser 2, then the players out in the same
+    losers'-bracket round share the place after everyone still in when it ends (8 players: the
+    ``L4`` loser 3, ``L3`` loser 4, the ``L2`` losers 5, the ``L1`` losers 7). Raises
+    :class:`PairingError` for fewer than 3 players or a record that does not fit.
+    """
+
+    seeded: list[str]
+    games: int = 1
+    seed: int = 0
+    reset: bool = True
+    stages: dict[str, list[MatchState | None]] = field(default_factory=dict)
+    opened_at: dict[str, int] = field(default_factory=dict)
+    rounds_added: int = 0
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise PairingError("a match has at least one game")
+        if len(self.seeded) < 3 or len(set(self.seeded)) != len(self.seeded):
+            raise PairingError("a double elimination needs at least three distinct players")
+        size = 1
+        while size < len(self.seeded):
+            size *= 2
+        self.k = size.bit_length() - 1
+        self.order = ["W1"] + [x for r in range(2, self.k + 1)
+                               for x in (f"W{r}", f"L{2 * r - 3}", f"L{2 * r - 2}")] + ["GF", "GF2"]
+        self._open()
+
+    # ------------------------------------------------------------------ bracket rounds
+    def _winners(self, label: str) -> list[str | None]:
+        return [None if m is None else m.winner(self.games) for m in self.stages[label]]
+
+    def _losers(self, label: str) -> list[str | None]:
+        return [None if m is None else m.loser(self.games) for m in self.stages[label]]
+
+    def _decided(self, label: str) -> bool:
+        return label in self.stages and all(m is None or m.winner(self.games) is not None
+                                            for m in self.stages[label])
+
+    def _pairs(self, label: str) -> list[tuple[str | None, str | None]] | None:
+        """The slots of bracket round ``label`` once its sources are decided, else None."""
+        k = self.k
+        if label == "W1":
+            return [(m.a, m.b) for m in first_round(self.seeded)]
+        if label == "GF":
+            lb = f"L{2 * k - 2}"
+            if not (self._decided(f"W{k}") and self._decided(lb)):
+                return None
+            return [(self._winners(f"W{k}")[0], self._winners(lb)[0])]
+        if label == "GF2":
+            if not (self.reset and self._decided("GF")):
+                return None
+            gf = self.stages["GF"][0]
+            if gf.winner(self.games) == gf.match.a:  # type: ignore[union-attr]
+                return None  # the winners'-bracket champion won: no second loss to make up
+            return [(gf.match.b, gf.match.a)]  # type: ignore[union-attr]
+        n = int(label[1:])
+        if label[0] == "W":
+            src = self._winners(f"W{n - 1}") if self._decided(f"W{n - 1}") else None
+            return None if src is None else list(zip(src[::2], src[1::2]))
+        if n == 1:
+            src = self._losers("W1") if self._decided("W1") else None
+            return None if src is None else list(zip(src[::2], src[1::2]))
+        if n % 2:  # minor round: survivors among themselves
+            src = self._winners(f"L{n - 1}") if self._decided(f"L{n - 1}") else None
+            return None if src is None else list(zip(src[::2], src[1::2]))
+        r = n // 2 + 1  # major round L(2r-2): survivors against the losers of W r
+        if not (self._decided(f"L{n - 1}") and self._decided(f"W{r}")):
+            return None
+        return list(zip(self._winners(f"L{n - 1}"), reversed(self._losers(f"W{r}"))))
+
+    def _open(self) -> None:
+        for label in self.order:
+            if label in self.stages:
+                continue
+            pairs = self._pairs(label)
+            if pairs is None:
+                continue
+            slots: list[MatchState | None] = []
+            for i, (x, y) in enumerate(pairs):
+                name = label if len(pairs) == 1 else f"{label}M{i + 1}"
+                if x is None and y is None:
+                    slots.append(None)  # both feeders were byes: an empty slot
+                else:
+                    slots.append(MatchState(name, KnockoutMatch(x, y) if x is not None
+                                            else KnockoutMatch(y, None)))  # type: ignore[arg-type]
+            self.stages[label] = slots
+            self.opened_at[label] = self.rounds_added
+
+    def running(self) -> list[tuple[str, MatchState]]:
+        """(bracket round, match) of every open match not yet decided (byes excluded)."""
+        return [(label, m) for label, ms in self.stages.items() for m in ms
+                if m is not None and m.match.b is not None and m.winner(self.games) is None]
+
+    # ------------------------------------------------------------------ the event
+    @property
+    def finished(self) -> bool:
+        """The grand final (and its replay, if due) is decided."""
+        if not self._decided("GF"):
+            return False
+        gf = self.stages["GF"][0]
+        if not self.reset or gf.winner(self.games) == gf.match.a:  # type: ignore[union-attr]
+            return True
+        return self._decided("GF2")
+
+    @property
+    def champion(self) -> str | None:
+        if not self.finished:
+            return None
+        last = self.stages["GF2" if "GF2" in self.stages else "GF"][0]
+        return last.winner(self.games)  # type: ignore[union-attr]
+
+    def add_round(self, boards: list[tuple[str, str, str | None]]) -> None:
+        """Record a round played: (white, black, result code or None) per board. Raises
+        :class:`PairingError` when a board is not a game of an open, undecided match."""
+        self._open()
+        by_pair = {frozenset((m.match.a, m.match.b)): m for _, m in self.running()}
+        for w, b, res in boards:
+            m = by_pair.get(frozenset((w, b)))
+            if m is None:
+                raise PairingError(f"{w}-{b} is not a match due in this double elimination")
+            m.games.append((w, b, res))
+        self.rounds_added += 1
+
+    def next_round(self) -> tuple[list[tuple[str, str]], list[str]]:
+        """The next round's games (white, black) and the decisions taken (byes, games of a
+        match, play-offs, a grand-final replay). Raises :class:`PairingError` when the event is
+        over or a game of the last round has no result."""
+        if any(g[2] is None for _, m in self.running() for g in m.games):
+            raise PairingError("a game of the last round has no result yet")
+        self._open()
+        if self.finished:
+            raise PairingError(f"the double elimination is over: {self.champion} won the grand final")
+        decisions = []
+        for label, ms in self.stages.items():
+            if self.opened_at[label] != self.rounds_added:
+                continue
+            for m in ms:
+                if m is not None and m.match.b is None:
+                    decisions.append(f"{m.label} {m.match.a} bye (no opponent in the bracket of "
+                                     f"{2 ** self.k} for {len(self.seeded)})")
+            if label == "GF2":
+                gf = self.stages["GF"][0]
+                decisions.append(f"GF2: {gf.match.b} won the grand final, {gf.match.a}'s first "
+                                 "loss: the final is replayed (out after two losses)")  # type: ignore[union-attr]
+        pairs = []
+        for _, m in self.running():
+            pair, why = due_game(m, self.games, self.seed)  # type: ignore[misc]
+            pairs.append(pair)
+            decisions.append(why)
+        if not pairs:
+            raise PairingError("nothing to pair in this double elimination")
+        return pairs, decisions
+
+    def places(self) -> dict[str, int]:
+        """Each player's place so far (see the class): players still in share place 1."""
+        out = {pid: 1 for pid in self.seeded}
+        gone = 0
+        for label in sorted((x for x in self.stages if x[0] == "L"), key=lambda x: int(x[1:])):
+            ms = [m for m in self.stages[label] if m is not None and m.match.b is not None]
+            gone += len(ms)
+            for m in ms:
+                lost = m.loser(self.games)
+                if lost is not None:
+                    out[lost] = len(self.seeded) - gone + 1
+        if self.finished:
+            champ = self.champion
+            gf = self.stages["GF"][0]
+            out[champ] = 1  # type: ignore[index]
+            out[gf.match.b if champ == gf.match.a else gf.match.a] = 2  # type: ignore[union-attr,index]
+        return out

@@ -1,7 +1,8 @@
 """Pairing service: owns the tournament record, stream ``tournament-<id>`` (pure event handler).
 
-Consumes tournament commands (CreateTournament, RegisterPlayer, DrawLots, StartRound) and the
-results of its games (GameEnded). Writes TournamentCreated, PlayerRegistered, LotsDrawn,
+Consumes tournament commands (CreateTournament, RegisterPlayer, DrawLots, SubmitLineup,
+StartRound) and the results of its games (GameEnded). Writes TournamentCreated,
+PlayerRegistered, LotsDrawn, LineupSubmitted,
 RoundPaired (boards with game ids, colours, bye, system, inputs hash), TournamentFinished, and
 TournamentCommandRejected for a refused command (nothing changes).
 
@@ -14,8 +15,11 @@ Dutch, :func:`services.pairing.core.dutch_pair`, is its cross-check in tests);
 (:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
 ``knockout``: single elimination (:class:`services.pairing.knockout.Bracket`: seeds written as
 LotsDrawn before round 1, one round per game of a match, play-off games for level matches, the
-match for third place when place 3 may not be shared); ``team-round-robin``: Berger tables over
-the teams, boards of a match by board order (:mod:`services.pairing.teams`, art. 12-13);
+match for third place when place 3 may not be shared); ``double-elimination``: 双败淘汰制
+(:class:`services.pairing.knockout.DoubleElimination`: winners' and losers' brackets, grand
+final and its replay, seeded and played like ``knockout``); ``team-round-robin``: Berger tables
+over the teams, boards of a match by board order or the team's line-up (SubmitLineup, art.
+12.1-12.3), or all-play-all matches over several rounds (12.4) (:mod:`services.pairing.teams`);
 or the organiser's manual pairing (StartRound with boards, ``bye`` and ``requested_byes``).
 """
 from __future__ import annotations
@@ -27,8 +31,8 @@ from dataclasses import astuple, dataclass, field
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, CreateTournament, DrawLots,
-    GameEnded, LotsDrawn, PlayerRegistered, RegisterPlayer, RoundPaired, Rule, StartRound,
-    TournamentCommandRejected, TournamentCreated, TournamentFinished,
+    GameEnded, LineupSubmitted, LotsDrawn, PlayerRegistered, RegisterPlayer, RoundPaired, Rule,
+    StartRound, SubmitLineup, TournamentCommandRejected, TournamentCreated, TournamentFinished,
 )
 from services.pairing import core as pc
 from shared.service import Core, Emit
@@ -42,12 +46,16 @@ MCMAHON_RULE = Rule(game="go", ruleset="McMahon", article="OpenGotha criteria; g
 CHINESE_SWISS_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999-appendix-2", article="积分编排制")
 KNOCKOUT_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="11.1, 13.4, 13.5, 15.6",
                      summary="淘汰制: seeded single elimination, colours by lot then swapped, play-offs")
-TEAM_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="12.1, 13.2, 13.3; appendix 1",
-                 summary="团体循环: Berger tables over teams, boards by board order, colours by board")
+DOUBLE_ELIMINATION_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="11.1, 13.4, 13.5, 15.6",
+                               summary="双败淘汰制: winners' and losers' brackets, grand final "
+                                       "(replayed after the losers'-bracket player wins it)")
+TEAM_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="12.1-12.4, 13.2, 13.3; appendix 1",
+                 summary="团体循环: Berger tables over teams, line-ups by board order, colours by board")
+KNOCKOUTS = ("knockout", "double-elimination")
 #: (white points, black points) of a result code ("--": a double forfeit scores 0 for both)
 _POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
 AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
-             "team-round-robin")
+             "team-round-robin", "double-elimination")
 
 
 @dataclass
@@ -58,13 +66,14 @@ class _Tournament:
     rounds: list[RoundPaired] = field(default_factory=list)
     results: dict[str, str] = field(default_factory=dict)  # game id -> result ("+-" for forfeits)
     finished: bool = False
+    lineups: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # (team, match) -> ids
 
     def total_rounds(self) -> int | None:
         n = len(self.players) + len(self.players) % 2
         if self.created.system == "team-round-robin":
             k = len(team_rosters(self.players))
-            return k + k % 2 - 1
-        if self.created.system == "knockout":
+            return (k + k % 2 - 1) * team_match_rounds(self.created)
+        if self.created.system in KNOCKOUTS:
             return None  # follows from the bracket and the play-offs (see _result)
         if self.created.system == "round-robin":
             return n - 1
@@ -118,7 +127,7 @@ class PairingCore(Core):
         if p.system in ("round-robin", "double-round-robin", "team-round-robin") and p.rounds is not None:
             return self._reject(msg, "invalid", "a round robin's rounds follow from the number of "
                                                 "players: leave rounds out")
-        if p.system == "knockout":
+        if p.system in KNOCKOUTS:
             from services.pairing.knockout import check_unshared
             if p.rounds is not None:
                 return self._reject(msg, "invalid", "a knockout's rounds follow from the field and the "
@@ -129,6 +138,15 @@ class PairingCore(Core):
                 return self._reject(msg, "invalid", str(e))
         elif p.games_per_match != 1 or p.unshared_places:
             return self._reject(msg, "invalid", "games_per_match and unshared_places are for knockouts")
+        if not p.grand_final_reset and p.system != "double-elimination":
+            return self._reject(msg, "invalid", "grand_final_reset is for a double-elimination")
+        if p.team_format is not None and (p.team_format == "member-total") == (p.system == "team-round-robin"):
+            return self._reject(msg, "invalid", "team_format member-total (12.5) goes with an individual "
+                                                "event; fixed, reserves, per-match and all-play-all "
+                                                "(12.1-12.4) with a team-round-robin")
+        if p.team_format == "member-total" and p.system in KNOCKOUTS:
+            return self._reject(msg, "invalid", "member-total (15.5) ranks teams by places of a round "
+                                                "robin or Swiss event, not of a knockout")
         if (p.system == "team-round-robin") != (p.team_boards is not None):
             return self._reject(msg, "invalid", "a team-round-robin needs team_boards (boards a match), "
                                                 "and only it takes them")
@@ -168,7 +186,7 @@ class PairingCore(Core):
                 rank_value(p.grade or "")
             except pc.PairingError as e:
                 return self._reject(msg, "invalid", f"a McMahon event needs each player's grade: {e}")
-        if t.created.system == "team-round-robin":
+        if t.created.system == "team-round-robin" or t.created.team_format == "member-total":
             if not p.team:
                 return self._reject(msg, "invalid", "a team event needs each player's team")
             if p.board is not None and any(x.team == p.team and x.board == p.board for x in t.players):
@@ -189,6 +207,49 @@ class PairingCore(Core):
         t.numbers = dict(p.numbers)
         return [Emit(self._stream(p.tournament_id), LotsDrawn(tournament_id=p.tournament_id, numbers=t.numbers))]
 
+    def _on_SubmitLineup(self, msg, p: SubmitLineup):
+        """A team's line-up for the match of ``round`` (12.2 reserves keep the board order, 12.3
+        any order; 12.1 fixed boards take only the board order), before that match's first
+        round is paired."""
+        from services.pairing.teams import check_lineup
+        t = self.tournaments[p.tournament_id]
+        c = t.created
+        if c.system != "team-round-robin":
+            return self._reject(msg, "invalid", "line-ups are for a team-round-robin")
+        rosters = team_rosters(t.players)
+        if p.team not in rosters:
+            return self._reject(msg, "invalid", f"no team {p.team!r}; teams: {', '.join(rosters)}")
+        n = team_match_rounds(c)
+        match = (p.round - 1) // n + 1
+        first = (match - 1) * n + 1
+        if first <= len(t.rounds):
+            return self._reject(msg, "closed", f"round {first} (the match of round {p.round}) is already "
+                                               "paired: the line-up is set before the match (12.3)")
+        k = len(rosters)
+        if match > k + k % 2 - 1:
+            return self._reject(msg, "invalid", f"the event has {(k + k % 2 - 1) * n} rounds")
+        if self._match_of(t, rosters, match, p.team) is None:
+            return self._reject(msg, "invalid", f"team {p.team} has no match in round {p.round}")
+        try:
+            check_lineup(rosters[p.team], list(p.members), c.team_boards, _lineup_system(c))
+        except pc.PairingError as e:
+            return self._reject(msg, "invalid", str(e))
+        t.lineups[(p.team, match)] = tuple(p.members)
+        return [Emit(self._stream(p.tournament_id), LineupSubmitted(
+            tournament_id=p.tournament_id, team=p.team, round=p.round, members=p.members))]
+
+    @staticmethod
+    def _match_of(t: _Tournament, rosters: dict[str, list[str]], match: int, team: str) -> str | None:
+        """The opponent of ``team`` in Berger round ``match`` of the teams, or None (a rest)."""
+        names = list(rosters)
+        plan = pc.round_robin(len(names))[match - 1]
+        for a, b in plan.boards:
+            if team == names[a - 1]:
+                return names[b - 1]
+            if team == names[b - 1]:
+                return names[a - 1]
+        return None
+
     def _on_StartRound(self, msg, p: StartRound):
         t = self.tournaments[p.tournament_id]
         expected = len(t.rounds) + 1
@@ -204,7 +265,7 @@ class PairingCore(Core):
                                 f"round {expected - 1} is not finished: {len(t.open_games())} game(s) running")
         if p.boards is None and (p.bye is not None or p.requested_byes):
             return self._reject(msg, "invalid", "bye and requested_byes go with a manual pairing (boards)")
-        if p.boards is not None and t.created.system in ("knockout", "team-round-robin"):
+        if p.boards is not None and t.created.system in (*KNOCKOUTS, "team-round-robin"):
             return self._reject(msg, "invalid", f"a {t.created.system} is paired by its system, not manually")
         try:
             pairs, bye, system, rule, inputs = (self._manual(t, p) if p.boards is not None
@@ -266,7 +327,7 @@ class PairingCore(Core):
             return self._mcmahon(t, rnd)
         if t.created.system == "chinese-swiss":
             return self._chinese_swiss(t, rnd)
-        if t.created.system == "knockout":
+        if t.created.system in KNOCKOUTS:
             return self._knockout(t, rnd)
         if t.created.system == "team-round-robin":
             return self._teams(t, rnd)
@@ -274,7 +335,8 @@ class PairingCore(Core):
 
     def _knockout(self, t: _Tournament, rnd: int):
         """Seeds (by the tournament's ``seeding``, or DrawLots numbers) fixed at round 1 and
-        written as LotsDrawn; each round from the bracket folded over the rounds so far."""
+        written as LotsDrawn; each round from the bracket (single or double elimination) folded
+        over the rounds so far."""
         from services.pairing.knockout import seed_order
         c = t.created
         inputs: dict = {"round": rnd}
@@ -284,18 +346,24 @@ class PairingCore(Core):
         numbers = inputs.get("_lots") or t.numbers
         br = knockout_bracket(c, numbers, t.rounds, t.results)
         pairs, decisions = br.next_round()
+        double = c.system == "double-elimination"
         inputs.update(seeds=numbers, games=c.games_per_match, unshared=list(c.unshared_places),
                       played=[[[b.white, b.black, t.results.get(b.game_id)] for b in r.boards]
                               for r in t.rounds],
-                      _extra={"system_version": "knockout 1", "lots_seed": c.lots_seed,
-                              "decisions": tuple(decisions)})
-        return pairs, None, "knockout", KNOCKOUT_RULE, inputs
+                      _extra={"system_version": "double-elimination 1" if double else "knockout 1",
+                              "lots_seed": c.lots_seed, "decisions": tuple(decisions)})
+        if double:
+            inputs["reset"] = c.grand_final_reset
+        return pairs, None, c.system, DOUBLE_ELIMINATION_RULE if double else KNOCKOUT_RULE, inputs
 
     def _teams(self, t: _Tournament, rnd: int):
         """A team round robin: Berger tables (appendix 1) over the teams in order of
-        registration; each match the first ``team_boards`` members by board order (12.1), the
-        first-listed team Red (white seat) on odd boards, Black on even ones (13.2, 13.3)."""
-        from services.pairing.teams import match_boards
+        registration; each match each team's line-up (SubmitLineup, checked again against
+        ``team_format``) or else its first ``team_boards`` members by board order (12.1), the
+        first-listed team Red (white seat) on odd boards, Black on even ones (13.2, 13.3).
+        ``all-play-all`` (12.4): a match takes ``team_boards`` rounds, round ``i`` of the match
+        pairing by :func:`services.pairing.teams.all_play_all`."""
+        from services.pairing.teams import all_play_all, check_lineup, match_boards
         rosters = team_rosters(t.players)
         names = list(rosters)
         nb = t.created.team_boards
@@ -303,17 +371,33 @@ class PairingCore(Core):
         if len(names) < 2 or short:
             raise pc.PairingError(f"a team round robin needs two teams of at least {nb} members; "
                                   f"short: {short or 'fewer than two teams'}")
-        plan = pc.round_robin(len(names))[rnd - 1]
-        pairs, decisions = [], []
+        per = team_match_rounds(t.created)
+        match, sub = (rnd - 1) // per + 1, (rnd - 1) % per
+        plan = pc.round_robin(len(names))[match - 1]
+        pairs, decisions, used = [], [], {}
         for first, second in plan.boards:
             a, b = names[first - 1], names[second - 1]
+            for team in (a, b):
+                chosen = t.lineups.get((team, match))
+                if chosen is None:
+                    used[team] = rosters[team][:nb]
+                    decisions.append(f"{team}: no line-up submitted, board order {used[team]} (12.1)")
+                else:
+                    check_lineup(rosters[team], list(chosen), nb, _lineup_system(t.created))
+                    used[team] = list(chosen)
+                    decisions.append(f"{team}: line-up {used[team]} ({_LINEUP_ARTICLE[t.created.team_format]})")
             k = len(pairs)
-            pairs += match_boards(rosters[a][:nb], rosters[b][:nb])
-            decisions.append(f"{a} v {b}: boards {k + 1}-{k + nb}, {a} Red on odd boards (13.2, 13.3)")
+            if per > 1:
+                pairs += all_play_all(used[a], used[b])[sub]
+                decisions.append(f"{a} v {b}: all-play-all round {sub + 1} of {per} (12.4), boards "
+                                 f"{k + 1}-{k + nb}")
+            else:
+                pairs += match_boards(used[a], used[b])
+                decisions.append(f"{a} v {b}: boards {k + 1}-{k + nb}, {a} Red on odd boards (13.2, 13.3)")
         if plan.bye:
             decisions.append(f"{names[plan.bye - 1]} has no match this round (odd number of teams)")
-        inputs = {"round": rnd, "teams": {k: v[:nb] for k, v in rosters.items()},
-                  "_extra": {"system_version": "team-berger 1", "decisions": tuple(decisions)}}
+        inputs = {"round": rnd, "teams": used, "format": t.created.team_format,
+                  "_extra": {"system_version": "team-berger 2", "decisions": tuple(decisions)}}
         return pairs, None, "team-round-robin", TEAM_RULE, inputs
 
     def _dutch(self, t: _Tournament, rnd: int):
@@ -424,7 +508,7 @@ class PairingCore(Core):
         if t.finished or t.open_games():
             return []
         done = (knockout_bracket(t.created, t.numbers, t.rounds, t.results).finished
-                if t.created.system == "knockout" else len(t.rounds) == t.total_rounds())
+                if t.created.system in KNOCKOUTS else len(t.rounds) == t.total_rounds())
         if done:
             t.finished = True
             return [Emit(self._stream(tid), TournamentFinished(tournament_id=tid, rounds=len(t.rounds)))]
@@ -432,17 +516,38 @@ class PairingCore(Core):
 
 
 def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds, results: dict[str, str]):
-    """The :class:`services.pairing.knockout.Bracket` of a knockout tournament folded over its
-    rounds (RoundPaired) and results (game id -> result code); ``numbers``: the seeds (LotsDrawn).
-    Used by the pairing and the standings services. Raises ``PairingError`` for a record that
-    does not fit the bracket."""
-    from services.pairing.knockout import Bracket, check_unshared
+    """The :class:`services.pairing.knockout.Bracket` (``knockout``) or
+    :class:`services.pairing.knockout.DoubleElimination` (``double-elimination``) of a tournament
+    folded over its rounds (RoundPaired) and results (game id -> result code); ``numbers``: the
+    seeds (LotsDrawn). Used by the pairing and the standings services. Raises ``PairingError``
+    for a record that does not fit the bracket."""
+    from services.pairing.knockout import Bracket, DoubleElimination, check_unshared
     seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
-    br = Bracket(seeded, games=created.games_per_match, third_place=check_unshared(created.unshared_places),
-                 seed=created.lots_seed)
+    if created.system == "double-elimination":
+        br = DoubleElimination(seeded, games=created.games_per_match, seed=created.lots_seed,
+                               reset=created.grand_final_reset)
+    else:
+        br = Bracket(seeded, games=created.games_per_match,
+                     third_place=check_unshared(created.unshared_places), seed=created.lots_seed)
     for r in rounds:
         br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
     return br
+
+
+#: The article behind each team format's line-ups.
+_LINEUP_ARTICLE = {None: "12.1", "fixed": "12.1", "reserves": "12.2", "per-match": "12.3",
+                   "all-play-all": "12.3-12.4"}
+
+
+def _lineup_system(created: TournamentCreated) -> str:
+    """The :func:`services.pairing.teams.check_lineup` system of a team format: all-play-all
+    line-ups may take any members in any order (their board only sets colours)."""
+    return {None: "fixed", "all-play-all": "per-match"}.get(created.team_format, created.team_format)
+
+
+def team_match_rounds(created: TournamentCreated) -> int:
+    """Rounds of play a team match takes: ``team_boards`` for all-play-all (12.4), else 1."""
+    return created.team_boards if created.team_format == "all-play-all" else 1
 
 
 def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:

@@ -11,6 +11,11 @@
 * 15.3: a team round robin ranks by match points, then total game points (全队总局分, ``GP``),
   games won (全队胜局, ``WIN``), direct encounter (直胜, ``DE``), team fouls (全队犯规, ``FOULS``,
   fewer first); teams still level share the place.
+* 15.4: a team 积分编排制 (Swiss) event ranks by match points, then the opponents' match points
+  (团体对手分, ``BH``: the sum of the match points of the teams met), total game points
+  (``GP``), matches won (全队胜场, ``MW``: matches, not games), team fouls; level teams share.
+* 15.5: a 队员总分制 event (12.5) ranks teams by the sum of their members' places in the
+  individual event (fewer first), then the best member's place, the second best's, team fouls.
 
 Errors: :class:`PairingError` for an illegal line-up or bad input.
 """
@@ -22,7 +27,8 @@ from itertools import combinations
 from services.pairing.core import PairingError
 
 __all__ = ["Member", "board_order", "lineups", "check_lineup", "match_boards", "all_play_all",
-           "match_points", "member_total", "TeamRow", "team_standings", "TEAM_ROUND_ROBIN"]
+           "match_points", "member_total", "TeamRow", "team_standings", "TEAM_ROUND_ROBIN", "TEAM_SWISS",
+           "member_places"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,8 @@ def _disjoint(first: list[str], second: list[str]) -> None:
 
 #: Art. 15.3 tie-break order of a team round robin, after match points.
 TEAM_ROUND_ROBIN = ("GP", "WIN", "DE", "FOULS")
+#: Art. 15.4 tie-break order of a team Swiss (积分编排制) event, after match points.
+TEAM_SWISS = ("BH", "GP", "MW", "FOULS")
 
 
 @dataclass(frozen=True)
@@ -129,18 +137,25 @@ class TeamRow:
 
 def team_standings(rosters: dict[str, list[str]],
                    matches: list[tuple[str, str, list[tuple[str, str, str]]]],
-                   fouls: dict[str, int] | None = None) -> list[TeamRow]:
-    """Rank teams by art. 15.3. ``rosters``: team -> member ids; ``matches``: (team, team,
+                   fouls: dict[str, int] | None = None, system: str = "round-robin") -> list[TeamRow]:
+    """Rank teams by art. 15.3 (``system`` ``round-robin``: :data:`TEAM_ROUND_ROBIN`) or 15.4
+    (``swiss``: :data:`TEAM_SWISS`). ``rosters``: team -> member ids; ``matches``: (team, team,
     games (white, black, result code ``1-0 0-1 1/2-1/2 +- -+ --``)) of the finished matches;
     ``fouls``: per member (犯规). DE: match points in the matches among the teams still level,
-    only when each pair of them has met (else 0 for all of them). Raises :class:`PairingError`
-    for a game whose players are not the two teams' members or an unknown result."""
+    only when each pair of them has met (else 0 for all of them). BH: the sum of the match
+    points (so far) of every team met. Every code is in ``tiebreaks``; only the system's are
+    used to rank. Raises :class:`PairingError` for a game whose players are not the two teams'
+    members, an unknown result or an unknown system."""
     from services.pairing.knockout import _GAME_POINTS
+    if system not in ("round-robin", "swiss"):
+        raise PairingError(f"unknown team standings system {system!r}: round-robin or swiss")
     team_of = {m: team for team, ms in rosters.items() for m in ms}
     mp = {t: 0.0 for t in rosters}
     gp = {t: 0.0 for t in rosters}
     wins = {t: 0 for t in rosters}
     played = {t: 0 for t in rosters}
+    won = {t: 0 for t in rosters}
+    opponents: dict[str, list[str]] = {t: [] for t in rosters}
     met: dict[frozenset, dict[str, float]] = {}
     for a, b, games in matches:
         pts = {a: 0.0, b: 0.0}
@@ -159,8 +174,19 @@ def team_standings(rosters: dict[str, list[str]],
         gp[b] += pts[b]
         played[a] += 1
         played[b] += 1
+        won[a] += ma == 2
+        won[b] += mb == 2
+        opponents[a].append(b)
+        opponents[b].append(a)
         met[frozenset((a, b))] = {a: ma, b: mb}
     team_fouls = {t: sum((fouls or {}).get(m, 0) for m in ms) for t, ms in rosters.items()}
+    bh = {t: sum(mp[o] for o in opponents[t]) for t in rosters}
+    if system == "swiss":
+        full = {t: (-mp[t], -bh[t], -gp[t], -won[t], team_fouls[t]) for t in rosters}
+        return _ranked(rosters, full, lambda t: TeamRow(
+            rank=0, team=t, match_points=mp[t], game_points=gp[t], matches=played[t],
+            tiebreaks={"BH": bh[t], "GP": gp[t], "MW": float(won[t]), "WIN": float(wins[t]),
+                       "FOULS": float(team_fouls[t])}))
     key = {t: (-mp[t], -gp[t], -wins[t]) for t in rosters}
     de = {t: 0.0 for t in rosters}
     groups: dict[tuple, list[str]] = {}
@@ -173,11 +199,43 @@ def team_standings(rosters: dict[str, list[str]],
                 for t, v in met[p].items():
                     de[t] += v
     full = {t: key[t] + (-de[t], team_fouls[t]) for t in rosters}
-    order = sorted(rosters, key=lambda t: full[t])
-    rows = []
+    return _ranked(rosters, full, lambda t: TeamRow(
+        rank=0, team=t, match_points=mp[t], game_points=gp[t], matches=played[t],
+        tiebreaks={"GP": gp[t], "WIN": float(wins[t]), "DE": de[t], "FOULS": float(team_fouls[t]),
+                   "BH": bh[t], "MW": float(won[t])}))
+
+
+def _ranked(teams, key: dict, row) -> list[TeamRow]:
+    """Rows in ``key`` order (smaller first); equal keys share the rank (名次并列)."""
+    from dataclasses import replace
+    order = sorted(teams, key=lambda t: key[t])
+    rows: list[TeamRow] = []
     for i, t in enumerate(order):
-        rank = rows[-1].rank if rows and full[order[i - 1]] == full[t] else i + 1
-        rows.append(TeamRow(rank=rank, team=t, match_points=mp[t], game_points=gp[t], matches=played[t],
-                            tiebreaks={"GP": gp[t], "WIN": float(wins[t]), "DE": de[t],
-                                       "FOULS": float(team_fouls[t])}))
+        rank = rows[-1].rank if rows and key[order[i - 1]] == key[t] else i + 1
+        rows.append(replace(row(t), rank=rank))
     return rows
+
+
+def member_places(rosters: dict[str, list[str]], places: dict[str, int],
+                  scores: dict[str, float] | None = None,
+                  fouls: dict[str, int] | None = None) -> list[TeamRow]:
+    """Art. 12.5 / 15.5 (队员总分制): rank teams by the sum of their members' places in the
+    individual event (``places``: player -> rank, 1 best), fewer first; then the best member's
+    place (最高个人名次), the second best's, team fouls (fewer first); teams still level share.
+    Teams should field the same number of members (the rule compares sums). ``game_points``
+    of a row is the members' total score (12.5, :func:`member_total` of ``scores``),
+    ``match_points`` 0 (no matches); ``tiebreaks``: PLACES (the sum), BEST, SECOND, FOULS.
+    Raises :class:`PairingError` for a member without a place."""
+    key, info = {}, {}
+    for t, ms in rosters.items():
+        missing = [m for m in ms if m not in places]
+        if missing:
+            raise PairingError(f"team {t}: no individual place for {missing}")
+        ps = sorted(places[m] for m in ms)
+        best, second = ps[0], (ps[1] if len(ps) > 1 else 0)
+        f = sum((fouls or {}).get(m, 0) for m in ms)
+        key[t] = (sum(ps), best, second, f)
+        info[t] = {"PLACES": float(sum(ps)), "BEST": float(best), "SECOND": float(second), "FOULS": float(f)}
+    return _ranked(rosters, key, lambda t: TeamRow(
+        rank=0, team=t, match_points=0.0, game_points=member_total(scores or {}, rosters[t]),
+        matches=0, tiebreaks=info[t]))

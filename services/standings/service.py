@@ -11,8 +11,12 @@ equal scores (18.4, code PEN). Requested byes of a manual round score ``F`` 1, `
 
 A knockout's rows rank the players by place (:meth:`services.pairing.knockout.Bracket.places`:
 players out in the same knockout round share a place; the match for third place decides 3 and
-4), ``score`` their game points. A team round robin adds ``teams`` ranked by art. 15.3
-(:func:`services.pairing.teams.team_standings`); its ``rows`` are the members' own results.
+4; a double elimination's by :meth:`services.pairing.knockout.DoubleElimination.places`),
+``score`` their game points. A team round robin adds ``teams`` ranked by art. 15.3
+(:func:`services.pairing.teams.team_standings`; an all-play-all match spans its rounds); its
+``rows`` are the members' own results. An individual event with ``team_format`` member-total
+(12.5) adds ``teams`` ranked by their members' places (15.5,
+:func:`services.pairing.teams.member_places`).
 """
 from __future__ import annotations
 
@@ -23,7 +27,9 @@ from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, LotsDrawn, PenaltyApplied, PlayerRegistered,
     RoundPaired, StandingRow, StandingsUpdated, TeamStandingRow, TournamentCreated,
 )
-from services.pairing.service import knockout_bracket, result_code, team_rosters
+from services.pairing.service import (
+    KNOCKOUTS, knockout_bracket, result_code, team_match_rounds, team_rosters,
+)
 from services.standings import core as sc
 from shared.service import Core, Emit
 
@@ -85,13 +91,14 @@ class StandingsCore(Core):
         if rnd in t.published:
             return []
         t.published.add(rnd)
-        if t.created.system == "knockout":
+        if t.created.system in KNOCKOUTS:
             return [Emit(stream_for(f"tournament-{tid}", "standings"), knockout_standings(t, rnd))]
         table = compute(t, upto=rnd)
         rows = tuple(StandingRow(rank=r.rank, player_id=r.id, name=r.name, score=r.score,
                                  games=table[1].get(r.id, 0), tiebreaks=r.tiebreaks)
                      for r in table[0].rows)
-        teams = team_table(t, rnd) if t.created.system == "team-round-robin" else ()
+        teams = (team_table(t, rnd) if t.created.system == "team-round-robin" else
+                 member_total_table(t, rows) if t.created.team_format == "member-total" else ())
         return [Emit(stream_for(f"tournament-{tid}", "standings"), StandingsUpdated(
             tournament_id=tid, round=rnd, order=tuple(table[0].order), rows=rows, teams=teams))]
 
@@ -119,12 +126,14 @@ def knockout_standings(t: _T, upto: int) -> StandingsUpdated:
 
 
 def team_table(t: _T, upto: int) -> tuple[TeamStandingRow, ...]:
-    """Teams of a team round robin after round ``upto`` by art. 15.3: a match = the boards of a
-    round between members of the same two teams."""
+    """Teams of a team round robin after round ``upto`` by art. 15.3: a match = the boards
+    between members of the same two teams in one Berger round of the teams (one round of play,
+    or ``team_boards`` rounds for all-play-all, 12.4)."""
     from services.pairing.teams import team_standings
     rosters = team_rosters(t.players)
     team_of = {m: k for k, ms in rosters.items() for m in ms}
     matches: dict[tuple[int, frozenset], list] = {}
+    per = team_match_rounds(t.created)
     for rnd in sorted(t.rounds):
         if rnd > upto:
             continue
@@ -133,12 +142,26 @@ def team_table(t: _T, upto: int) -> tuple[TeamStandingRow, ...]:
             if res is None:
                 continue
             pair = (team_of[b.white], team_of[b.black])
-            matches.setdefault((rnd, frozenset(pair)), [pair, []])[1].append((b.white, b.black, res))
+            matches.setdefault(((rnd - 1) // per, frozenset(pair)), [pair, []])[1].append(
+                (b.white, b.black, res))
     rows = team_standings(rosters, [(a, b, gs) for (a, b), gs in matches.values()],
                           fouls=t.fouls if t.created.game == "xiangqi" else None)
     return tuple(TeamStandingRow(rank=r.rank, team=r.team, match_points=r.match_points,
                                  game_points=r.game_points, matches=r.matches, tiebreaks=r.tiebreaks)
                  for r in rows)
+
+
+def member_total_table(t: _T, rows: tuple[StandingRow, ...]) -> tuple[TeamStandingRow, ...]:
+    """Teams of an individual event under 12.5 (队员总分制), ranked by art. 15.5 from the
+    members' places in ``rows`` (:func:`services.pairing.teams.member_places`)."""
+    from services.pairing.teams import member_places
+    rosters = team_rosters(t.players)
+    got = member_places(rosters, {r.player_id: r.rank for r in rows},
+                        scores={r.player_id: r.score for r in rows},
+                        fouls=t.fouls if t.created.game == "xiangqi" else None)
+    return tuple(TeamStandingRow(rank=r.rank, team=r.team, match_points=r.match_points,
+                                 game_points=r.game_points, matches=r.matches, tiebreaks=r.tiebreaks)
+                 for r in got)
 
 
 #: (white points, black points) of a result code (1 / ½ / 0; forfeits as wins and losses).

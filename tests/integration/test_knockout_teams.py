@@ -173,3 +173,155 @@ async def test_byes_and_manual_boards_are_refused_where_they_do_not_belong():
         r = await c.post("/tournaments/sw/rounds", json={"round": 1, "boards": [{"white": "a", "black": "b"}],
                                                          "requested_byes": {"c": "H"}})
         assert r.status_code == 200 and r.json()["requested_byes"] == {"c": "H"}
+
+
+async def test_eight_player_double_elimination_with_a_bracket_reset():
+    """Eight players seeded by rating (p1 highest), one game a match. Bracket of 8: W1 p1-p8,
+    p4-p5, p2-p7, p3-p6. Script (winner of each match, by round of play):
+
+    1. W1: p1, p5 (over p4), p2, p3. Losers p8 p4 p7 p6 drop to the losers' bracket.
+    2. W2 p1-p5, p2-p3 and L1 p8-p4, p7-p6 together: p1, p3 (over p2); p4, p6. p8 and p7 have
+       two losses: out, sharing place 8 - 2 + 1 = 7.
+    3. W3 (winners' final) p1-p3, open as soon as W2 is decided, and L2: survivors [p4, p6]
+       against W2's losers reversed [p2, p5]: p4-p2, p6-p5. p3 beats p1 (p1's first loss); p2
+       and p5 win; p4 and p6 out at place 8 - 4 + 1 = 5.
+    4. L3 p2-p5: p2 wins; p5 out, place 8 - 5 + 1 = 4.
+    5. L4 (losers' final) p2 v p1 (W3's loser): p1 wins; p2 out, place 3.
+    6. GF p3 (no loss) v p1 (one loss): p1 wins, p3's first loss, so
+    7. GF2 is played (out after two losses): p1 wins again. p1 1, p3 2.
+
+    Places: p1 1, p3 2, p2 3, p5 4, p4 p6 5, p7 p8 7. Game points: p1 wins in rounds 1, 2, 5,
+    6, 7 and loses in 4: 5."""
+    winners = {1: {"p1", "p5", "p2", "p3"}, 2: {"p1", "p3", "p4", "p6"}, 3: {"p3", "p2", "p5"},
+               4: {"p2"}, 5: {"p1"}, 6: {"p1"}, 7: {"p1"}}
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "de8"
+        bad = await c.post("/tournaments", json={"tournament_id": "de-bad", "name": "DE", "system": "swiss",
+                                                  "rounds": 3, "grand_final_reset": False})
+        assert bad.status_code == 409 and "double-elimination" in bad.json()["detail"]
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": "Double", "lots_seed": 3,
+                                                "system": "double-elimination", "game": "xiangqi"})
+        assert r.status_code == 200, r.text
+        for i in range(8):
+            assert (await c.post(f"/tournaments/{tid}/players", json={
+                "player_id": f"p{i + 1}", "name": f"P{i + 1}", "rating": 2400 - 20 * i})).status_code == 200
+        played = []
+        for rnd in range(1, 8):
+            rd = await _round(c, tid, rnd)
+            played.append({frozenset((b["white"], b["black"])) for b in rd["boards"]})
+            for b in rd["boards"]:
+                await _result(c, b["game_id"], "1-0" if b["white"] in winners[rnd] else "0-1")
+            if rnd == 3:
+                mid = await standings_after(c, tid, 3)
+        st = await standings_after(c, tid, 7)
+        over = await c.post(f"/tournaments/{tid}/rounds", json={"round": 8})
+        events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
+    pair = lambda a, b: frozenset((a, b))  # noqa: E731
+    assert played == [
+        {pair("p1", "p8"), pair("p4", "p5"), pair("p2", "p7"), pair("p3", "p6")},
+        {pair("p1", "p5"), pair("p2", "p3"), pair("p8", "p4"), pair("p7", "p6")},
+        {pair("p1", "p3"), pair("p4", "p2"), pair("p6", "p5")},
+        {pair("p2", "p5")},
+        {pair("p2", "p1")},
+        {pair("p3", "p1")},
+        {pair("p1", "p3")}]
+    assert {r["player_id"]: r["rank"] for r in mid["rows"]} == {
+        "p1": 1, "p2": 1, "p3": 1, "p5": 1, "p4": 5, "p6": 5, "p7": 7, "p8": 7}  # p1 one loss: still in
+    assert {r["player_id"]: r["rank"] for r in st["rows"]} == {
+        "p1": 1, "p3": 2, "p2": 3, "p5": 4, "p4": 5, "p6": 5, "p7": 7, "p8": 7}
+    assert {r["player_id"]: r["score"] for r in st["rows"]}["p1"] == 5
+    paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
+    assert all(p["system"] == "double-elimination" and p["system_version"] == "double-elimination 1"
+               for p in paired)
+    assert any(d.startswith("GF2: p1 won the grand final") for d in paired[6]["decisions"])
+    assert [e["type"] for e in events].count("TournamentFinished") == 1
+    assert over.status_code == 409 and "finished" in over.text
+
+
+async def test_team_line_ups_reserves_and_all_play_all():
+    """Art. 12.2 (reserves, board order kept), 12.3 (line-up per match), 12.4 (all-play-all).
+
+    Event 1, ``reserves``, three teams of three, two boards: Berger tables for 3 teams give B-C
+    in round 1 (A rests), A-B in round 2. A's line-up [A1, A3] keeps the roster order (12.2:
+    allowed), [A3, A1] does not; A has no match in round 1; B plays round 1 with its default
+    line-up (no submission: board order B1, B2) and after round 1 is paired its line-up is closed.
+
+    Event 2, ``all-play-all``, two teams of three, two boards: A fields [A1, A3] (any members,
+    12.3), B nothing (default [B1, B2]). The match takes 2 rounds: round 1 A1-B1 (A Red on
+    board 1) and B2-A3; round 2 B2-A1 and A3-B1 (colours swap halfway): every fielded A member
+    meets every fielded B member once. Script: A1 beats B1, B2-A3 drawn; B2 beats A1, A3 beats
+    B1. Game points A 1 + ½ + 0 + 1 = 2½, B 1½: one match (not two), A 2 match points (14.2)."""
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/tournaments", json={"tournament_id": "res", "name": "R", "system": "team-round-robin",
+                                                "game": "xiangqi", "team_boards": 2, "team_format": "reserves"})
+        assert r.status_code == 200, r.text
+        for team in "ABC":
+            for k in (1, 2, 3):
+                await c.post("/tournaments/res/players", json={"player_id": f"{team}{k}", "name": f"{team}{k}",
+                                                                "team": team, "board": k})
+        ok = await c.post("/tournaments/res/lineups", json={"team": "A", "round": 2, "members": ["A1", "A3"]})
+        assert ok.status_code == 200 and ok.json()["members"] == ["A1", "A3"], ok.text
+        swapped = await c.post("/tournaments/res/lineups", json={"team": "A", "round": 2, "members": ["A3", "A1"]})
+        assert swapped.status_code == 409 and "12.2" in swapped.json()["detail"]
+        rest = await c.post("/tournaments/res/lineups", json={"team": "A", "round": 1, "members": ["A1", "A2"]})
+        assert rest.status_code == 409 and "no match in round 1" in rest.json()["detail"]
+        nobody = await c.post("/tournaments/res/lineups", json={"team": "Z", "round": 1, "members": ["A1", "A2"]})
+        assert nobody.status_code == 409 and "no team" in nobody.json()["detail"]
+        r1 = await _round(c, "res", 1)
+        assert [(b["white"], b["black"]) for b in r1["boards"]] == [("B1", "C1"), ("C2", "B2")]
+        late = await c.post("/tournaments/res/lineups", json={"team": "B", "round": 1, "members": ["B1", "B3"]})
+        assert late.status_code == 409 and "already paired" in late.json()["detail"]
+        for b in r1["boards"]:
+            await _result(c, b["game_id"], "1/2-1/2")
+        r2 = await _round(c, "res", 2)
+        assert [(b["white"], b["black"]) for b in r2["boards"]] == [("A1", "B1"), ("B2", "A3")]
+
+        r = await c.post("/tournaments", json={"tournament_id": "apa", "name": "APA", "system": "team-round-robin",
+                                                "game": "xiangqi", "team_boards": 2, "team_format": "all-play-all"})
+        assert r.status_code == 200, r.text
+        for team in "AB":
+            for k in (1, 2, 3):
+                await c.post("/tournaments/apa/players", json={"player_id": f"{team}{k}", "name": f"{team}{k}",
+                                                                "team": team, "rating": 2000 - k})
+        ok = await c.post("/tournaments/apa/lineups", json={"team": "A", "round": 1, "members": ["A1", "A3"]})
+        assert ok.status_code == 200, ok.text
+        script = {("A1", "B1"): "1-0", ("B2", "A3"): "1/2-1/2", ("B2", "A1"): "1-0", ("A3", "B1"): "1-0"}
+        boards = []
+        for rnd in (1, 2):
+            rd = await _round(c, "apa", rnd)
+            boards.append([(b["white"], b["black"]) for b in rd["boards"]])
+            for b in rd["boards"]:
+                await _result(c, b["game_id"], script[(b["white"], b["black"])])
+        st = await standings_after(c, "apa", 2)
+        over = await c.post("/tournaments/apa/rounds", json={"round": 3})
+    assert boards == [[("A1", "B1"), ("B2", "A3")], [("B2", "A1"), ("A3", "B1")]]
+    teams = {r["team"]: (r["rank"], r["match_points"], r["game_points"], r["matches"]) for r in st["teams"]}
+    assert teams == {"A": (1, 2.0, 2.5, 1), "B": (2, 0.0, 1.5, 1)}
+    assert over.status_code == 409 and "finished" in over.json()["detail"]  # after its 2 rounds
+
+
+async def test_member_total_ranks_teams_by_members_places_15_5():
+    """12.5 / 15.5: an individual round robin of four (a1 a2 of team A, b1 b2 of team B); the
+    stronger player wins every game, strength a1 > b1 > a2 > b2, so the scores are 3, 2, 1, 0
+    and the places a1 1, b1 2, a2 3, b2 4. Sum of places: A 1 + 3 = 4, B 2 + 4 = 6: A first
+    (fewer first). Members' total score (12.5): A 3 + 1 = 4, B 2 + 0 = 2."""
+    strength = {"a1": 4, "b1": 3, "a2": 2, "b2": 1}
+    async with arbiter_client("memory", ticks=False) as c:
+        bad = await c.post("/tournaments", json={"tournament_id": "mt-bad", "name": "M", "system": "knockout",
+                                                  "team_format": "member-total"})
+        assert bad.status_code == 409 and "15.5" in bad.json()["detail"]
+        r = await c.post("/tournaments", json={"tournament_id": "mt", "name": "M", "game": "xiangqi",
+                                                "system": "round-robin", "team_format": "member-total"})
+        assert r.status_code == 200, r.text
+        for pid in strength:
+            assert (await c.post("/tournaments/mt/players", json={
+                "player_id": pid, "name": pid, "team": pid[0].upper()})).status_code == 200
+        for rnd in (1, 2, 3):
+            rd = await _round(c, "mt", rnd)
+            for b in rd["boards"]:
+                await _result(c, b["game_id"], "1-0" if strength[b["white"]] > strength[b["black"]] else "0-1")
+        st = await standings_after(c, "mt", 3)
+    assert {r["player_id"]: r["rank"] for r in st["rows"]} == {"a1": 1, "b1": 2, "a2": 3, "b2": 4}
+    teams = {r["team"]: (r["rank"], r["game_points"], r["tiebreaks"]) for r in st["teams"]}
+    assert teams == {"A": (1, 4.0, {"PLACES": 4.0, "BEST": 1.0, "SECOND": 3.0, "FOULS": 0.0}),
+                     "B": (2, 2.0, {"PLACES": 6.0, "BEST": 2.0, "SECOND": 4.0, "FOULS": 0.0})}

@@ -35,6 +35,9 @@ FOULS      xiangqi 犯规: fouls (input per player); FEWER ranks higher         
 PEN        xiangqi 18.4: penalties under 18.1 (warnings) and 18.2                1999 18.4
            (disqualification from a game); value 100 x disqualifications +
            warnings, LOWER ranks higher, applied first among equal scores
+SNO        start (pairing) number: ``Player.number``, else the position in the      programs'
+           input list from 1; LOWER ranks higher.  The last resort of the pairing  ranking
+           programs, which print no shared places                                  lists
 ========== ==================================================================== ============
 
 Unplayed rounds (C.07 2023 art. 16), used for BH (and cuts), SB and KS when
@@ -58,6 +61,21 @@ an opponent's unplayed rounds count as draws; the player's own unplayed round R 
 against a virtual opponent with the player's score before R, the other side of the default
 result in R, and draws after it.  No VUR-first cutting.
 
+``unplayed="forfeit-draw"``: forfeits count as draws, the convention that reproduces the recorded
+final ranks of a German open of 2005 (9. Karl-Mala-Gedenkturnier, Frankfurt, 284 players: all 276
+ranked players with the order BH, SB, WIN, SNO, see :data:`RULESETS`), established by measurement
+on that record, no rule text at hand:
+
+* an opponent's score counts each of his forfeits (won, lost or double) and each of his byes of
+  ½ or 1 point as ½; his rounds without entry (absent, withdrawn, not yet entered) and zero-point
+  byes count 0 — except that his forfeit against the player himself keeps its actual result;
+* the player's own forfeit round counts its real opponent with that score in BH, and in SB a
+  forfeit win counts ½ x that score (a forfeit loss 0);
+* the player's own rounds without opponent (bye, absence) count, in BH, the average of the values
+  of his rounds with an opponent, and in SB his points of the round times that average (the record
+  bounds this only loosely: its one full-point bye needs >= 2.0, its one late entry <= 3.0);
+* no VUR-first cutting.
+
 ``unplayed="none"`` uses real opponents only (a forfeit counts its real opponent's real score,
 byes contribute nothing): the xiangqi 1999 对手分 and 小分, and the pre-2023 'simple' values.
 
@@ -78,6 +96,10 @@ from typing import Iterable, Mapping
 
 __all__ = [
     "StandingsError",
+    "UNPLAYED_RULES",
+    "Ruleset",
+    "RULESETS",
+    "default_ruleset",
     "Player",
     "GameResult",
     "Bye",
@@ -97,14 +119,15 @@ __all__ = [
 # base codes; BH, SB, ARO also take -C1 -C2 -M1 -M2 and PS takes -C1 -C2 (see _parse_code)
 TIEBREAKS = (
     "DE", "WIN", "WON", "BPG", "BWG", "PS", "BH", "BH-C1", "BH-C2", "BH-M1", "BH-M2", "SB",
-    "SB-C1", "KS", "ARO", "TPR", "SOS", "SOSOS", "SODOS", "MMS", "FOULS", "PEN",
+    "SB-C1", "KS", "ARO", "TPR", "SOS", "SOSOS", "SODOS", "MMS", "FOULS", "PEN", "SNO",
 )
-LOWER_IS_BETTER = frozenset({"FOULS", "PEN"})
+LOWER_IS_BETTER = frozenset({"FOULS", "PEN", "SNO"})
+UNPLAYED_RULES = ("fide2023", "fide2009", "forfeit-draw", "none")
 XIANGQI_ROUND_ROBIN = ("SB", "WIN", "DE", "FOULS")  # 1999 art. 15.1: 小分, 胜局, 直胜, 犯规
 XIANGQI_SWISS = ("BH", "WIN", "FOULS")  # 1999 art. 15.2: 对手分, 胜局, 犯规
 _CODE = re.compile(r"^(?:(BH|SB|ARO)(?:-([CM])([12]))?|(PS)(?:-C([12]))?)$")
 _SIMPLE = frozenset({"DE", "WIN", "WON", "BPG", "BWG", "KS", "TPR", "SOS", "SOSOS", "SODOS",
-                     "MMS", "FOULS", "PEN"})
+                     "MMS", "FOULS", "PEN", "SNO"})
 
 # result -> (white points, black points, played over the board)
 _RESULTS: dict[str, tuple[float, float, bool]] = {
@@ -144,13 +167,55 @@ class StandingsError(ValueError):
 
 
 @dataclass(frozen=True)
+class Ruleset:
+    """A named ranking rule: tie-break ``order`` (codes), the ``unplayed`` rule for BH/SB/KS,
+    whether players with no entry in the last round are left ``unranked`` (rank 0, listed last,
+    as the TRF rank column of the pairing programs shows withdrawn players), and its ``source``."""
+
+    order: tuple[str, ...]
+    unplayed: str
+    source: str
+    unranked_withdrawn: bool = False
+
+
+RULESETS: dict[str, Ruleset] = {
+    "xiangqi-round-robin": Ruleset(XIANGQI_ROUND_ROBIN, "none",
+                                   "xiangqi competition rules 1999 art. 15.1 (小分, 胜局, 直胜, 犯规); "
+                                   "real opponents, forfeits + = 1 and - = 0 (21.4)"),
+    "xiangqi-swiss": Ruleset(XIANGQI_SWISS, "none",
+                             "xiangqi competition rules 1999 art. 15.2 (对手分, 胜局, 犯规); real "
+                             "opponents, forfeits + = 1 and - = 0 (21.4)"),
+    "forfeit-draw-2005": Ruleset(("BH", "SB", "WIN", "SNO"), "forfeit-draw",
+                                 "German open of 2005 (9. Karl-Mala-Gedenkturnier, Frankfurt): "
+                                 "points, Buchholz, Sonneborn-Berger, wins, start number, forfeits "
+                                 "counted as draws, withdrawn players not ranked; reproduces all "
+                                 "276 recorded ranks", unranked_withdrawn=True),
+}
+
+
+def default_ruleset(game: str, system: str) -> Ruleset | None:
+    """The tie-break rule an event gets when created without an explicit order: xiangqi round
+    robins (``round-robin``, ``double-round-robin``) :data:`RULESETS` ``"xiangqi-round-robin"``
+    (art. 15.1), xiangqi Swiss events (``swiss``, ``chinese-swiss``) ``"xiangqi-swiss"`` (15.2);
+    ``None`` for anything else (the caller keeps its own default, e.g. the contract's
+    ``("SB", "WIN", "DE")`` for chess).  Knockouts and team events rank by their own rules."""
+    if game == "xiangqi":
+        if system in ("round-robin", "double-round-robin"):
+            return RULESETS["xiangqi-round-robin"]
+        if system in ("swiss", "chinese-swiss"):
+            return RULESETS["xiangqi-swiss"]
+    return None
+
+
+@dataclass(frozen=True)
 class Player:
     """A participant: unique ``id``, display ``name``, optional ``rating`` (Elo; used by ARO and
-    TPR only)."""
+    TPR only) and optional start (pairing) ``number`` (used by SNO)."""
 
     id: str
     name: str
     rating: int | None = None
+    number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -323,6 +388,7 @@ def compute_standings(
     penalties: Mapping[str, tuple[int, int]] | None = None,
     mcmahon: Mapping[str, float] | None = None,
     unrated_rating: int | None = None,
+    unranked: Iterable[str] = (),
 ) -> Standings:
     """Rank ``players`` by score, then by the tie-breaks in ``order`` (codes: see the module
     docstring; higher is better except FOULS and PEN).
@@ -335,11 +401,15 @@ def compute_standings(
 
     ``rounds``: number of rounds of the event (default: the highest round number seen); a
     player without game or bye in a round was absent (a VUR).  KS's limit is half of it.
-    ``unplayed``: ``"fide2023"`` (C.07 art. 16, default) or ``"none"`` (real opponents only).
+    ``unplayed``: one of :data:`UNPLAYED_RULES` — ``"fide2023"`` (C.07 art. 16, default),
+    ``"fide2009"``, ``"forfeit-draw"`` or ``"none"`` (real opponents only); see the module
+    docstring.
     ``fouls``: xiangqi fouls per player id (FOULS); ``penalties``: xiangqi 18.1/18.2 penalties
     per player id as ``(warnings, disqualifications)``; when given, PEN is applied first among
     equal scores (art. 18.4) even if not in ``order``.  ``unrated_rating``: rating used for
-    unrated opponents in ARO/TPR (default: they are left out).
+    unrated opponents in ARO/TPR (default: they are left out).  ``unranked``: ids of players
+    not to rank (e.g. withdrawn): they keep their tie-break values and count for their
+    opponents, but are listed after all ranked players with rank 0.
 
     Returns :class:`Standings`; ``Row.tiebreaks`` holds exactly the codes of the order used.
     Raises :class:`StandingsError` for unknown players/results/codes, duplicates, or a player
@@ -351,13 +421,17 @@ def compute_standings(
     order = tuple(order)
     if penalties and "PEN" not in order:
         order = ("PEN", *order)
-    if unplayed not in ("fide2023", "fide2009", "none"):
-        raise StandingsError(f"unplayed must be 'fide2023', 'fide2009' or 'none', got {unplayed!r}")
+    if unplayed not in UNPLAYED_RULES:
+        raise StandingsError(f"unplayed must be one of {', '.join(UNPLAYED_RULES)}, got {unplayed!r}")
     _validate(players, games, byes, order)
+    unranked = set(unranked)
+    stray = unranked - {p.id for p in players}
+    if stray:
+        raise StandingsError(f"unranked: unknown player {sorted(stray)[0]!r}")
     fouls = dict(fouls or {})
     penalties = dict(penalties or {})
     mcmahon = dict(mcmahon or {})
-    fide = unplayed != "none"
+    fide = unplayed in ("fide2023", "fide2009")
     vur_first = unplayed == "fide2023"  # C.07 2023 art. 16: VURs are cut first
 
     n_rounds = max((x.round for x in [*games, *byes]), default=0)
@@ -379,8 +453,17 @@ def compute_standings(
     score = {pid: sum(e.pts for e in rec[pid]) for pid in ids}
     rating = {p.id: p.rating for p in players}
 
+    def seen(e: _Entry) -> float:
+        """A round's points in the score others see under ``forfeit-draw``: forfeits and byes
+        of 1/2 or 1 point count 1/2, absences and zero-point byes 0."""
+        if e.played:
+            return e.pts
+        return 0.0 if e.opp is None and e.pts == 0 else 0.5
+
     def opp_score(pid: str) -> float:
         """``pid``'s score as seen in his opponents' tie-breaks (C.07 16)."""
+        if unplayed == "forfeit-draw":
+            return sum(seen(e) for e in rec[pid])
         if not fide:
             return score[pid]
         if unplayed == "fide2009":  # every unplayed round of an opponent counts as a draw
@@ -390,18 +473,30 @@ def compute_standings(
 
     adj = {pid: opp_score(pid) for pid in ids}
 
-    def contributions(pid: str) -> list[tuple[_Entry, float]]:
-        """(round entry, opponent's score for it) over the rounds that count for BH/SB/KS."""
+    def contributions(pid: str) -> list[tuple[_Entry, float, float]]:
+        """(round entry, opponent's score for it, points for SB) over the rounds that count
+        for BH/SB/KS."""
         out = []
+        if unplayed == "forfeit-draw":
+            for i, e in enumerate(rec[pid]):
+                if e.opp is None:
+                    continue
+                if e.played:
+                    out.append((e, adj[e.opp], e.pts))
+                else:  # his forfeit against this player keeps its actual result; SB: a win 1/2
+                    theirs = rec[e.opp][i]
+                    out.append((e, adj[e.opp] - seen(theirs) + theirs.pts, 0.5 if e.pts >= _WIN_POINTS else 0.0))
+            avg = sum(s for _, s, _ in out) / len(out) if out else 0.0
+            return out + [(e, avg, e.pts) for e in rec[pid] if e.opp is None]
         before = 0.0
         for i, e in enumerate(rec[pid]):
             if e.played or (not fide and e.opp is not None):
-                out.append((e, adj[e.opp]))  # adj == score when not fide
+                out.append((e, adj[e.opp], e.pts))  # adj == score when not fide
             elif unplayed == "fide2009":  # virtual opponent: own score before the round,
                 # the other side of the default result, then draws (2009 Kallithea rule)
-                out.append((e, before + (1.0 - e.pts) + 0.5 * (n_rounds - 1 - i)))
+                out.append((e, before + (1.0 - e.pts) + 0.5 * (n_rounds - 1 - i), e.pts))
             elif fide:
-                out.append((e, score[pid]))  # dummy opponent with the player's own score (16)
+                out.append((e, score[pid], e.pts))  # dummy opponent with the player's own score (16)
             before += e.pts
         return out
 
@@ -419,6 +514,7 @@ def compute_standings(
         return float(_round_half_up(_cut(rs, low, high) / n))
 
     koya_limit = n_rounds / 2
+    number = {p.id: p.number if p.number is not None else i for i, p in enumerate(players, 1)}
 
     def fixed(code: str, pid: str) -> float:
         base, low, high = _parse_code(code)  # type: ignore[misc]
@@ -439,11 +535,11 @@ def compute_standings(
                     total += running
             return total
         if base == "BH":
-            return _cut([(vur_first and e.vur, s) for e, s in contributions(pid)], low, high)
+            return _cut([(vur_first and e.vur, s) for e, s, _ in contributions(pid)], low, high)
         if base == "SB":
-            return _cut([(vur_first and e.vur, e.pts * s) for e, s in contributions(pid)], low, high)
+            return _cut([(vur_first and e.vur, w * s) for e, s, w in contributions(pid)], low, high)
         if base == "KS":
-            return sum(e.pts for e, s in contributions(pid) if s >= koya_limit)
+            return sum(e.pts for e, s, _ in contributions(pid) if s >= koya_limit)
         if base == "ARO":
             return aro(pid, low, high)
         if base == "TPR":
@@ -464,6 +560,8 @@ def compute_standings(
         if base == "PEN":
             w, d = penalties.get(pid, (0, 0))
             return 100 * d + w
+        if base == "SNO":
+            return number[pid]
         raise AssertionError(code)  # pragma: no cover - codes validated above
 
     values: dict[str, dict[str, float]] = {pid: {} for pid in ids}
@@ -489,10 +587,10 @@ def compute_standings(
 
     primary = mms if mcmahon else score
     index = {pid: i for i, pid in enumerate(ids)}
-    ranked = sorted(ids, key=lambda pid: (-primary[pid], index[pid]))
+    ranked = sorted(ids, key=lambda pid: (pid in unranked, -primary[pid], index[pid]))
     groups: list[list[str]] = []
     for pid in ranked:
-        if groups and primary[groups[-1][0]] == primary[pid]:
+        if groups and primary[groups[-1][0]] == primary[pid] and (groups[-1][0] in unranked) == (pid in unranked):
             groups[-1].append(pid)
         else:
             groups.append([pid])
@@ -515,7 +613,7 @@ def compute_standings(
     names = {p.id: p.name for p in players}
     rows: list[Row] = []
     for group in groups:
-        rank = len(rows) + 1
+        rank = 0 if group[0] in unranked else len(rows) + 1
         for pid in group:
             rows.append(Row(rank, pid, names[pid], score[pid], dict(values[pid])))
     return Standings(rows=rows, order=order, de_groups=tuple(de_groups))

@@ -6,6 +6,12 @@ results (headers only is enough).
 :mod:`services.standings.core` (FIDE C.07 2023 codes).  For a TRF the recorded final rank (rank
 column of the ``001`` line, 0 when absent) is added as ``"recorded_rank"``.
 
+``tiebreaks`` is a list of codes (or a comma-separated string) or the name of a ruleset of
+:data:`services.standings.core.RULESETS`, e.g. ``"forfeit-draw-2005"`` (BH, SB, WIN, SNO with
+forfeits counted as draws and withdrawn players unranked: reproduces the recorded ranks of the
+Karl-Mala-Gedenkturnier 2005 TRF).  A ruleset fixes the unplayed-game rule; giving a different
+``unplayed`` with it is an error.
+
 TRF files are read with the pairing service's reader (``services.pairing.trf.read_trf``);
 :func:`read_trf_results` is a minimal private reader of the ``001`` lines kept as a fallback
 and as a cross-check in the tests.
@@ -17,7 +23,8 @@ from pathlib import Path
 
 from services.standings import core as sc
 
-__all__ = ["DEFAULT_TIEBREAKS", "TrfEvent", "read_trf_results", "standings_from_file", "standings_of"]
+__all__ = ["DEFAULT_TIEBREAKS", "TrfEvent", "read_trf_results", "standings_from_file", "standings_of",
+           "withdrawn"]
 
 DEFAULT_TIEBREAKS = ("BH-C1", "BH", "SB")
 
@@ -64,7 +71,7 @@ def read_trf_results(path: str | Path) -> TrfEvent:
         if num is None:
             raise ValueError(f"{path}:{lineno}: no start number in 001 line")
         pid = str(num)
-        ev.players.append(sc.Player(pid, line[14:47].strip(), _num(line[48:52]) or None))
+        ev.players.append(sc.Player(pid, line[14:47].strip(), _num(line[48:52]) or None, num))
         pts = line[80:84].strip()
         ev.points[pid] = float(pts) if pts else 0.0
         ev.ranks[pid] = _num(line[85:89]) or 0
@@ -117,7 +124,7 @@ def _trf_reader(path: str | Path) -> TrfEvent:
     blocks = {}
     for p in t.players:
         pid = str(p.number)
-        ev.players.append(sc.Player(pid, p.name, p.rating or None))
+        ev.players.append(sc.Player(pid, p.name, p.rating or None, p.number))
         ev.points[pid] = p.points or 0.0
         ev.ranks[pid] = p.rank or 0
         blocks[pid] = [(e.opponent, e.colour, e.result) if e is not None else (None, "-", " ")
@@ -157,9 +164,34 @@ def _pgn_event(path: str | Path) -> TrfEvent:
     return ev
 
 
+def withdrawn(ev: TrfEvent) -> set[str]:
+    """Ids of the players with no game and no bye in the event's last round (withdrawn, or
+    never started): the players a pairing program's TRF leaves unranked (rank 0)."""
+    last = ev.rounds
+    present = {g.white for g in ev.games if g.round == last} | {g.black for g in ev.games if g.round == last}
+    present |= {b.player for b in ev.byes if b.round == last}
+    return {p.id for p in ev.players if p.id not in present}
+
+
 def standings_of(ev: TrfEvent, tiebreaks=DEFAULT_TIEBREAKS, **kwargs) -> dict:
-    """Standings dict of an event (see the module docstring); ``kwargs`` go to
-    :func:`services.standings.core.compute_standings`."""
+    """Standings dict of an event (see the module docstring); ``tiebreaks``: codes or a
+    ruleset name; ``kwargs`` go to :func:`services.standings.core.compute_standings`
+    (``unplayed=None`` is the default rule).  Raises
+    :class:`services.standings.core.StandingsError` for an unknown code or a ruleset given
+    with a different ``unplayed`` rule."""
+    if kwargs.get("unplayed", "") is None:
+        del kwargs["unplayed"]
+    if isinstance(tiebreaks, str) and tiebreaks in sc.RULESETS:
+        rs = sc.RULESETS[tiebreaks]
+        if kwargs.get("unplayed", rs.unplayed) != rs.unplayed:
+            raise sc.StandingsError(f"ruleset {tiebreaks!r} counts unplayed games by {rs.unplayed!r}, "
+                                    f"not {kwargs['unplayed']!r}; leave --unplayed out")
+        kwargs["unplayed"] = rs.unplayed
+        if rs.unranked_withdrawn:
+            kwargs["unranked"] = withdrawn(ev)
+        tiebreaks = rs.order
+    elif isinstance(tiebreaks, str):
+        tiebreaks = [c.strip() for c in tiebreaks.split(",") if c.strip()]
     st = sc.compute_standings(ev.players, ev.games, ev.byes, tuple(tiebreaks),
                               rounds=ev.rounds or None, **kwargs)
     out = []
@@ -178,6 +210,4 @@ def standings_from_file(path: str | Path, tiebreaks=DEFAULT_TIEBREAKS, **kwargs)
     text_start = path.read_text(encoding="utf-8", errors="replace")[:4000]
     is_trf = path.suffix.lower() == ".trf" or any(l.startswith("001 ") for l in text_start.splitlines())
     ev = _trf_reader(path) if is_trf else _pgn_event(path)
-    if isinstance(tiebreaks, str):
-        tiebreaks = [c.strip() for c in tiebreaks.split(",") if c.strip()]
     return standings_of(ev, tiebreaks, **kwargs)

@@ -327,8 +327,12 @@ def standings_cmd(
     trf: Optional[Path] = typer.Option(None, "--trf", exists=True, dir_okay=False, help="FIDE TRF file"),
     pgn: Optional[Path] = typer.Option(None, "--pgn", exists=True, dir_okay=False,
                                        help="PGN of results (headers only is enough)"),
-    tiebreaks: str = typer.Option("BH-C1,BH,SB", "--tiebreaks", help="FIDE codes in order, e.g. BH-C1,BH,SB"),
-    unplayed: str = typer.Option("fide2023", "--unplayed", help="unplayed games: fide2023 | fide2009 | none"),
+    tiebreaks: str = typer.Option("BH-C1,BH,SB", "--tiebreaks",
+                                  help="FIDE codes in order, e.g. BH-C1,BH,SB, or a ruleset: "
+                                       "forfeit-draw-2005 | xiangqi-round-robin | xiangqi-swiss"),
+    unplayed: Optional[str] = typer.Option(None, "--unplayed",
+                                           help="unplayed games: fide2023 (default) | fide2009 | "
+                                                "forfeit-draw | none; a ruleset sets its own"),
     json_out: Optional[Path] = typer.Option(None, "--json", help="write {players: [...]} here"),
 ) -> None:
     """Ranks and tie-break values of a finished event (FIDE C.07 2023 codes, Go SOS/SOSOS/SODOS)."""

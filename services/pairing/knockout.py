@@ -22,7 +22,7 @@ from services.pairing.core import PairingError
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
            "match_winner", "playoff_groups", "losers_round", "double_elimination", "seed_order",
-           "Bracket", "MatchState", "check_unshared", "due_game", "DoubleElimination"]
+           "Bracket", "MatchState", "check_unshared", "due_game", "DoubleElimination", "Playoffs"]
 
 
 def bracket_order(size: int) -> list[int]:
@@ -176,16 +176,14 @@ def seed_order(players: list[tuple[str, int | None]], seeding: str, lots_seed: i
 
 
 def check_unshared(places: tuple[int, ...] | list[int]) -> bool:
-    """Validate a knockout's places that may not be shared (art. 15.6) and say whether they need
-    a match for third place. 1 and 2 are never shared (the final decides them); 3 or 4: the
-    semi-final losers play a match for third place. Raises :class:`PairingError` for a place of
-    5 or lower: players out in the same earlier round share it (a classification bracket for
-    them is not implemented)."""
-    bad = [p for p in places if p < 1 or p > 4]
+    """Validate a knockout's places that may not be shared (art. 15.6: 冠军或不宜并列的名次，应安排
+    加赛) and say whether they need a match for third place (3 or 4). 1 and 2 are never shared
+    (the final decides them); a place from 5 on is decided by classification play-offs among
+    the players who would share it (:class:`Playoffs`). Raises :class:`PairingError` for a
+    place below 1."""
+    bad = [p for p in places if p < 1]
     if bad:
-        raise PairingError(f"places {bad} cannot be played off in this knockout: places from 5 on "
-                           "are shared by the players out in the same round; only 1-4 are decided "
-                           "by matches (3 and 4 by a match for third place)")
+        raise PairingError(f"places {bad}: a place is 1 or more")
     return any(p in (3, 4) for p in places)
 
 
@@ -193,7 +191,7 @@ def check_unshared(places: tuple[int, ...] | list[int]) -> bool:
 class MatchState:
     """One match of a knockout round and its games so far: (white, black, result or None while
     running). ``label``: ``R<round>M<n>`` (the n-th match of knockout round r, bracket order),
-    ``F`` the final, ``P3`` the match for third place."""
+    ``F`` the final; a double elimination's ``W<r>M<n>``, ``L<r>M<n>``, ``GF``, ``GF2``."""
 
     label: str
     match: KnockoutMatch
@@ -220,27 +218,93 @@ class MatchState:
 
 
 @dataclass
+class Playoffs:
+    """Classification play-offs (排名赛) of a knockout for places that may not be shared (art.
+    15.6: 应安排加赛). The players who would share place ``P`` (``m`` of them, out in the same
+    round) play a single elimination of their own (:class:`Bracket`, seeded by their seeds)
+    when a place in ``P .. P+m-1`` is in ``unshared``; its places count from ``P`` and it
+    classifies further down the same way (its own ``unshared`` places shifted by ``P - 1``).
+    The semi-final losers' group (``P`` = 3, two players) is the match for third place.
+    ``games`` and ``seed`` as for the knockout's own matches; ``offset``: the event's place
+    just above this bracket's first (0 for the event itself), so decisions name real places."""
+
+    games: int
+    seed: int
+    unshared: tuple[int, ...]
+    offset: int = 0
+    children: dict[int, "Bracket"] = field(default_factory=dict)
+
+    def spawn(self, place: int, players: list[str]) -> None:
+        """Open the play-off of the group sharing ``place`` (players best seed first), if any."""
+        rel = tuple(sorted({q - place + 1 for q in self.unshared if place <= q < place + len(players)}))
+        if place not in self.children and len(players) > 1 and rel:
+            self.children[place] = Bracket(players, games=self.games, seed=self.seed, unshared=rel,
+                                           place_offset=self.offset + place - 1)
+
+    def prepare(self) -> None:
+        for ch in self.children.values():
+            ch._prepare()
+
+    @property
+    def finished(self) -> bool:
+        return all(ch.finished for ch in self.children.values())
+
+    def has_open_game(self) -> bool:
+        return any(ch.has_open_game() for ch in self.children.values())
+
+    def take(self, w: str, b: str, res: str | None) -> bool:
+        return any(ch._take(w, b, res) for ch in self.children.values())
+
+    def pending(self) -> tuple[list[tuple[str, str]], list[str]]:
+        pairs, decisions = [], []
+        for place, ch in sorted(self.children.items()):
+            if ch.finished:
+                continue
+            ps, ds = ch._pending()
+            pairs += ps
+            low, top = self.offset + place, self.offset + place + len(ch.seeded) - 1
+            tag = f"P{low}" if top == low + 1 else f"P{low}-{top}"
+            decisions += [f"{tag} {d}" for d in ds]
+        return pairs, decisions
+
+    def apply(self, out: dict[str, int]) -> None:
+        for place, ch in self.children.items():
+            for pid, p in ch.places().items():
+                out[pid] = place - 1 + p
+
+
+@dataclass
 class Bracket:
     """A single-elimination event (art. 11.1) folded from its record, round by round.
 
     ``seeded``: players, best seed first; ``games``: games a match (13.5: 2 = a second game with
-    colours swapped); ``third_place``: the semi-final losers play for third place (15.6);
-    ``seed``: the lots seed of game 1's colours (13.4). A *knockout round* (``stages``) may take
-    several rounds of play: one per scheduled game, then one play-off game at a time for each
-    match still level (15.6), colours continuing to alternate. Feed the rounds played with
-    :meth:`add_round`; :meth:`next_round` pairs the next one. Pure; raises
-    :class:`PairingError` for a record that does not fit the bracket.
+    colours swapped); ``unshared``: places that may not be shared (15.6), decided by
+    :class:`Playoffs` (3 or 4: the semi-final losers play for third place; 5 or more:
+    classification play-offs among the players out in the same round); ``third_place``: the
+    same as 3 in ``unshared``; ``seed``: the lots seed of game 1's colours (13.4). A *knockout
+    round* (``stages``) may take several rounds of play: one per scheduled game, then one
+    play-off game at a time for each match still level (15.6), colours continuing to alternate;
+    classification play-offs run alongside. Feed the rounds played with :meth:`add_round`;
+    :meth:`next_round` pairs the next one. Pure; raises :class:`PairingError` for a record that
+    does not fit the bracket. ``place_offset``: set on a classification play-off's bracket
+    (its place 1 is the event's ``place_offset + 1``); its :meth:`places` stay relative.
     """
 
     seeded: list[str]
     games: int = 1
     third_place: bool = False
     seed: int = 0
+    unshared: tuple[int, ...] = ()
+    place_offset: int = 0
     stages: list[list[MatchState]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.games < 1:
             raise PairingError("a match has at least one game")
+        if self.third_place:
+            self.unshared = tuple(sorted({*self.unshared, 3}))
+        check_unshared(self.unshared)
+        self.playoffs = Playoffs(self.games, self.seed, self.unshared, self.place_offset)
         ms = first_round(self.seeded)
         self.stages = [[MatchState(self._label(1, i, len(ms)), m) for i, m in enumerate(ms)]]
 
@@ -252,60 +316,63 @@ class Bracket:
     def current(self) -> list[MatchState]:
         return self.stages[-1]
 
-    def _main(self, stage: list[MatchState]) -> list[MatchState]:
-        return [m for m in stage if m.label != "P3"]
-
     def _decided(self, stage: list[MatchState]) -> bool:
         return all(m.winner(self.games) is not None for m in stage)
 
     @property
+    def _final_decided(self) -> bool:
+        return len(self.current) == 1 and self._decided(self.current)
+
+    @property
     def finished(self) -> bool:
-        """The final (and the match for third place, if any) is decided."""
-        return len(self._main(self.current)) == 1 and self._decided(self.current)
+        """The final and every classification play-off (the match for third place ...) are
+        decided."""
+        return self._final_decided and self.playoffs.finished
 
     @property
     def champion(self) -> str | None:
-        return self._main(self.current)[0].winner(self.games) if self.finished else None
+        return self.current[0].winner(self.games) if self.finished else None
 
-    def _advance(self) -> None:
-        """Open the next knockout round once every match of the current one is decided."""
-        if self.finished or not self._decided(self.current):
-            return
-        main = self._main(self.current)
-        winners = [m.winner(self.games) for m in main]
-        ms = next_round(winners)  # type: ignore[arg-type]
-        k = len(self.stages) + 1
-        stage = [MatchState(self._label(k, i, len(ms)), m) for i, m in enumerate(ms)]
-        losers = [m.loser(self.games) for m in main]
-        losers = [x for x in losers if x is not None]
-        if len(ms) == 1 and self.third_place and len(losers) == 2:
-            stage.append(MatchState("P3", KnockoutMatch(losers[0], losers[1])))
-        self.stages.append(stage)
+    def _seed_sorted(self, players: list[str]) -> list[str]:
+        return sorted(players, key=self.seeded.index)
+
+    def _prepare(self) -> None:
+        """Open the next knockout round once every match of the current one is decided, and
+        the play-offs of the players out in each decided round."""
+        if not self._final_decided and self._decided(self.current):
+            winners = [m.winner(self.games) for m in self.current]
+            ms = next_round(winners)  # type: ignore[arg-type]
+            k = len(self.stages) + 1
+            self.stages.append([MatchState(self._label(k, i, len(ms)), m) for i, m in enumerate(ms)])
+        for stage in self.stages:
+            if self._decided(stage):
+                lost = [x for x in (m.loser(self.games) for m in stage) if x is not None]
+                self.playoffs.spawn(len(stage) + 1, self._seed_sorted(lost))
+        self.playoffs.prepare()
+
+    def has_open_game(self) -> bool:
+        """A game paired without a result, here or in a play-off."""
+        return any(g[2] is None for m in self.current for g in m.games) or self.playoffs.has_open_game()
+
+    def _take(self, w: str, b: str, res: str | None) -> bool:
+        for m in self.current:
+            if m.match.b is not None and {m.match.a, m.match.b} == {w, b} and m.winner(self.games) is None:
+                m.games.append((w, b, res))
+                return True
+        return self.playoffs.take(w, b, res)
 
     def add_round(self, boards: list[tuple[str, str, str | None]]) -> None:
         """Record a round played: (white, black, result code or None) per board. Raises
-        :class:`PairingError` when a board is not a game due in the current knockout round."""
-        self._advance()
-        by_pair = {frozenset((m.match.a, m.match.b)): m for m in self.current if m.match.b}
+        :class:`PairingError` when a board is not a game due in the current knockout round or
+        a play-off."""
+        self._prepare()
         for w, b, res in boards:
-            m = by_pair.get(frozenset((w, b)))
-            if m is None:
-                raise PairingError(f"{w}-{b} is not a match of knockout round {len(self.stages)}")
-            if m.winner(self.games) is not None:
-                raise PairingError(f"match {m.label} {w}-{b} is already decided")
-            m.games.append((w, b, res))
+            if not self._take(w, b, res):
+                raise PairingError(f"{w}-{b} is not a match due in knockout round {len(self.stages)} "
+                                   "or a play-off")
 
-    def next_round(self) -> tuple[list[tuple[str, str]], list[str]]:
-        """The next round's games (white, black) and the decisions taken (labels, lots, byes,
-        play-offs with their article). Raises :class:`PairingError` when the event is over or a
-        game of the last round has no result."""
-        if any(g[2] is None for m in self.current for g in m.games):
-            raise PairingError("a game of the last round has no result yet")
-        self._advance()
-        if self.finished:
-            raise PairingError(f"the knockout is over: {self.champion} won the final")
+    def _pending(self) -> tuple[list[tuple[str, str]], list[str]]:
         pairs, decisions = [], []
-        k = len(self.stages)
         for m in self.current:
             if m.match.b is None:
                 if all(not x.games for x in self.current):  # the knockout round's first round
@@ -316,25 +383,36 @@ class Bracket:
             if due is not None:
                 pairs.append(due[0])
                 decisions.append(due[1])
+        ps, ds = self.playoffs.pending()
+        return pairs + ps, decisions + ds
+
+    def next_round(self) -> tuple[list[tuple[str, str]], list[str]]:
+        """The next round's games (white, black) and the decisions taken (labels, lots, byes,
+        play-offs with their article). Raises :class:`PairingError` when the event is over or a
+        game of the last round has no result."""
+        if self.has_open_game():
+            raise PairingError("a game of the last round has no result yet")
+        self._prepare()
+        if self.finished:
+            raise PairingError(f"the knockout is over: {self.champion} won the final")
+        pairs, decisions = self._pending()
         if not pairs:
-            raise PairingError(f"nothing to pair in knockout round {k}")
+            raise PairingError(f"nothing to pair in knockout round {len(self.stages)}")
         return pairs, decisions
 
     def places(self) -> dict[str, int]:
-        """Each player's place so far: the champion 1, the final's loser 2, the match for third
-        place's winner 3 and loser 4; otherwise the players out in the same knockout round share
-        the place after the players still in then (semi-final losers 3, quarter-final losers 5,
-        ...). Players still in share place 1 until they are out."""
+        """Each player's place so far: the champion 1, the final's loser 2; the players out in
+        the same knockout round share the place after the players still in then (semi-final
+        losers 3, quarter-final losers 5, ...) unless a play-off decides among them (the match
+        for third place: 3 and 4; classification play-offs, :class:`Playoffs`). Players still in
+        share place 1 until they are out."""
         out = {pid: 1 for pid in self.seeded}
         for stage in self.stages:
-            main = self._main(stage)
-            for m in main:
+            for m in stage:
                 lost = m.loser(self.games)
                 if lost is not None:
-                    out[lost] = len(main) + 1
-            for m in stage:
-                if m.label == "P3" and m.winner(self.games) is not None:
-                    out[m.winner(self.games)], out[m.loser(self.games)] = 3, 4  # type: ignore[index]
+                    out[lost] = len(stage) + 1
+        self.playoffs.apply(out)
         return out
 
 
@@ -390,14 +468,17 @@ class DoubleElimination:
     ``seed`` (13.4). A missing player (a bye in ``W1``) gives byes on in the losers' bracket.
     Places (:meth:`places`): champion 1, grand-final loser 2, then the players out in the same
     losers'-bracket round share the place after everyone still in when it ends (8 players: the
-    ``L4`` loser 3, ``L3`` loser 4, the ``L2`` losers 5, the ``L1`` losers 7). Raises
-    :class:`PairingError` for fewer than 3 players or a record that does not fit.
+    ``L4`` loser 3, ``L3`` loser 4, the ``L2`` losers 5, the ``L1`` losers 7); ``unshared``
+    places from 5 on (15.6) are decided by classification play-offs among the players who
+    would share them (:class:`Playoffs`). Raises :class:`PairingError` for fewer than 3
+    players or a record that does not fit.
     """
 
     seeded: list[str]
     games: int = 1
     seed: int = 0
     reset: bool = True
+    unshared: tuple[int, ...] = ()
     stages: dict[str, list[MatchState | None]] = field(default_factory=dict)
     opened_at: dict[str, int] = field(default_factory=dict)
     rounds_added: int = 0
@@ -413,6 +494,8 @@ class DoubleElimination:
         self.k = size.bit_length() - 1
         self.order = ["W1"] + [x for r in range(2, self.k + 1)
                                for x in (f"W{r}", f"L{2 * r - 3}", f"L{2 * r - 2}")] + ["GF", "GF2"]
+        check_unshared(self.unshared)
+        self.playoffs = Playoffs(self.games, self.seed, self.unshared)
         self._open()
 
     # ------------------------------------------------------------------ bracket rounds
@@ -475,6 +558,17 @@ class DoubleElimination:
                                             else KnockoutMatch(y, None)))  # type: ignore[arg-type]
             self.stages[label] = slots
             self.opened_at[label] = self.rounds_added
+        gone = 0
+        for label in self._losers_rounds():
+            real = [m for m in self.stages[label] if m is not None and m.match.b is not None]
+            gone += len(real)
+            if self._decided(label):
+                lost = sorted((m.loser(self.games) for m in real), key=self.seeded.index)  # type: ignore[arg-type]
+                self.playoffs.spawn(len(self.seeded) - gone + 1, lost)  # type: ignore[arg-type]
+        self.playoffs.prepare()
+
+    def _losers_rounds(self) -> list[str]:
+        return sorted((x for x in self.stages if x[0] == "L"), key=lambda x: int(x[1:]))
 
     def running(self) -> list[tuple[str, MatchState]]:
         """(bracket round, match) of every open match not yet decided (byes excluded)."""
@@ -483,8 +577,7 @@ class DoubleElimination:
 
     # ------------------------------------------------------------------ the event
     @property
-    def finished(self) -> bool:
-        """The grand final (and its replay, if due) is decided."""
+    def _final_decided(self) -> bool:
         if not self._decided("GF"):
             return False
         gf = self.stages["GF"][0]
@@ -493,8 +586,14 @@ class DoubleElimination:
         return self._decided("GF2")
 
     @property
+    def finished(self) -> bool:
+        """The grand final (and its replay, if due) and every classification play-off are
+        decided."""
+        return self._final_decided and self.playoffs.finished
+
+    @property
     def champion(self) -> str | None:
-        if not self.finished:
+        if not self._final_decided:
             return None
         last = self.stages["GF2" if "GF2" in self.stages else "GF"][0]
         return last.winner(self.games)  # type: ignore[union-attr]
@@ -506,16 +605,17 @@ class DoubleElimination:
         by_pair = {frozenset((m.match.a, m.match.b)): m for _, m in self.running()}
         for w, b, res in boards:
             m = by_pair.get(frozenset((w, b)))
-            if m is None:
+            if m is not None:
+                m.games.append((w, b, res))
+            elif not self.playoffs.take(w, b, res):
                 raise PairingError(f"{w}-{b} is not a match due in this double elimination")
-            m.games.append((w, b, res))
         self.rounds_added += 1
 
     def next_round(self) -> tuple[list[tuple[str, str]], list[str]]:
         """The next round's games (white, black) and the decisions taken (byes, games of a
         match, play-offs, a grand-final replay). Raises :class:`PairingError` when the event is
         over or a game of the last round has no result."""
-        if any(g[2] is None for _, m in self.running() for g in m.games):
+        if any(g[2] is None for _, m in self.running() for g in m.games) or self.playoffs.has_open_game():
             raise PairingError("a game of the last round has no result yet")
         self._open()
         if self.finished:
@@ -537,6 +637,9 @@ class DoubleElimination:
             pair, why = due_game(m, self.games, self.seed)  # type: ignore[misc]
             pairs.append(pair)
             decisions.append(why)
+        ps, ds = self.playoffs.pending()
+        pairs += ps
+        decisions += ds
         if not pairs:
             raise PairingError("nothing to pair in this double elimination")
         return pairs, decisions
@@ -545,14 +648,15 @@ class DoubleElimination:
         """Each player's place so far (see the class): players still in share place 1."""
         out = {pid: 1 for pid in self.seeded}
         gone = 0
-        for label in sorted((x for x in self.stages if x[0] == "L"), key=lambda x: int(x[1:])):
+        for label in self._losers_rounds():
             ms = [m for m in self.stages[label] if m is not None and m.match.b is not None]
             gone += len(ms)
             for m in ms:
                 lost = m.loser(self.games)
                 if lost is not None:
                     out[lost] = len(self.seeded) - gone + 1
-        if self.finished:
+        self.playoffs.apply(out)
+        if self._final_decided:
             champ = self.champion
             gf = self.stages["GF"][0]
             out[champ] = 1  # type: ignore[index]

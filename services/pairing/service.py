@@ -15,7 +15,8 @@ Dutch, :func:`services.pairing.core.dutch_pair`, is its cross-check in tests);
 (:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
 ``knockout``: single elimination (:class:`services.pairing.knockout.Bracket`: seeds written as
 LotsDrawn before round 1, one round per game of a match, play-off games for level matches, the
-match for third place when place 3 may not be shared); ``double-elimination``: 双败淘汰制
+match for third place when place 3 may not be shared, classification play-offs for places from
+5 on that may not be shared, art. 15.6); ``double-elimination``: 双败淘汰制
 (:class:`services.pairing.knockout.DoubleElimination`: winners' and losers' brackets, grand
 final and its replay, seeded and played like ``knockout``); ``team-round-robin``: Berger tables
 over the teams, boards of a match by board order or the team's line-up (SubmitLineup, art.
@@ -521,14 +522,14 @@ def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds
     folded over its rounds (RoundPaired) and results (game id -> result code); ``numbers``: the
     seeds (LotsDrawn). Used by the pairing and the standings services. Raises ``PairingError``
     for a record that does not fit the bracket."""
-    from services.pairing.knockout import Bracket, DoubleElimination, check_unshared
+    from services.pairing.knockout import Bracket, DoubleElimination
     seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
     if created.system == "double-elimination":
         br = DoubleElimination(seeded, games=created.games_per_match, seed=created.lots_seed,
-                               reset=created.grand_final_reset)
+                               reset=created.grand_final_reset, unshared=tuple(created.unshared_places))
     else:
-        br = Bracket(seeded, games=created.games_per_match,
-                     third_place=check_unshared(created.unshared_places), seed=created.lots_seed)
+        br = Bracket(seeded, games=created.games_per_match, unshared=tuple(created.unshared_places),
+                     seed=created.lots_seed)
     for r in rounds:
         br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
     return br

@@ -30,8 +30,8 @@ async def test_eight_player_knockout_with_two_game_matches_playoff_and_third_pla
     async with arbiter_client("memory", ticks=False) as c:
         tid = "ko8"
         bad = await c.post("/tournaments", json={"tournament_id": "ko-bad", "name": "KO", "system": "knockout",
-                                                  "unshared_places": [5]})
-        assert bad.status_code == 409 and "places from 5 on" in bad.json()["detail"]
+                                                  "unshared_places": [0]})
+        assert bad.status_code == 409 and "1 or more" in bad.json()["detail"]
         bad = await c.post("/tournaments", json={"tournament_id": "ko-bad2", "name": "KO", "system": "knockout",
                                                   "rounds": 3})
         assert bad.status_code == 409 and "leave rounds out" in bad.json()["detail"]
@@ -325,3 +325,34 @@ async def test_member_total_ranks_teams_by_members_places_15_5():
     teams = {r["team"]: (r["rank"], r["game_points"], r["tiebreaks"]) for r in st["teams"]}
     assert teams == {"A": (1, 4.0, {"PLACES": 4.0, "BEST": 1.0, "SECOND": 3.0, "FOULS": 0.0}),
                      "B": (2, 2.0, {"PLACES": 6.0, "BEST": 2.0, "SECOND": 4.0, "FOULS": 0.0})}
+
+
+async def test_knockout_places_5_to_8_by_classification_playoffs():
+    """Art. 15.6 (冠军或不宜并列的名次，应安排加赛): places 3, 5 and 7 may not be shared. Eight
+    players by rating, one game a match; the better seed wins every game except p8 beats p5
+    in the classification semi-final. Round 1 quarter-finals; round 2 semi-finals p1-p4, p2-p3
+    and the quarter-final losers' play-off p5-p8, p6-p7 (seeded among themselves); round 3 the
+    final, third place p3-p4, fifth place p6-p8, seventh place p5-p7. Places 1..8: p1 p2 p3 p4
+    p6 p8 p5 p7; the event finishes after round 3."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "ko-cls"
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": "KO", "system": "knockout",
+                                                "unshared_places": [3, 5, 7]})
+        assert r.status_code == 200, r.text
+        for i in range(8):
+            await c.post(f"/tournaments/{tid}/players", json={"player_id": f"p{i + 1}", "name": f"P{i + 1}",
+                                                              "rating": 2400 - 20 * i})
+        sizes = []
+        for rnd in (1, 2, 3):
+            rd = await _round(c, tid, rnd)
+            sizes.append(len(rd["boards"]))
+            for b in rd["boards"]:
+                w, bl = b["white"], b["black"]
+                win = "p8" if {w, bl} == {"p5", "p8"} else min((w, bl), key=lambda x: int(x[1:]))
+                await _result(c, b["game_id"], "1-0" if w == win else "0-1")
+        st = await standings_after(c, tid, 3)
+        events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
+    assert sizes == [4, 4, 4]
+    assert {r["player_id"]: r["rank"] for r in st["rows"]} == {
+        "p1": 1, "p2": 2, "p3": 3, "p4": 4, "p6": 5, "p8": 6, "p5": 7, "p7": 8}
+    assert [e["type"] for e in events].count("TournamentFinished") == 1

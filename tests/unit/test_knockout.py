@@ -85,3 +85,107 @@ def test_bad_matches_and_results_are_refused():
     assert match_winner(m, [("a", "b", "0-0")]) is None
     with pytest.raises(PairingError, match="unknown result"):
         match_winner(m, [("a", "b", "2-0")])
+
+
+def _play(br, winner_of) -> list[set]:
+    """Drive a bracket to its end: ``winner_of(round, pair)`` names each game's winner."""
+    rounds = []
+    rnd = 0
+    while not br.finished:
+        rnd += 1
+        pairs, _ = br.next_round()
+        rounds.append({frozenset(p) for p in pairs})
+        br.add_round([(w, b, "1-0" if winner_of(rnd, {w, b}) == w else "0-1") for w, b in pairs])
+    return rounds
+
+
+def test_double_elimination_grand_final_with_and_without_reset():
+    """Four players, one game a match. W1 s1-s4, s2-s3 (s1, s2 win); round 2: W2 s1-s2 (s1)
+    and L1 s4-s3 (s3); round 3: L2 s3 v s2, W2's loser (s2 wins); round 4: GF s1 v s2, won
+    by s2. Without reset s2 is champion after one final; with it (nobody out before a second
+    loss) GF2 s2-s1 follows, won by s1 here. Places: L1's loser s4: 4 - 1 + 1 = 4, L2's loser
+    s3: 4 - 2 + 1 = 3."""
+    from services.pairing.knockout import DoubleElimination
+    seeds = ["s1", "s2", "s3", "s4"]
+
+    def upset(rnd, pair):
+        if rnd == 4:
+            return "s2"
+        return min(pair)  # the better seed
+
+    br = DoubleElimination(seeds, reset=False)
+    rounds = _play(br, upset)
+    assert rounds == [{frozenset(("s1", "s4")), frozenset(("s2", "s3"))},
+                      {frozenset(("s1", "s2")), frozenset(("s3", "s4"))},
+                      {frozenset(("s2", "s3"))}, {frozenset(("s1", "s2"))}]
+    assert br.champion == "s2" and br.places() == {"s2": 1, "s1": 2, "s3": 3, "s4": 4}
+    br = DoubleElimination(seeds)
+    rounds = _play(br, lambda rnd, pair: "s2" if rnd == 4 else min(pair))
+    assert len(rounds) == 5 and rounds[4] == {frozenset(("s1", "s2"))}
+    assert br.champion == "s1" and br.places() == {"s1": 1, "s2": 2, "s3": 3, "s4": 4}
+    with pytest.raises(PairingError, match="over"):
+        br.next_round()
+
+
+def test_double_elimination_byes_two_game_matches_and_a_fifth_place_playoff():
+    """Six players in a bracket of 8: s1 and s2 have W1 byes, so L1 is two byes (s5, s6 pass).
+    Two games a match (13.5). The better seed wins every game, except that s3-s6 of W1 is
+    drawn twice (1-1) and s3 wins the play-off game (15.6): knockout round W1 takes three
+    rounds of play. Place 5 may not be shared: the L2 losers s5 and s6 (who would share
+    6 - 2 + 1 = 5) play a match for it, won by s6 (an upset)."""
+    from services.pairing.knockout import DoubleElimination
+    br = DoubleElimination([f"s{i}" for i in range(1, 7)], games=2, seed=7, unshared=(5,))
+    pairs, decisions = br.next_round()
+    assert {frozenset(p) for p in pairs} == {frozenset(("s4", "s5")), frozenset(("s3", "s6"))}
+    assert sum("bye" in d for d in decisions) == 2
+    rnd = 0
+    while not br.finished:
+        rnd += 1
+        if rnd > 1:
+            pairs, decisions = br.next_round()
+        boards = []
+        for w, b in pairs:
+            if {w, b} == {"s3", "s6"} and rnd <= 2:
+                res = "1/2-1/2"
+            elif {w, b} == {"s5", "s6"}:
+                res = "1-0" if w == "s6" else "0-1"
+            else:
+                res = "1-0" if int(w[1:]) < int(b[1:]) else "0-1"
+            boards.append((w, b, res))
+        if rnd == 3:
+            assert [frozenset(p) for p in pairs] == [frozenset(("s3", "s6"))]
+            assert "play-off game 3" in decisions[0]
+        br.add_round(boards)
+    assert br.champion == "s1"
+    assert br.places() == {"s1": 1, "s2": 2, "s3": 3, "s4": 4, "s6": 5, "s5": 6}
+
+
+def test_knockout_classification_playoffs_for_places_5_to_8_15_6():
+    """Eight players, one game a match, places 3, 5 and 7 may not be shared (15.6: 应安排加赛).
+    The better seed wins every game except that p8 beats p5 in the classification semi-final.
+    Round 1: quarter-finals p1-p8 p4-p5 p2-p7 p3-p6. Round 2: semi-finals p1-p4, p2-p3 and
+    the losers' classification semi-finals among p5..p8, seeded p5-p8, p6-p7. Round 3: the
+    final p1-p2, third place p3-p4, fifth place p6-p8, seventh place p5-p7. Places 1..8:
+    p1 p2 p3 p4 p6 p8 p5 p7."""
+    from services.pairing.knockout import Bracket
+    br = Bracket([f"p{i}" for i in range(1, 9)], unshared=(3, 5, 7))
+    rounds, decisions = [], []
+    rnd = 0
+    while not br.finished:
+        rnd += 1
+        pairs, ds = br.next_round()
+        rounds.append({frozenset(p) for p in pairs})
+        decisions.append(ds)
+        br.add_round([(w, b, ("1-0" if w == "p8" else "0-1") if {w, b} == {"p5", "p8"}
+                       else "1-0" if int(w[1:]) < int(b[1:]) else "0-1") for w, b in pairs])
+    f = lambda a, b: frozenset((a, b))  # noqa: E731
+    assert rounds == [{f("p1", "p8"), f("p4", "p5"), f("p2", "p7"), f("p3", "p6")},
+                      {f("p1", "p4"), f("p2", "p3"), f("p5", "p8"), f("p6", "p7")},
+                      {f("p1", "p2"), f("p3", "p4"), f("p6", "p8"), f("p5", "p7")}]
+    assert br.places() == {"p1": 1, "p2": 2, "p3": 3, "p4": 4, "p6": 5, "p8": 6, "p5": 7, "p7": 8}
+    assert any(d.startswith("P5-8 R1M1 p5-p8") for d in decisions[1])
+    assert any(d.startswith("P5-8 P7 F p5-p7") for d in decisions[2])
+    assert any(d.startswith("P3 F p3-p4") for d in decisions[2])
+    shared = Bracket([f"p{i}" for i in range(1, 9)], unshared=(5,))
+    _play(shared, lambda rnd, pair: min(pair))
+    assert sorted(shared.places().values()) == [1, 2, 3, 3, 5, 6, 7, 7]  # 3 and 7 stay shared

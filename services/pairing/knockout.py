@@ -450,13 +450,16 @@ class DoubleElimination:
     """A double-elimination event (双败淘汰制: xiangqi 1999 art. 11.1; Chinese chess and Go
     rules 1988, 竞赛制度 一: a player is out after two lost matches) folded from its record.
 
-    Structure (the usual one, as in the Challonge / start.gg double-elimination brackets):
+    Structure (the common double-elimination chart; the rule texts name the system but give no
+    chart, so this is our documented choice):
 
     * winners' bracket ``W1`` .. ``Wk`` for a bracket of 2^k slots: a single elimination seeded
       as :func:`first_round` (byes to the top seeds when the field is not a power of two);
     * losers' bracket ``L1`` .. ``L(2k-2)``: ``L1`` pairs the losers of ``W1`` in bracket order;
       each even round ``L(2r-2)`` pairs the survivors with the losers of ``Wr``, that list
-      reversed so players from the same half do not meet again at once (:func:`losers_round`);
+      reversed so players from the same half do not meet again at once (:func:`losers_round`;
+      for 8 players this is the usual chart, larger published charts vary the drop-in order
+      further to put off rematches, we only reverse);
       each odd round ``L(2r-1)`` (r >= 2) pairs the survivors among themselves;
     * grand final ``GF``: the winners'-bracket champion against the losers'-bracket champion;
       with ``reset`` (the default, following the 1988 rule that nobody is out before a second

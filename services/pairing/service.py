@@ -211,7 +211,8 @@ class PairingCore(Core):
     def _on_SubmitLineup(self, msg, p: SubmitLineup):
         """A team's line-up for the match of ``round`` (12.2 reserves keep the board order, 12.3
         any order; 12.1 fixed boards take only the board order), before that match's first
-        round is paired."""
+        round is paired. The Berger table of the teams follows from the teams registered, so a
+        line-up is checked again when its round is paired."""
         from services.pairing.teams import check_lineup
         t = self.tournaments[p.tournament_id]
         c = t.created
@@ -227,6 +228,8 @@ class PairingCore(Core):
             return self._reject(msg, "closed", f"round {first} (the match of round {p.round}) is already "
                                                "paired: the line-up is set before the match (12.3)")
         k = len(rosters)
+        if k < 2:
+            return self._reject(msg, "invalid", "line-ups are set once at least two teams are registered")
         if match > k + k % 2 - 1:
             return self._reject(msg, "invalid", f"the event has {(k + k % 2 - 1) * n} rounds")
         if self._match_of(t, rosters, match, p.team) is None:

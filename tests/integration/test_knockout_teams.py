@@ -267,6 +267,14 @@ async def test_team_line_ups_reserves_and_all_play_all():
         assert rest.status_code == 409 and "no match in round 1" in rest.json()["detail"]
         nobody = await c.post("/tournaments/res/lineups", json={"team": "Z", "round": 1, "members": ["A1", "A2"]})
         assert nobody.status_code == 409 and "no team" in nobody.json()["detail"]
+        three = await c.post("/tournaments/res/lineups", json={"team": "A", "round": 2,
+                                                               "members": ["A1", "A2", "A3"]})
+        assert three.status_code == 409 and "names 2 different members" in three.json()["detail"]
+        other = await c.post("/tournaments/res/lineups", json={"team": "B", "round": 1, "members": ["A1", "B2"]})
+        assert other.status_code == 409 and "not on the roster" in other.json()["detail"]
+        await c.post("/tournaments", json={"tournament_id": "solo", "name": "S", "system": "round-robin"})
+        solo = await c.post("/tournaments/solo/lineups", json={"team": "A", "round": 1, "members": ["x"]})
+        assert solo.status_code == 409 and "team-round-robin" in solo.json()["detail"]
         r1 = await _round(c, "res", 1)
         assert [(b["white"], b["black"]) for b in r1["boards"]] == [("B1", "C1"), ("C2", "B2")]
         late = await c.post("/tournaments/res/lineups", json={"team": "B", "round": 1, "members": ["B1", "B3"]})

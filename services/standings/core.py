@@ -634,8 +634,8 @@ def xiangqi_standings(
     scores are the real ones (``unplayed="none"``); forfeits count + = 1, - = 0 (21.4)."""
     if system not in ("round_robin", "swiss"):
         raise StandingsError(f"system must be 'round_robin' or 'swiss', got {system!r}")
-    order = XIANGQI_ROUND_ROBIN if system == "round_robin" else XIANGQI_SWISS
-    return compute_standings(players, games, byes, order, unplayed="none", fouls=fouls,
+    rs = RULESETS["xiangqi-round-robin" if system == "round_robin" else "xiangqi-swiss"]
+    return compute_standings(players, games, byes, rs.order, unplayed=rs.unplayed, fouls=fouls,
                              penalties=penalties)
 
 

@@ -24,19 +24,36 @@ def test_trf_scores_equal_recorded_points(shared_data, name):
 
 
 def test_karl_mala_2005_ranks(shared_data):
-    # 284 players, 276 with a recorded rank (withdrawn ones have rank 0).  The order used is not
-    # in the file.  Tried: BH-C1/BH/SB, BH/BH-C1/SB, BH-M1/BH/SB, BH/SB, SB, PS variants, under
-    # the 2023, 2009 and no unplayed-game rules.  Best: plain BH (real opponents, the pre-2009
-    # practice) then median BH then SB: 72 of 276 ranks equal; BH-C1 first gives 47.  The top 11
-    # match; below that players on equal score with equal BH are ordered differently and some
-    # with lower BH are placed above higher BH, so the event's Buchholz evidently treated
-    # withdrawals/unplayed games differently (likely Swiss-Chess's own 2005 rule); not reproduced.
-    ev = read_trf_results(shared_data(TRF + "karl-mala-gedenkturnier-2005-frankfurt.trf"))
-    st = standings_of(ev, ("BH", "BH-M1", "SB"), unplayed="none")
+    # 284 players, 276 with a recorded rank.  The record is reproduced in full by points, then
+    # Buchholz, Sonneborn-Berger, wins and start number, with forfeits counted as draws in the
+    # opponents' scores (ruleset forfeit-draw-2005; core docstring, unplayed="forfeit-draw").
+    # Found by a search over orders and unplayed-game conventions (the best FIDE-rule order before,
+    # BH/BH-M1/SB with real opponents and withdrawn players ranked, gave 72 of 276).  The 8 unranked (rank 0) are the players with no entry in
+    # round 7: 13 (never played), 27 (left after R5), 121, 126, 179 (after R3), 156, 180 (after
+    # R6) and 284 "spielfrei" (the bye pseudo-player); our rank 0 for them equals the record.
+    path = shared_data(TRF + "karl-mala-gedenkturnier-2005-frankfurt.trf")
+    st = standings_from_file(path, "forfeit-draw-2005")
+    assert st["order"] == ["BH", "SB", "WIN", "SNO"]
     ranked = [p for p in st["players"] if p["recorded_rank"] > 0]
-    assert len(ranked) == 276
-    assert sum(p["rank"] == p["recorded_rank"] for p in ranked) == 72
-    assert [p["recorded_rank"] for p in st["players"][:11]] == list(range(1, 12))
+    assert len(ranked) == 276 and len(st["players"]) == 284
+    assert [p["rank"] for p in st["players"]] == [p["recorded_rank"] for p in st["players"]]
+    assert sorted(int(p["id"]) for p in st["players"] if p["rank"] == 0) == [13, 27, 121, 126, 156, 179, 180, 284]
+    by_id = {p["id"]: p for p in st["players"]}
+    # 195 (rank 152) and 153 (rank 153), 3.5 points: BH equal only when 59's forfeit loss to 195
+    # keeps its 0 for 195 (59: 2.5 + his R6 forfeit as a draw .5 = 3.0; 195's others 19.0) and
+    # 13 (who never played) counts 0 for 153 (153's others 22.0): 22.0 each.  SB: 195 = 6.25 +
+    # forfeit win 1/2 x 3.0 = 7.75, 153 = 7.75 + 1/2 x 0 = 7.75; WIN 3 > 2 decides.
+    assert (by_id["195"]["tiebreaks"], by_id["153"]["tiebreaks"]) == (
+        {"BH": 22.0, "SB": 7.75, "WIN": 3.0, "SNO": 195.0}, {"BH": 22.0, "SB": 7.75, "WIN": 2.0, "SNO": 153.0})
+    # 282 (1.0 point, the only bye, written 0000 - +) ranks first of the 1.0 group (269) only if
+    # the bye counts at least 2.0 in his BH: the average of his opponents' values, 15.5 / 6
+    assert by_id["282"]["rank"] == 269 and by_id["282"]["tiebreaks"]["BH"] == pytest.approx(15.5 + 15.5 / 6)
+    # the other rules fall well short of the record (same order, withdrawn players unranked)
+    from services.standings.report import withdrawn
+    ev = read_trf_results(path)
+    for rule, equal in (("none", 124), ("fide2009", 132), ("fide2023", 86)):
+        other = standings_of(ev, ("BH", "SB", "WIN", "SNO"), unplayed=rule, unranked=withdrawn(ev))
+        assert sum(p["rank"] == p["recorded_rank"] for p in other["players"] if p["recorded_rank"]) == equal
 
 
 def test_lichess_mai_2020_ranks(shared_data):

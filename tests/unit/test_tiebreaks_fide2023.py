@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from services.standings.core import (
-    Bye, GameResult, Player, StandingsError, apply_withdrawals, compute_standings, dp,
-    xiangqi_standings,
+    RULESETS, Bye, GameResult, Player, StandingsError, apply_withdrawals, compute_standings,
+    default_ruleset, dp, xiangqi_standings,
 )
 
 # Swiss, 4 players, 3 rounds, with unplayed rounds (C.07 art. 16):
@@ -198,3 +198,52 @@ def test_code_validation():
         sw(("BH-C3",))
     with pytest.raises(StandingsError, match="unplayed"):
         sw(("BH",), unplayed="2017")
+
+
+def test_forfeit_draw_rule():
+    st = sw(("BH", "SB", "WIN", "SNO"), unplayed="forfeit-draw")
+    tb = {r.id: r.tiebreaks for r in st.rows}
+    # scores others see (forfeits and byes of 1/2 or 1 point count 1/2, absences 0):
+    #   A 2.0 (all played);  B 0 + bye .5 + 1 = 1.5;  C forfeit .5 + .5 + 0 = 1.0;
+    #   D forfeit .5 + absent 0 + .5 = 1.0
+    # BH: A = B 1.5 + C 1.0 + D 1.0 = 3.5
+    #     B = A 2.0 + C 1.0, bye: their average 1.5 -> 4.5
+    #     C = D seen by C (his forfeit to C keeps its 0: 1.0 - .5 + 0 = .5) + A 2.0 + B 1.5 = 4.0
+    #     D = C seen by D (1.0 - .5 + 1 = 1.5) + A 2.0, absent R2: average 1.75 -> 5.25
+    assert [tb[x]["BH"] for x in "ABCD"] == [3.5, 4.5, 4.0, 5.25]
+    # SB: A = 1x1.5 + .5x1.0 + .5x1.0 = 2.5;  B = 0x2.0 + 1x1.0 + bye 1x1.5 = 2.5
+    #     C = forfeit win 1/2 x .5 + .5x2.0 + 0 = 1.25;  D = forfeit loss 0 + absent 0 + .5x2.0 = 1.0
+    assert [tb[x]["SB"] for x in "ABCD"] == [2.5, 2.5, 1.25, 1.0]
+    assert [(r.rank, r.id) for r in st.rows] == [(1, "B"), (2, "A"), (3, "C"), (4, "D")]
+
+
+def test_start_number_separates_and_unranked_players_come_last():
+    # A and B tie on 2.0: without a tie-break they share rank 1; SNO (the input position when no
+    # number is given: A 1, B 2) separates them; with start numbers A 7, B 3, B goes first
+    assert [(r.rank, r.id) for r in sw(()).rows[:2]] == [(1, "A"), (1, "B")]
+    assert [(r.rank, r.id) for r in sw(("SNO",)).rows[:2]] == [(1, "A"), (2, "B")]
+    numbered = [Player("A", "A", 2100, 7), Player("B", "B", 1900, 3), *SW_PLAYERS[2:]]
+    st = compute_standings(numbered, SW_GAMES, SW_BYES, ("SNO",))
+    assert [(r.id, r.tiebreaks["SNO"]) for r in st.rows[:2]] == [("B", 3.0), ("A", 7.0)]
+    # unranked A: rank 0 after all others, still counted in B's Buchholz (2023 rule, see above:
+    # B = A 2.0 + dummy 2.0 + C 1.5 = 5.5)
+    st = sw(("BH",), unranked={"A"})
+    assert [(r.rank, r.id) for r in st.rows] == [(1, "B"), (2, "C"), (3, "D"), (0, "A")]
+    assert st.row("B").tiebreaks["BH"] == 5.5 and st.row("A").tiebreaks["BH"] == 4.0
+    with pytest.raises(StandingsError, match="unranked: unknown player 'Q'"):
+        sw(("BH",), unranked={"Q"})
+
+
+def test_rulesets_and_xiangqi_defaults():
+    # 1999 art. 15.1 (一局循环制): 小分 SB, 胜局 WIN, 直胜 DE, 犯规 FOULS; 15.2 (积分编排制):
+    # 对手分 BH, 胜局 WIN, 犯规 FOULS; real opponents (21.4 forfeits + = 1, - = 0)
+    rr, swiss = default_ruleset("xiangqi", "round-robin"), default_ruleset("xiangqi", "chinese-swiss")
+    assert (rr.order, rr.unplayed) == (("SB", "WIN", "DE", "FOULS"), "none")
+    assert (swiss.order, swiss.unplayed) == (("BH", "WIN", "FOULS"), "none")
+    assert default_ruleset("xiangqi", "double-round-robin") is rr
+    assert default_ruleset("xiangqi", "swiss") is swiss
+    assert default_ruleset("chess", "swiss") is None and default_ruleset("xiangqi", "knockout") is None
+    # the ruleset gives the same standings as xiangqi_standings
+    st = compute_standings(SW_PLAYERS, SW_GAMES, SW_BYES, swiss.order, unplayed=swiss.unplayed)
+    assert st.rows == xiangqi_standings(SW_PLAYERS, SW_GAMES, SW_BYES, system="swiss").rows
+    assert RULESETS["forfeit-draw-2005"].order == ("BH", "SB", "WIN", "SNO")

@@ -101,3 +101,21 @@ def test_pairing_trf_reader_gives_the_same_event(shared_data, name):
     assert sorted(a.players, key=key) == sorted(b.players, key=key)
     assert (set(a.games), set(a.byes), a.rounds, a.points, a.ranks) == (set(b.games), set(b.byes), b.rounds, b.points, b.ranks)
     assert len(a.games) == len(b.games) and len(a.byes) == len(b.byes)
+
+
+def test_cli_standings_with_the_2005_ruleset(shared_data, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    path = str(shared_data(TRF + "karl-mala-gedenkturnier-2005-frankfurt.trf"))
+    out = tmp_path / "st.json"
+    res = CliRunner().invoke(app, ["standings", "--trf", path, "--tiebreaks", "forfeit-draw-2005", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    players = json.loads(out.read_text())["players"]
+    assert len(players) == 284 and all(p["rank"] == p["recorded_rank"] for p in players)
+    # a ruleset fixes its unplayed-game rule: another one is refused with the reason
+    res = CliRunner().invoke(app, ["standings", "--trf", path, "--tiebreaks", "forfeit-draw-2005", "--unplayed", "none"])
+    assert res.exit_code != 0 and "leave --unplayed out" in res.output

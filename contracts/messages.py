@@ -44,7 +44,10 @@ VoidMoves = Literal["refuse", "pass"]
 #: (online play), or ``on-request`` when a player asks for one (art. 24 待判局面, over-the-board
 #: practice; a side ordered to vary still loses automatically if it repeats the cycle again).
 RepetitionRulings = Literal["automatic", "on-request"]
-#: ``0-0``: both players lose without play (a double forfeit: xiangqi 1999 art. 21.3, both absent).
+#: ``0-0``: neither player scores: both lose without play (a double forfeit: xiangqi 1999 art.
+#: 21.3, Go 1988 art. 23.2, both absent), or a Go game without a result (GameEnded reason
+#: ``no-result``: Japanese rules 1989 art. 12, 无胜负) or to be replayed (reason ``replay``: Chinese
+#: rules 1988 art. 20.3, 重下; the replay is a new game whose GameStarted names it in ``replay_of``).
 Result = Literal["1-0", "0-1", "1/2-1/2", "0-0"]
 GameId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
 PlayerId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
@@ -442,6 +445,30 @@ class ReportAbsence(_GCmd):
     both: bool = False
 
 
+class ReportArrival(_GCmd):
+    """An arbiter reports that ``player_id``, late, has arrived (at the command's receive time).
+    Go (Chinese rules 1988 art. 23.1-23.3): past the event's limit (``default_time_s``) the
+    player loses by default; within it the late time not already run off the player's own clock
+    is deducted from it."""
+
+    player_id: PlayerId
+
+
+#: An arbiter's ruling on an endless cycle in Go: ``draw`` or ``replay`` (Chinese rules 1988
+#: art. 20.3: triple ko, eternal life ... 可判和棋或者重下), ``no-result`` (Japanese rules 1989
+#: art. 12, 无胜负: both players agree; Japanese-rules games only).
+CycleRuling = Literal["draw", "no-result", "replay"]
+
+
+class RuleEndlessCycle(_GCmd):
+    """Go, arbiter only, once adjudication has reported an endless cycle (EndlessCycleFound):
+    the ruling and its reason. ``draw``: 1/2-1/2; ``no-result``: 0-0, neither scores;
+    ``replay``: 0-0 and a new game between the same players with the same colours and settings."""
+
+    ruling: CycleRuling
+    reason: str = Field(min_length=1, max_length=500)
+
+
 # -------------------------------------------------------------------------------------- game events
 class _GEvt(Payload):
     TOPIC = GAME_EVENTS
@@ -463,6 +490,7 @@ class GameStarted(_GEvt, GoSettings):
     game: GameKind = "chess"
     natural_limit_moves: int = 60
     repetition_rulings: RepetitionRulings = "automatic"
+    replay_of: str | None = None  # Go: the game this one replays (1988 art. 20.3)
 
 
 #: ``scoring``: Go, two passes in a row stopped play (Japanese rules 1989 art. 9-1); the dead
@@ -631,14 +659,53 @@ class AbsenceReported(_GEvt):
     both: bool = False
 
 
+class ArrivalReported(_GEvt):
+    """A late player arrived: ``late_ms`` after the game's start (ms); ``limit_ms`` the event's
+    limit (``default_time_s`` x 1000; 0 = none). Past the limit the penalties service forfeits
+    the player (Go 1988 art. 23.1); within it the clock deducts the late time (23.3)."""
+
+    player_id: PlayerId
+    colour: Colour
+    late_ms: int
+    limit_ms: int
+
+
+class EndlessCycleFound(_GEvt):
+    """Go (adjudication): the whole-board position after ply ``ply`` has occurred
+    ``occurrences`` times with the same player to move and stones were taken on the way (triple
+    ko, eternal life ...): an endless cycle of ``length`` plies in which black took
+    ``captured_black`` and white ``captured_white`` stones. The arbiter's ruling is due (Chinese
+    rules 1988 art. 20.3: a draw or a replay; Japanese 1989 art. 12: no result); play goes on
+    meanwhile."""
+
+    ply: int
+    occurrences: int
+    length: int
+    captured_black: int
+    captured_white: int
+    rule: Rule
+
+
+class EndlessCycleRuled(_GEvt):
+    """Go: the arbiter's ruling on an endless cycle (validation): ``ruling`` and ``reason``; for a
+    replay, ``replay_game_id`` the new game (its GameStarted follows)."""
+
+    ruling: CycleRuling
+    reason: str
+    rule: Rule
+    replay_game_id: str | None = None
+
+
 class ClockStarted(_GEvt):
-    """The game's clock starts: ``running`` side's time runs from ``occurred_at``."""
+    """The game's clock starts: ``running`` side's time runs from ``occurred_at``. ``resumed``:
+    a clock paused while play was stopped runs again (Go: play resumed, Japanese 1989 art. 9-3)."""
 
     time_control: str
     white_ms: int
     black_ms: int
     running: Colour
     deadline_ms: int | None = None
+    resumed: bool = False
 
 
 class ClockUpdated(_GEvt):
@@ -687,11 +754,16 @@ class ClockAdjusted(_GEvt):
     black_ms: int
     cause: str
     deadline_ms: int | None = None
+    rule: Rule | None = None  # the article of a rule's change (Go lateness: 1988 art. 23.3)
 
 
 class ClockStopped(_GEvt):
+    """The clocks stop: the game is over, or (``paused``) Go play stopped after two passes
+    (Japanese rules 1989 art. 9-1): no clock runs while the dead stones are settled."""
+
     white_ms: int
     black_ms: int
+    paused: bool = False
 
 
 class GameEnded(_GEvt):
@@ -764,7 +836,8 @@ PAYLOADS: tuple[type[Payload], ...] = (
     DrawAgreed, Resigned, DrawClaimed, ResultRecorded, AbsenceReported, ClockStarted,
     ClockUpdated, FlagFell, ClockAdjusted, ClockStopped, GameEnded, DrawClaimRejected,
     PenaltyApplied, RepetitionRuled, DeadStonesProposed, ScoringAgreed, PlayResumed,
-    DeadStonesRuled, GameScored,
+    DeadStonesRuled, GameScored, ReportArrival, RuleEndlessCycle, ArrivalReported,
+    EndlessCycleFound, EndlessCycleRuled,
 )
 
 

@@ -17,8 +17,14 @@ rules them (DeadStonesRuled): :func:`shared.rules.go_scoring.score` under the ga
 komi (Chinese 1988 art. 9 / 11 area counting, Japanese 1989 art. 8 / 10 territory counting, Ing
 art. 4), written as GameScored (points, ``B+3.5``, the counts) before the GameEnded whose result
 maps Black's win to ``0-1``, White's to ``1-0`` and a jigo to ``1/2-1/2`` (``score`` keeps the
-margin). A flag loses (1988 art. 23.5); resignation 7.2 (Japanese art. 11); an arbiter's draw
-for an endless cycle cites 20.3 (Japanese art. 12).
+margin). A flag loses (1988 art. 23.5); resignation 7.2 (Japanese art. 11). A position that
+recurs a third time with stones taken on the way (triple ko, eternal life:
+:func:`shared.rules.go.endless_cycle`) is reported once as EndlessCycleFound (1988 art. 20.3;
+Japanese 1989 art. 12): the arbiter's ruling is due and play goes on until it comes
+(EndlessCycleRuled): ``draw`` -> ``1/2-1/2`` (reason ``endless-cycle``), ``no-result`` -> ``0-0``
+(reason ``no-result``: neither player scores, Japanese art. 12), ``replay`` -> ``0-0`` (reason
+``replay``; the new game is validation's). The older RecordResult ``1/2-1/2`` with reason
+``endless-cycle`` is still read as the 20.3 draw.
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from dataclasses import dataclass, field
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_EVENTS, ClassifiedMove, DeadStonesRuled, DrawAgreed, DrawClaimed, DrawClaimRejected,
+    EndlessCycleFound, EndlessCycleRuled,
     FlagFell, GameEnded, GameScored, GameStarted, MoveAccepted, PenaltyApplied, PlayResumed,
     RepetitionRuled, Resigned, ResultRecorded, Rule, ScoringAgreed,
 )
@@ -49,6 +56,7 @@ class _Game:
     must_vary: str | None = None  # seat ordered to vary by a ruling (art. 24.3)
     komi: float = 0.0  # Go: points given to White
     handicap: int = 0  # Go: handicap stones
+    cycle_reported: bool = False  # Go: an endless cycle was reported (1988 art. 20.3)
 
     @property
     def rules(self) -> dict[str, Rule]:
@@ -92,7 +100,33 @@ class AdjudicationCore(Core):
         if g.pos.game == "xiangqi" and p.repetitions >= 3 and (
                 g.rulings == "automatic" or g.must_vary is not None):
             return self._repetition(g, p.game_id, p.ply, p.repetitions)
+        if g.pos.game == "go" and p.repetitions >= 3 and not g.cycle_reported:
+            return self._cycle(g, p.game_id)
         return []
+
+    def _cycle(self, g: _Game, game_id: str) -> list[Emit]:
+        """Go: EndlessCycleFound when the position just recurred a third time with stones taken
+        in the loop (1988 art. 20.3, Japanese 1989 art. 12); once a game."""
+        from shared.rules import go
+
+        cyc = go.endless_cycle(g.pos.board)
+        if cyc is None:  # a recurrence through passes only takes no stones: no cycle
+            return []
+        g.cycle_reported = True
+        return [Emit(stream_for(f"game-{game_id}", "result"), EndlessCycleFound(
+            game_id=game_id, ply=g.pos.ply, occurrences=cyc.count, length=cyc.length,
+            captured_black=cyc.captures[go.BLACK], captured_white=cyc.captures[go.WHITE],
+            rule=g.rules["endless-cycle"]))]
+
+    def _on_EndlessCycleRuled(self, g, p: EndlessCycleRuled):
+        if p.ruling == "draw":
+            return self._end(g, p.game_id, "1/2-1/2", "endless-cycle", p.rule, None,
+                             f"draw by the arbiter's ruling: {p.reason}")
+        if p.ruling == "no-result":
+            return self._end(g, p.game_id, "0-0", "no-result", p.rule, None,
+                             f"no result (neither player scores): {p.reason}")
+        return self._end(g, p.game_id, "0-0", "replay", p.rule, None,
+                         f"to be replayed as game {p.replay_game_id}: {p.reason}")
 
     def _repetition(self, g: _Game, game_id: str, ply: int, reps: int) -> list[Emit]:
         """Rule the cycle that brought the position back a third (or later) time (art. 24): at

@@ -9,7 +9,13 @@ ClockStarted, ClockUpdated, ClockAdjusted, FlagFell, ClockStopped. All times int
 Go: the time control may carry overtime (``"3600 5x30 byo-yomi"``, ``"600 25/600 Canadian"``,
 ``"10800 reserve 5"`` = Chinese rules 1988 art. 12.2); Black's clock starts (White's after
 handicap stones); ClockUpdated carries periods / reserve minutes / block moves left; a flag
-cites 1988 art. 23.5.
+cites 1988 art. 23.5. Play stopped after two passes (MoveAccepted status ``scoring``, Japanese
+rules 1989 art. 9-1): the clocks are paused (ClockStopped ``paused``) while the players settle the
+dead stones, so no flag falls mid-agreement; when play resumes (PlayResumed, 9-3) the clock of
+the side to move runs again from that event (ClockStarted ``resumed``). A late player's arrival
+(ArrivalReported) within the event's limit has the late time not already run off the player's
+own clock deducted from it (Chinese rules 1988 art. 23.3, :func:`services.clock.core.lateness`;
+past the limit the penalties service forfeits the player, 23.1).
 
 No flag on a stale view (DESIGN.md invariant 2): the clock also reads the game commands, and a
 timer tick does not call a flag while a SubmitMove of the player to move, received before the
@@ -20,12 +26,13 @@ itself either way.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_COMMANDS, GAME_EVENTS, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, FlagFell, GameEnded,
-    GameStarted, MoveAccepted, MoveRejected, PenaltyApplied, Rule, SubmitMove,
+    GAME_COMMANDS, GAME_EVENTS, ArrivalReported, ClockAdjusted, ClockStarted, ClockStopped,
+    ClockUpdated, FlagFell, GameEnded, GameStarted, MoveAccepted, MoveRejected, PenaltyApplied,
+    PlayResumed, Rule, SubmitMove,
 )
 from services.clock import core as clk
 from shared.rules.games import rules_of
@@ -41,20 +48,15 @@ class _Game:
     pending: dict = field(default_factory=dict)  # SubmitMove id -> (colour, received ms)
     over: bool = False
     game: str = "chess"
+    started_ms: int = 0  # event time of GameStarted (epoch ms)
+    first_run: dict = field(default_factory=dict)  # colour -> epoch ms its clock first ran
+    paused_for: str | None = None  # Go: play stopped; the colour whose clock runs on resumption
 
     @property
     def timeout_rule(self) -> Rule:
         """Chess FIDE 1994 art. 10.14; xiangqi 1999 art. 4.1.4 / 22.1; Go: Chinese rules 1988
-        art. 23.5 (用时，包括读秒，超过时限一律判负)."""
-        if self.game == "go":
-            return GO_TIMEOUT
+        art. 23.5 (用时，包括读秒，超过时限一律判负; the arbiter law of every Go ruleset here)."""
         return rules_of(self.game)["timeout"]
-
-
-#: Go loses on time under the Chinese rules 1988 art. 23.5 (the Japanese 1989 and Ing rules
-#: texts we host have no time article; events under them use it too).
-GO_TIMEOUT = Rule(game="go", ruleset="Chinese rules 1988", article="23.5",
-                  summary="对局者用时（包括读秒）超过时限，一律判负: time (byo-yomi included) over the limit loses")
 
 
 def first_to_move(p: GameStarted) -> clk.Colour:
@@ -100,7 +102,14 @@ class ClockCore(Core):
         if isinstance(p, (MoveAccepted, MoveRejected)):
             g.pending.pop(msg.causation_id, None)
         if isinstance(p, MoveAccepted):
-            return self._press(msg, p, g)
+            out = self._press(msg, p, g)
+            if p.status == "scoring" and not g.over:  # Go: play stopped (J89 9-1)
+                out += self._pause(msg, p.game_id, g)
+            return out
+        if isinstance(p, PlayResumed):
+            return self._resume(msg, p, g)
+        if isinstance(p, ArrivalReported):
+            return self._arrival(msg, p, g)
         if isinstance(p, MoveRejected) and p.code == "flag-fallen":
             return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
         if isinstance(p, PenaltyApplied) and p.kind in ("time", "bonus"):
@@ -127,7 +136,7 @@ class ClockCore(Core):
         first = first_to_move(p)
         state = clk.start(tc, msg.at_ms, first=first)
         self.games[p.game_id] = _Game(tc, state, msg, players={p.white: "white", p.black: "black"},
-                                     game=p.game)
+                                     game=p.game, started_ms=msg.at_ms, first_run={first: msg.at_ms})
         return [Emit(self._stream(p.game_id), ClockStarted(
             game_id=p.game_id, time_control=p.time_control, white_ms=state.white.remaining_ms,
             black_ms=state.black.remaining_ms, running=first, deadline_ms=clk.deadline(state, tc)))]
@@ -138,6 +147,7 @@ class ClockCore(Core):
         except clk.FlagAlreadyFell:
             return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
         g.cause = msg
+        g.first_run.setdefault(r.running, msg.at_ms)
         return [Emit(self._stream(p.game_id), ClockUpdated(
             game_id=p.game_id, ply=p.ply, mover=r.mover, elapsed_ms=r.elapsed_ms,
             white_ms=r.white_ms, black_ms=r.black_ms, running=r.running,
@@ -166,16 +176,71 @@ class ClockCore(Core):
         colour = p.colour if p.kind == "time" else ("black" if p.colour == "white" else "white")
         at = max(msg.at_ms, g.state.turn_started_at or msg.at_ms)  # never before the running turn
         g.state = clk.adjust(g.state, colour, p.time_delta_ms, at_ms=at)
-        out = [Emit(self._stream(p.game_id), ClockAdjusted(
-            game_id=p.game_id, colour=colour, delta_ms=p.time_delta_ms,
-            white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms, cause=p.cause,
-            deadline_ms=None if g.state.flagged else clk.deadline(g.state, g.tc)))]
+        return self._adjusted(msg, p.game_id, g, colour, p.time_delta_ms, p.cause, p.rule, None)
+
+    def _adjusted(self, msg: Envelope, game_id: str, g: _Game, colour: str, delta_ms: int,
+                  cause: str, flag_rule: Rule, rule: Rule | None) -> list[Emit]:
+        """ClockAdjusted after ``g.state`` took ``delta_ms`` (ms) on ``colour``'s clock, and the
+        FlagFell under ``flag_rule`` when that used up all of the player's time."""
+        out = [Emit(self._stream(game_id), ClockAdjusted(
+            game_id=game_id, colour=colour, delta_ms=delta_ms,
+            white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms, cause=cause,
+            deadline_ms=None if g.state.flagged else clk.deadline(g.state, g.tc), rule=rule))]
         if g.state.flagged is not None:
             g.over = True
-            out.append(self._flag_fell(p.game_id, g, g.state.flagged, msg.at_ms, msg.at_ms, p.rule))
+            out.append(self._flag_fell(game_id, g, g.state.flagged, msg.at_ms, msg.at_ms, flag_rule))
         else:
             g.cause = msg
         return out
+
+    # ------------------------------------------------------------------------- Go
+    def _pause(self, msg: Envelope, game_id: str, g: _Game) -> list[Emit]:
+        """Play stopped after two passes (Japanese rules 1989 art. 9-1): the clock of the side
+        to move, just started by the second pass, stops at once (nothing charged) until play
+        resumes or the game is counted."""
+        g.paused_for = g.state.running
+        g.state = clk.stop(g.state, msg.at_ms)
+        return [Emit(self._stream(game_id), ClockStopped(
+            game_id=game_id, white_ms=g.state.white.remaining_ms, black_ms=g.state.black.remaining_ms,
+            paused=True))]
+
+    def _resume(self, msg: Envelope, p: PlayResumed, g: _Game) -> list[Emit]:
+        """Play resumes (Japanese rules 1989 art. 9-3): the paused clock of the side that was to
+        move runs again from this event (when that side asked to resume, its yielded turn
+        follows as a pass, which presses the clock over to the opponent)."""
+        colour, g.paused_for = g.paused_for, None
+        if colour is None or g.state.running is not None:
+            return []
+        side = g.state.side(colour)
+        period = g.tc.period(side.period_index)
+        g.state = replace(g.state, running=colour, turn_started_at=msg.at_ms,
+                          turn_delay=period.delay, turn_delay_ms=period.delay_ms)
+        g.cause = msg
+        return [Emit(self._stream(p.game_id), ClockStarted(
+            game_id=p.game_id, time_control=g.tc.to_pgn(), white_ms=g.state.white.remaining_ms,
+            black_ms=g.state.black.remaining_ms, running=colour,
+            deadline_ms=clk.deadline(g.state, g.tc), resumed=True))]
+
+    def _arrival(self, msg: Envelope, p: ArrivalReported, g: _Game) -> list[Emit]:
+        """A late player arrived (Chinese rules 1988 art. 23.3, Go only): within the event's
+        limit the late time is deducted from the player's clock, less the part of it the
+        player's own clock already ran (the first mover's clock runs from the start; the
+        other's from the first move): :func:`services.clock.core.lateness`. Past the limit
+        nothing here: the penalties service forfeits the player (23.1)."""
+        rule = rules_of(g.game).get("lateness")
+        if rule is None or g.state.flagged is not None:
+            return []
+        if p.limit_ms and p.late_ms > p.limit_ms:
+            return []
+        ran_from = g.first_run.get(p.colour)
+        unrun = p.late_ms if ran_from is None else min(p.late_ms, max(0, ran_from - g.started_ms))
+        at = max(msg.at_ms, g.state.turn_started_at or msg.at_ms)
+        kind, g.state = clk.lateness(g.state, p.colour, unrun, max(p.limit_ms, unrun), at_ms=at)
+        if kind != "deducted":
+            return []
+        cause = (f"{p.colour} arrived {p.late_ms / 1000:g} s late; {unrun / 1000:g} s of it not on "
+                 f"the player's clock deducted")
+        return self._adjusted(msg, p.game_id, g, p.colour, -unrun, cause, g.timeout_rule, rule)
 
     # -------------------------------------------------------------------------------- timer
     def next_deadline(self) -> int | None:

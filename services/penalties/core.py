@@ -14,7 +14,10 @@ loses it (4.1.8); ``warning`` is art. 18.1 and ``loss`` the disqualification of 
 
 Go (Chinese rules 1988 ch. 3): a ``warning`` is recorded with its count and the second in a
 game loses it (25.2); ``played-twice`` (a player moved twice in a row over the board) loses
-(17.1); ``loss`` is the arbiter's decision of 25.1; lateness 23.1 / 23.2 as above.
+(17.1); ``loss`` is the arbiter's decision of 25.1; lateness 23.1 / 23.2 as above, and a late
+player reported arrived (ArrivalReported) past the event's limit loses by default (23.1; within
+the limit the clock service deducts the late time, 23.3). The arrival rule holds for every game
+(chess 1994 art. 10.15, xiangqi 1999 art. 21.1: past the limit loses).
 
 Writes ``game-<id>.penalties``: PenaltyApplied, or GameCommandRejected for a refused command.
 """
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_COMMANDS, GAME_EVENTS, AbsenceReported, DrawClaimRejected, GameCommandRejected, GameEnded,
+    GAME_COMMANDS, GAME_EVENTS, AbsenceReported, ArrivalReported, DrawClaimRejected, GameCommandRejected, GameEnded,
     GameStarted, IssuePenalty, MoveAccepted, PenaltyApplied,
 )
 from shared.rules import chess as rules
@@ -83,6 +86,10 @@ class PenaltiesCore(Core):
             return out
         elif isinstance(p, AbsenceReported):
             return self._absence(msg, p, g)
+        elif isinstance(p, ArrivalReported) and p.limit_ms and p.late_ms > p.limit_ms:
+            return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, g.rules["absence"],
+                                f"arrived {p.late_ms // 1000} s after the start, past the limit "
+                                f"of {p.limit_ms // 1000} s")]
         return []
 
     def _apply(self, game_id, player_id, colour, kind, delta, rule, cause) -> Emit:

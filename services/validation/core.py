@@ -35,6 +35,14 @@ Go (:class:`shared.rules.games.GoPosition`; Chinese rules 1988 ch. 3 as the arbi
   so the clock passes to the opponent) that does not count towards stopping play. The arbiter
   may rule the dead stones while play is stopped (RuleDeadStones -> DeadStonesRuled, 1988 art.
   16.4 / 25.1). Adjudication counts the game on the agreed or ruled dead stones.
+- Endless cycles (triple ko, eternal life ...): adjudication reports one (EndlessCycleFound)
+  and play goes on until the arbiter rules (RuleEndlessCycle -> EndlessCycleRuled, 1988 art.
+  20.3): ``draw``, ``replay`` (this game ends and a new game between the same players, same
+  colours and settings, starts from the original start position: GameStarted ``replay_of``,
+  id ``<game>-replay<n>``) or, under Japanese rules, ``no-result`` (1989 art. 12). A ruling
+  before any cycle was found is refused.
+- Lateness (1988 art. 23): ReportArrival by the arbiter gives ArrivalReported with the late time
+  (ms after the start) and the event's limit; a player who has moved or arrived is present.
 """
 from __future__ import annotations
 
@@ -45,7 +53,8 @@ import re
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_EVENTS, AbsenceReported, AcceptDead, AcceptDraw,
-    ClaimDraw, ClockStarted, ClockUpdated, CreateGame, DeadStonesProposed, DeadStonesRuled,
+    ArrivalReported, ClaimDraw, ClockAdjusted, ClockStarted, ClockUpdated, EndlessCycleFound,
+    EndlessCycleRuled, ReportArrival, RuleEndlessCycle, CreateGame, DeadStonesProposed, DeadStonesRuled,
     DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined, DrawOffered, FlagFell,
     GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
     PlayResumed, RecordResult, RejectDead, RepetitionRuled, ReportAbsence, Resign, Resigned,
@@ -86,6 +95,10 @@ class Game(rules.Seats):
     ruling_due: bool = False  # a move repeated a position: adjudication's ruling comes first
     void_moves: str = "refuse"  # Go: void moves refused, or recorded as passes (art. 19, 20.1)
     proposals: dict = field(default_factory=dict)  # Go: colour -> dead stones it proposed
+    started: GameStarted | None = None  # the game's GameStarted (settings of a replay)
+    started_ms: int = 0  # its event time, epoch ms
+    present: set = field(default_factory=set)  # colours that moved or were reported arrived
+    cycle_found: bool = False  # Go: adjudication reported an endless cycle (1988 art. 20.3)
 
     @property
     def to_move(self) -> str:
@@ -95,7 +108,7 @@ class Game(rules.Seats):
     def of(cls, p: GameStarted, at_ms: int) -> Game:
         return cls(p.game_id, p.white, p.black, position(p.game, p.start_fen, **go_kwargs(p)),
                    last_ms=at_ms, limit=p.natural_limit_moves, rulings=p.repetition_rulings,
-                   void_moves=p.void_moves)
+                   void_moves=p.void_moves, started=p, started_ms=at_ms)
 
     @property
     def scoring(self) -> bool:
@@ -254,6 +267,7 @@ class ValidationCore(Core):
         played = g.pos.play(mv)
         g.last_ms = msg.at_ms
         g.proposals.clear()
+        g.present.add(colour)
         out: list[Emit] = []
         if g.offer_by is not None and g.offer_by != colour:
             out.append(Emit(stream, DrawOfferDeclined(game_id=p.game_id, player_id=p.player_id,
@@ -381,6 +395,80 @@ class ValidationCore(Core):
         return [Emit(stream_for(f"game-{p.game_id}"), AbsenceReported(game_id=p.game_id, player_id=p.player_id,
                                                                       colour=colour, both=p.both))]
 
+    def _on_ReportArrival(self, msg, p: ReportArrival):
+        """A late player arrived (arbiter only): ArrivalReported with the late time, ms after
+        the game's start, and the event's limit (1988 art. 23.1-23.3: penalties and the clock
+        rule on it). Refused for a player who has moved or was already reported arrived."""
+        g = self.games.get(p.game_id)
+        if g is None:
+            return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
+        if msg.actor.kind != "arbiter":
+            return [self._reject(msg, p, "invalid", "only an arbiter may report an arrival")]
+        colour = g.colour_of(p.player_id)
+        if colour is None:
+            return [self._reject(msg, p, "not-a-player", f"{p.player_id} does not play in game {p.game_id}")]
+        if g.over:
+            return [self._reject(msg, p, "game-over", "the game is over")]
+        if colour in g.present:
+            return [self._reject(msg, p, "invalid", f"{p.player_id} is already present (has moved "
+                                                    f"or was reported arrived)")]
+        if (late := _backwards(msg, g)):
+            return [self._reject(msg, p, "invalid", late)]
+        g.present.add(colour)
+        limit = (g.started.default_time_s if g.started else 0) * 1000
+        return [Emit(stream_for(f"game-{p.game_id}"), ArrivalReported(
+            game_id=p.game_id, player_id=p.player_id, colour=colour,
+            late_ms=msg.at_ms - g.started_ms, limit_ms=limit))]
+
+    # ------------------------------------------------------------------ Go: endless cycles
+    def _on_EndlessCycleFound(self, msg, p: EndlessCycleFound):
+        g = self.games.get(p.game_id)
+        if g is not None:
+            g.cycle_found = True
+        return []
+
+    def _on_RuleEndlessCycle(self, msg, p: RuleEndlessCycle):
+        """The arbiter's ruling on an endless cycle (1988 art. 20.3 draw or replay; Japanese
+        1989 art. 12 no result): EndlessCycleRuled, and for a replay the new game's
+        GameStarted. Refused unless adjudication found a cycle in this game."""
+        g = self.games.get(p.game_id)
+        if g is None:
+            return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
+        if msg.actor.kind != "arbiter":
+            return [self._reject(msg, p, "invalid", "only an arbiter may rule on an endless cycle")]
+        if g.over:
+            return [self._reject(msg, p, "game-over", "the game is over")]
+        if g.pos.game != "go":
+            return [self._reject(msg, p, "invalid", "RuleEndlessCycle is a Go command")]
+        if not g.cycle_found:
+            return [self._reject(msg, p, "invalid", "no endless cycle has been found in this game: "
+                                                    "a position must recur three times with stones "
+                                                    "taken (1988 art. 20.3)")]
+        key = {"draw": "cycle-draw", "replay": "cycle-replay", "no-result": "no-result"}[p.ruling]
+        if key not in g.pos.RULES:
+            return [self._reject(msg, p, "invalid", f"no {p.ruling} ruling under {g.pos.rules} "
+                                                    f"rules: no result is Japanese rules 1989 art. "
+                                                    f"12; rule a draw or a replay (1988 art. 20.3)")]
+        if (late := _backwards(msg, g)):
+            return [self._reject(msg, p, "invalid", late)]
+        replay = None
+        if p.ruling == "replay" and g.started is not None:
+            n = 1
+            while f"{p.game_id}-replay{n}" in self.games:
+                n += 1
+            replay = f"{p.game_id}-replay{n}"
+            if len(replay) > 80:
+                return [self._reject(msg, p, "invalid", f"the replay's id {replay!r} would pass 80 "
+                                                        f"characters; create the replay by hand")]
+        g.over = True
+        out = [Emit(stream_for(f"game-{p.game_id}"), EndlessCycleRuled(
+            game_id=p.game_id, ruling=p.ruling, reason=p.reason, rule=g.pos.RULES[key],
+            replay_game_id=replay))]
+        if replay is not None:
+            out += self._create(g.started.model_copy(update={"game_id": replay, "replay_of": p.game_id}),
+                                msg.at_ms)
+        return out
+
     # ------------------------------------------------------------------ Go: end of play
     def _go_check(self, msg, p) -> tuple[Game | None, str | None, list[Emit]]:
         """A player's dead-stone command: the game must be Go with play stopped."""
@@ -467,6 +555,13 @@ class ValidationCore(Core):
 
     def _on_ClockUpdated(self, msg, p: ClockUpdated):
         return self._on_clock(p.game_id, (p.running, p.deadline_ms))
+
+    def _on_ClockAdjusted(self, msg, p: ClockAdjusted):
+        """A time penalty, bonus or lateness deduction moved the running side's deadline."""
+        g = self.games.get(p.game_id)
+        if g is not None and p.deadline_ms is not None:
+            g.deadline_ms = p.deadline_ms
+        return []
 
     def _on_clock(self, game_id: str, reading) -> list[Emit]:
         g = self.games.get(game_id)

@@ -239,9 +239,10 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
     """The decision -> article map of a Go game under ``rules`` (chinese / japanese / ing).
 
     The arbiter articles are those of chapter 3 of the Chinese rules 1988 (the platform's
-    arbiter law for every Go ruleset): time out 23.5, lateness 23.1 / 23.2, playing twice 17.1,
-    warnings 25.2 (two in a game lose it), other violations 25.1, void moves 19 / 20.1, endless
-    cycles 20.3 (Japanese 1989 art. 12 under Japanese rules). End of play, resumption, agreement
+    arbiter law for every Go ruleset): time out 23.5, lateness 23.1 / 23.2 / 23.3, playing
+    twice 17.1, warnings 25.2 (two in a game lose it), other violations 25.1, void moves 19 /
+    20.1, endless cycles 20.3 (``endless-cycle`` the detection; ``cycle-draw`` / ``cycle-replay``
+    the arbiter's rulings; ``no-result``, Japanese rules only, 1989 art. 12). End of play, resumption, agreement
     and counting follow the game's ruleset: Japanese 1989 art. 9-1 / 9-2 / 9-3, 8 and 10;
     Chinese 1988 art. 7, 8, 9, 11 and 21; Ing art. 4. Raises ``ValueError`` for unknown rules."""
     from shared.rules import go
@@ -278,9 +279,8 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
     }[rules]
     return {
         **by,
-        "timeout": r(c88, "23.5", "a player who exceeds the time limit (byo-yomi included) loses"),
-        "absence": r(c88, "23.1", "late beyond the event's limit: loses by default"),
-        "double-absence": r(c88, "23.2", "both late beyond the event's limit: both lose"),
+        **{k: go.rule_for(k, rules) for k in ("timeout", "absence", "double-absence", "lateness",
+                                              "cycle-draw", "cycle-replay")},
         "played-twice": r(c88, "17.1", "playing twice in a row without the opponent passing loses"),
         "warning": r(c88, "25.2", "warnings are recorded; two in one game lose it"),
         "warnings": r(c88, "25.2", "a second warning in the game loses it"),
@@ -297,6 +297,7 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
         "stop": r(j89, "9-1", "two passes in a row stop play (对局停止) under every ruleset here; "
                               "the dead stones are settled next"),
         "endless-cycle": go.rule_for("endless-cycle", rules),
+        **({"no-result": go.rule_for("no-result", rules)} if rules == "japanese" else {}),
         "illegal-move": go.rule_for("occupied", rules),
     }
 

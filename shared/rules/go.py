@@ -120,6 +120,16 @@ RULES: dict[str, Rule] = {
     "chinese:endless-cycle": _r(C88, "20.3", "triple or quadruple ko, eternal life ...: a draw or a replay"),
     "japanese:endless-cycle": _r(J89, "12", "a position repeated endlessly, agreed by both: no result (无胜负)"),
     "ing:endless-cycle": _r(ING, "3", "变穷打劫: repeated captures are restricted by the ko rules"),
+    "cycle-draw": _r(C88, "20.3", "triple or quadruple ko, eternal life ...: the arbiter rules a draw"),
+    "cycle-replay": _r(C88, "20.3", "triple or quadruple ko, eternal life ...: the arbiter rules a replay"),
+    "no-result": _r(J89, "12", "the same position repeated, both players agreeing: no result (无胜负)"),
+    # time and lateness (ch. 3 of the 1988 rules: the arbiter law of every Go game here)
+    "absence": _r(C88, "23.1", "late beyond the event's limit: loses by default (弃权作负)"),
+    "double-absence": _r(C88, "23.2", "both late beyond the event's limit: both lose by default"),
+    "lateness": _r(C88, "23.3", "late within the event's limit: the late time is deducted from "
+                                "the player's time (扣除迟到时间)"),
+    "timeout": _r(C88, "23.5", "对局者用时（包括读秒）超过时限，一律判负: time (byo-yomi "
+                               "included) over the limit loses"),
     # handicap
     "handicap": _r(C88, "2.1", "handicap stones on the star points; White then moves first (custom)"),
 }

@@ -259,3 +259,195 @@ def test_handicap_white_moves_first_and_komi_defaults():
     assert go_game(bus, gid="g2", go_rules="japanese")[0].payload.komi == 6.5  # 19x19 default
     rej = one(go_game(bus, gid="g3", board_size=8, handicap=5), GameCommandRejected)  # 4 at most
     assert rej.code == "invalid" and "handicap" in rej.reason
+
+
+# ============================================================ lateness (1988 art. 23.1-23.3)
+def arrive(bus, who, at):
+    from contracts.messages import ReportArrival
+    return bus.send(ReportArrival(game_id="g1", player_id=who), at=at, actor=ARBITER)
+
+
+def test_a_late_white_has_the_late_time_off_its_clock_deducted_23_3():
+    from contracts.messages import ArrivalReported, ClockAdjusted
+    bus = Bus()
+    # 10 minutes each, absolute; the event's limit (default time) 15 minutes
+    go_game(bus, board_size=9, time_control="600", default_time_s=900)
+    # Black (bob) is on time; his clock ran from the start; he plays at 30 s and White's starts
+    bus.play(["E5"], first="bob", start=30 * S)
+    got = arrive(bus, "alice", 120 * S)
+    rep = one(got, ArrivalReported)
+    assert (rep.colour, rep.late_ms, rep.limit_ms) == ("white", 120_000, 900_000)
+    adj = one(got, ClockAdjusted)
+    # 120 s late: 90 s of it (30 s -> 120 s) already ran off White's own clock, the 30 s
+    # before Black's first move did not and are deducted: 600 - 30 = 570 s at White's turn
+    # start (30 s), so White's flag falls at 30 + 570 = 600 s: 120 s late cost 120 s in all.
+    assert (adj.colour, adj.delta_ms, adj.white_ms, adj.black_ms) == ("white", -30_000, 570_000, 570_000)
+    assert adj.deadline_ms == 1_700_000_000_000 + 600 * S and art_of(adj.rule) == (C88, "23.3")
+    assert not of(got, PenaltyApplied) and not of(got, GameEnded)
+    # a move received at 599 s is on time (validation read the new deadline) ...
+    assert one(bus.move("alice", "C3", at=599 * S), MoveAccepted).colour == "white"
+    # ... and a second report of a present player is refused, changing nothing
+    assert one(arrive(bus, "alice", 700 * S), GameCommandRejected).code == "invalid"
+
+
+def test_a_late_first_mover_has_nothing_more_deducted_and_past_the_limit_loses_23_1():
+    from contracts.messages import ArrivalReported, ClockAdjusted
+    bus = Bus()
+    go_game(bus, board_size=9, time_control="600", default_time_s=900)
+    got = arrive(bus, "bob", 60 * S)  # Black's clock has run the 60 s already
+    assert one(got, ArrivalReported).late_ms == 60_000 and not of(got, ClockAdjusted)
+    assert one(bus.move("bob", "E5", at=61 * S), MoveAccepted)
+    # White arrives at 901 s: past the 900 s limit, loses by default (23.1)
+    got = arrive(bus, "alice", 901 * S)
+    pen = one(got, PenaltyApplied)
+    assert pen.kind == "forfeit" and art_of(pen.rule) == (C88, "23.1") and not of(got, ClockAdjusted)
+    end = one(got, GameEnded)
+    assert (end.result, end.reason, end.winner) == ("0-1", "forfeit", "black")
+
+
+def test_absence_reports_use_the_go_articles_23_1_and_23_2():
+    from contracts.messages import ReportAbsence
+    bus = Bus()
+    go_game(bus, board_size=9, default_time_s=600)
+    early = bus.send(ReportAbsence(game_id="g1", player_id="bob"), at=599 * S, actor=ARBITER)
+    assert one(early, GameCommandRejected).code == "invalid"  # 1 s before the limit
+    got = bus.send(ReportAbsence(game_id="g1", player_id="bob"), at=600 * S, actor=ARBITER)
+    assert art_of(one(got, PenaltyApplied).rule) == (C88, "23.1")
+    assert one(got, GameEnded).result == "1-0"
+    bus = Bus()
+    go_game(bus, board_size=9, default_time_s=600)
+    got = bus.send(ReportAbsence(game_id="g1", player_id="bob", both=True), at=600 * S, actor=ARBITER)
+    pen = one(got, PenaltyApplied)
+    assert pen.kind == "double-forfeit" and art_of(pen.rule) == (C88, "23.2")
+    assert one(got, GameEnded).result == "0-0"
+
+
+# ============================================== the clock while the dead stones are settled
+def test_the_clocks_stop_with_play_and_run_again_when_play_resumes():
+    from contracts.messages import ClockStarted as Started, ClockStopped, ClockUpdated
+    bus = Bus()
+    go_game(bus, board_size=9, time_control="60")  # 60 s each, absolute
+    # Black 0 -> 1 s (E5), White 1 -> 2 s (pass), Black 2 -> 3 s (pass): play stops, White to move
+    got = bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)
+    assert of(got, MoveAccepted)[-1].status == "scoring"
+    stop = one(got, ClockStopped)
+    assert stop.paused and (stop.white_ms, stop.black_ms) == (59_000, 58_000)
+    # White's 59 s would have run out at 62 s; settling the dead stones takes minutes: no flag
+    mark(bus, "alice", ("E5",), 100 * S)
+    assert not of(bus.tick(500 * S), FlagFell)
+    # Black rejects at 500 s: White moves first (J89 9-3) and White's clock runs from 500 s
+    got = dead_cmd(bus, RejectDead, "bob", 500 * S)
+    res = one(got, Started)
+    assert res.resumed and res.running == "white" and (res.white_ms, res.black_ms) == (59_000, 58_000)
+    assert res.deadline_ms == 1_700_000_000_000 + 559 * S
+    assert not of(bus.tick(559 * S), FlagFell)  # 559 s: still within the grace
+    flag = one(bus.tick(560 * S), FlagFell)  # deadline 559 s + 0.5 s grace passed
+    assert flag.colour == "white" and flag.deadline_ms == 1_700_000_000_000 + 559 * S
+    # the same stop, White (to move) asking to resume: its yielded turn is a pass at once
+    bus = Bus()
+    go_game(bus, board_size=9, time_control="60")
+    bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)
+    got = dead_cmd(bus, RejectDead, "alice", 300 * S)
+    assert one(got, Started).running == "white"
+    upd = one(got, ClockUpdated)  # the pass pressed at 300 s: White charged nothing more
+    assert (upd.mover, upd.running, upd.white_ms, upd.black_ms) == ("white", "black", 59_000, 58_000)
+    assert upd.deadline_ms == 1_700_000_000_000 + 358 * S
+
+
+# ============================================ endless cycles: triple ko (1988 art. 20.3, J89 12)
+#: Three kos on a 9x9 board (rows 9 to 1, columns A-J without I; X black, O white):
+#:   9 .OX......   K1: Black may take C8 by playing B8
+#:   8 O.OX.....
+#:   7 .OX......
+#:   6 .XO......   K2: White may take C5 by playing B5
+#:   5 X.XO.....
+#:   4 .XO......
+#:   3 .OX......   K3: Black may take C2 by playing B2
+#:   2 O.OX.....
+#:   1 .OX......
+#: The cycle, Black first: B8 takes K1, White cannot retake at once (ko) and takes K2 (B5),
+#: Black takes K3 (B2), White retakes K1 (C8, allowed: the ban was on K3), Black retakes K2
+#: (C5), White retakes K3 (C2). Each ko turned twice: after 6 plies the board and the player to
+#: move are those of the start, each side having taken 3 stones; after 12 plies the start
+#: position occurs a third time. Under simple ko (Japanese rules) every move is legal.
+TRIPLE_KO = ("go 9 japanese black ko=- passes=0 prisoners=0,0 "
+             "B:ae,bd,bf,ca,cc,ce,cg,ci,db,dh W:ab,ah,ba,bc,bg,bi,cb,cd,cf,ch,de")
+CYCLE = ["B8", "B5", "B2", "C8", "C5", "C2"]
+
+
+def cycled(fen: str = TRIPLE_KO) -> tuple[Bus, list]:
+    bus = Bus()
+    go_game(bus, start_fen=fen, board_size=9, go_rules=fen.split()[2], time_control="600")
+    got = bus.play(CYCLE * 2, first="bob")
+    return bus, got
+
+
+def rule_cycle(bus, ruling, at=20 * S):
+    from contracts.messages import RuleEndlessCycle
+    return bus.send(RuleEndlessCycle(game_id="g1", ruling=ruling, reason="triple ko, neither yields"),
+                    at=at, actor=ARBITER)
+
+
+def test_a_triple_ko_is_reported_and_the_arbiter_rules_draw_no_result_or_replay():
+    from contracts.messages import EndlessCycleFound, EndlessCycleRuled, GameStarted
+    bus, got = cycled()
+    found = one(got, EndlessCycleFound)
+    assert (found.ply, found.occurrences, found.length, found.captured_black, found.captured_white) \
+        == (12, 3, 6, 3, 3)
+    assert art_of(found.rule) == ("Japanese rules 1989", "12") and not of(got, GameEnded)
+    # play goes on until the ruling; the cycle is reported once
+    assert not of(bus.move("bob", "J9", at=14 * S), EndlessCycleFound)
+    # no result (J89 art. 12): 0-0, neither scores
+    end = one(rule_cycle(bus, "no-result"), GameEnded)
+    assert (end.result, end.reason, end.winner, art_of(end.rule)) == (
+        "0-0", "no-result", None, ("Japanese rules 1989", "12"))
+    # a draw (1988 art. 20.3)
+    bus, _ = cycled()
+    end = one(rule_cycle(bus, "draw"), GameEnded)
+    assert (end.result, end.reason, art_of(end.rule)) == ("1/2-1/2", "endless-cycle", (C88, "20.3"))
+    # a replay: this game 0-0, a new game between the same players from the same start
+    bus, _ = cycled()
+    got = rule_cycle(bus, "replay")
+    ruled = one(got, EndlessCycleRuled)
+    assert ruled.replay_game_id == "g1-replay1" and art_of(ruled.rule) == (C88, "20.3")
+    end = one(got, GameEnded)
+    assert (end.game_id, end.result, end.reason) == ("g1", "0-0", "replay")
+    new = one(got, GameStarted)
+    assert (new.game_id, new.replay_of, new.white, new.black, new.start_fen, new.go_rules) == (
+        "g1-replay1", "g1", "alice", "bob", TRIPLE_KO, "japanese")
+    assert one(got, ClockStarted).game_id == "g1-replay1"
+    assert one(bus.move("bob", "B8", at=21 * S, gid="g1-replay1"), MoveAccepted).ply == 1
+
+
+def test_cycle_rulings_are_refused_without_a_cycle_or_outside_their_rules():
+    bus = Bus()
+    go_game(bus, start_fen=TRIPLE_KO, board_size=9, go_rules="japanese")
+    bus.play(CYCLE, first="bob")  # one loop: the start position seen twice only
+    assert one(rule_cycle(bus, "draw"), GameCommandRejected).code == "invalid"
+    bus, _ = cycled()
+    from contracts.messages import RuleEndlessCycle
+    rej = bus.send(RuleEndlessCycle(game_id="g1", ruling="draw", reason="x"), at=20 * S, actor=BOB)
+    assert one(rej, GameCommandRejected).code == "invalid"  # arbiters only
+    # Chinese rules: positional superko (1988/2002 art. 6) refuses the loop's 6th move, White's
+    # C2, which would recreate the start position: a triple ko cannot cycle by stones there
+    chinese = TRIPLE_KO.replace("japanese", "chinese")
+    bus = Bus()
+    go_game(bus, start_fen=chinese, board_size=9, go_rules="chinese")
+    bus.play(CYCLE[:5], first="bob")
+    rej = one(bus.move("alice", "C2", at=10 * S), MoveRejected)
+    assert rej.code == "illegal" and (rej.rule.ruleset, rej.rule.article) == (C88, "6")
+
+
+def art_of(rule) -> tuple[str, str]:
+    return (rule.ruleset, rule.article)
+
+
+def test_no_result_is_japanese_only():
+    # under Ing rules the simple ko rule lets the triple ko cycle too (Ing art. 3), but "no
+    # result" is Japanese rules 1989 art. 12: refused, changing nothing; a draw is then ruled
+    bus, got = cycled(TRIPLE_KO.replace("japanese", "ing"))
+    from contracts.messages import EndlessCycleFound
+    assert one(got, EndlessCycleFound).ply == 12
+    assert one(rule_cycle(bus, "no-result"), GameCommandRejected).code == "invalid"
+    end = one(rule_cycle(bus, "draw", at=21 * S), GameEnded)
+    assert (end.result, art_of(end.rule)) == ("1/2-1/2", (C88, "20.3"))

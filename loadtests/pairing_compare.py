@@ -1,5 +1,7 @@
 """Engine comparison on the real TRFs (docs/pairing-comparison.md): re-pair every round with
-py4swiss (chosen), our first Dutch (core.dutch_pair), pairing-core and caissify-pairings.
+py4swiss (chosen; with our fast set-up, services.pairing.dutch_fast), py4swiss unmodified
+(same pairings, for the time), our first Dutch (core.dutch_pair), pairing-core and
+caissify-pairings.
 
     .venv/bin/python -m loadtests.pairing_compare [--skip-caissify-karl]
 """
@@ -12,9 +14,14 @@ import warnings
 
 from services.pairing.check import check_pairings
 from services.pairing.core import PairingError, SwissPlayer, SwissRound, dutch_pair
+from services.pairing.dutch import pair_dutch
 from services.pairing.trf import read_trf, write_trf
 
 FILES = sorted(glob.glob("../shared/data/chess/trf/*.trf"))
+
+
+def py4swiss_unmodified(players, rnd, total, first_white, by_rating=False):
+    return pair_dutch(players, rnd, total, first_white, by_rating, reference=True)
 
 
 def ours(players, rnd, total, first_white, by_rating=False):
@@ -72,7 +79,8 @@ def caissify(path):
 
 def main() -> None:
     for f in FILES:
-        for name, pair in (("py4swiss", None), ("first-dutch", ours), ("pairing-core", pc)):
+        for name, pair in (("py4swiss", None), ("py4swiss-unmod", py4swiss_unmodified),
+                           ("first-dutch", ours), ("pairing-core", pc)):
             t = time.perf_counter()
             r = check_pairings(f, pair=pair)
             marks = "".join("1" if x["matched"] else "." for x in r["rounds"])

@@ -36,6 +36,7 @@ from py4swiss.engines.dutch.criteria.absolute import C2, C3
 from py4swiss.engines.dutch.engine import Engine
 from py4swiss.engines.dutch.player import Player, get_player_infos_from_trf
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
+from py4swiss.matching_computer import ComputerDutchValidity
 from py4swiss.trf import ParsedTrf
 
 __all__ = ["FastDutchEngine", "SUPPORTED", "PY4SWISS_VERSION"]
@@ -80,11 +81,21 @@ _UNSET = object()
 
 
 class FastBracketMatcher(BracketMatcher):
-    """py4swiss's ``BracketMatcher`` with the edge weights computed once per pair of player
-    signatures (see the module docstring); same edges, same order, same values."""
+    """py4swiss's ``BracketMatcher`` (one bracket's maximum-weight matching, C.04.3 B.8) with
+    the edge weights computed once per pair of player signatures (module docstring).
+
+    Edges with the same weight share one ``DynamicUint`` (a copy costs ~3 us, as much as the
+    rest of an edge), so a weight is never changed in place here: a removed edge gets the
+    shared zero (py4swiss zeroes the object in place; the value seen is the same).  The one
+    object py4swiss itself shares, the maximum weight of fixed pairs, is still zeroed in place
+    as py4swiss would.  Same calls to the compiled computer, same order, same values.
+    """
 
     def __init__(self, bracket: Bracket, validity_matcher: ValidityMatcher) -> None:
         self._pair_validity = validity_matcher
+        self._deltas: dict[int, DynamicUint] = {}  # add_to_weights: value -> zero | abs(value)
+        players = bracket.mdp_list + bracket.resident_list + bracket.lower_list
+        self._position = {id(p): i for i, p in enumerate(players)}  # = _index_dict, by id()
         super().__init__(bracket, _EveryPairAllowed())  # type: ignore[arg-type]
 
     def _set_up_computer(self) -> None:
@@ -102,27 +113,35 @@ class FastBracketMatcher(BracketMatcher):
         weights = self._weights
         set_edge = computer.set_edge_weight
         for i in range(n):
-            id1, row, wi = ids[i], table[classes[i]], weights[i]
+            id1, ci, wi = ids[i], classes[i], weights[i]
+            row = table[ci]
             for j in range(i + 1, n):
-                k = classes[j]
-                template = row[k]
+                template = row[classes[j]]
                 if template is _UNSET:
-                    p1, p2 = reps[classes[i]], reps[k]
-                    template = row[k] = (self._get_weight(p1, p2) if C3.evaluate(p1, p2)
-                                         else None)
+                    p1, p2 = reps[ci], reps[classes[j]]
+                    template = row[classes[j]] = (self._get_weight(p1, p2)
+                                                  if C3.evaluate(p1, p2) else None)
                 if (template is None or id1 in opponents[j]
                         or (forbidden and ((id1, ids[j]) in forbidden
                                            or (ids[j], id1) in forbidden))):
-                    w = zero  # no edge; never mutated (py4swiss only edits non-zero weights)
+                    w = zero
                 else:
-                    w = DynamicUint(template)  # own copy: py4swiss edits weights in place
+                    w = template
                 wi[j] = w
                 weights[j][i] = w
                 set_edge(i, j, w)
 
+    # py4swiss's methods below, with per-edge helper calls inlined.
 
-    # The three methods below are py4swiss's, with the per-edge helper calls inlined: the
-    # same calls reach the compiled computer in the same order with the same values.
+    def _remove_weight(self, i: int, j: int) -> None:
+        weight = self._weights[i][j]
+        if not weight:  # an edge weight of zero counts as no edge
+            return
+        if weight is self._max_weight:
+            weight &= 0  # in place, as py4swiss (every fixed pair shares this object)
+        else:
+            weight = self._weights[i][j] = self._weights[j][i] = self._zero_weight
+        self._computer.set_edge_weight(i, j, weight)
 
     def update_matching(self) -> None:
         self._computer.compute_matching()
@@ -132,16 +151,19 @@ class FastBracketMatcher(BracketMatcher):
 
     def add_to_weights(self, player: Player, player_list: list[Player], value: int,
                        increment: bool = False) -> None:
-        index, weights, zero = self._index_dict, self._weights, self._zero_weight
+        weights, zero, deltas = self._weights, self._zero_weight, self._deltas
+        position = self._position
         set_edge = self._computer.set_edge_weight
-        i = index[player]
+        i = position[id(player)]
         row = weights[i]
         step = int(increment)
         for other in player_list:
-            j = index[other]
+            j = position[id(other)]
             old = row[j]
             if old:  # an edge weight of zero counts as no edge
-                delta = zero | abs(value)
+                delta = deltas.get(value)
+                if delta is None:
+                    delta = deltas[value] = zero | abs(value)
                 new = old + delta if value > 0 else old - delta
                 row[j] = new
                 weights[j][i] = new
@@ -149,65 +171,79 @@ class FastBracketMatcher(BracketMatcher):
             value += step
 
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
-        i, j = self._index_dict[player_1], self._index_dict[player_2]
-        wi, wj = self._weights[i], self._weights[j]
+        i, j = self._position[id(player_1)], self._position[id(player_2)]
+        weights, zero, top = self._weights, self._zero_weight, self._max_weight
+        wi, wj = weights[i], weights[j]
         set_edge = self._computer.set_edge_weight
         for k in range(self._len):
-            w = wi[k]
-            if w:
-                w &= 0  # in place, as py4swiss's _remove_weight
-                set_edge(i, k, w)
-            w = wj[k]
-            if w:
-                w &= 0
-                set_edge(j, k, w)
-        self._set_weight(i, j, self._max_weight)
+            for a, wa in ((i, wi), (j, wj)):  # py4swiss: _remove_weight(i, k), (j, k)
+                w = wa[k]
+                if w is zero or not w:
+                    continue
+                if w is top:
+                    w &= 0
+                else:
+                    w = wa[k] = weights[k][a] = zero
+                set_edge(a, k, w)
+        self._set_weight(i, j, top)
+
+
+def _c3_key(p: Player) -> tuple:
+    """What absolute criterion C.3 reads of a player (py4swiss 0.3.1)."""
+    return (p.top_scorer, p.color_preference.side, p.color_preference.strength)
 
 
 class FastValidityMatcher(ValidityMatcher):
     """py4swiss's ``ValidityMatcher`` (can the rest of the round still be paired under the
     absolute criteria C.1-C.3?) answering from a witness when it can.
 
-    * set-up: C.3 evaluated once per pair of signature classes (same edges, same order);
-    * ``is_valid_matching``: the answer is whether a perfect matching of the allowed pairs
-      exists (plus the bye vertex for an odd field).  A greedy matching with short repairs
-      often finds one in a few milliseconds; a perfect matching found is a proof, and only
-      when none is found is the compiled blossom asked (py4swiss's own computation).  Its
-      edge updates from ``finalize_match`` are applied just before it is asked.
+    The answer is whether a perfect matching of the allowed pairs exists (plus a bye vertex
+    for an odd field).  A greedy matching with short repairs usually finds one in a few
+    milliseconds; a perfect matching found is a proof.  Only when none is found is the
+    compiled blossom asked: its graph is then built with py4swiss's edges in py4swiss's
+    order (C.3 evaluated once per pair of colour-preference classes), followed by the edge
+    updates of every ``finalize_match`` so far, in order.
     """
 
     def __init__(self, players: list[Player], forbidden_pairs: set[tuple[int, int]]) -> None:
+        # py4swiss's attributes; the computer is built on first need (_build_computer).
+        self._players = players
+        self._forbidden_pairs = forbidden_pairs
+        self._len = len(players) + len(players) % 2
+        self._index_dict = {player: i for i, player in enumerate(players)}
+        self._computer = None
         self._finalized: list[tuple[int, int]] = []
         self._applied = 0
-        super().__init__(players, forbidden_pairs)
+        index: dict[tuple, int] = {}
+        self._c3_class = [index.setdefault(_c3_key(p), len(index)) for p in players]
+        reps = {k: players[i] for i, k in reversed(list(enumerate(self._c3_class)))}
+        self._c3 = [[bool(C3.evaluate(reps[a], reps[b])) for b in range(len(reps))]
+                    for a in range(len(reps))]
+        self._ids = [p.id for p in players]
 
-    def _set_up_computer(self) -> None:
+    def _allowed_base(self, a: int, b: int) -> bool:
+        """py4swiss's ``is_allowed_pair`` for players ``a < b`` (indices)."""
+        ids, forbidden = self._ids, self._forbidden_pairs
+        return bool(self._c3[self._c3_class[a]][self._c3_class[b]]
+                    and ids[a] not in self._players[b].opponents
+                    and not (forbidden and ((ids[a], ids[b]) in forbidden
+                                            or (ids[b], ids[a]) in forbidden)))
+
+    def _build_computer(self) -> None:
+        """py4swiss's ``_set_up_computer``: the same edges in the same order."""
+        self._computer = ComputerDutchValidity(self._len, 1)
         computer = self._computer
         for _ in range(self._len):
             computer.add_vertex()
         players = self._players
         n = len(players)
-        classes, reps = _signature_classes(players)
-        table: list[list] = [[None] * len(reps) for _ in reps]
-        forbidden = self._forbidden_pairs
-        ids = [p.id for p in players]
-        opponents = [p.opponents for p in players]
-        set_edge = computer.set_edge_weight
+        set_edge, allowed = computer.set_edge_weight, self._allowed_base
         for i in range(n):
-            id1, row = ids[i], table[classes[i]]
             for j in range(i + 1, n):
-                k = classes[j]
-                c3 = row[k]
-                if c3 is None:
-                    c3 = row[k] = bool(C3.evaluate(reps[classes[i]], reps[k]))
-                allowed = (c3 and id1 not in opponents[j]
-                           and not (forbidden and ((id1, ids[j]) in forbidden
-                                                   or (ids[j], id1) in forbidden)))
-                set_edge(i, j, int(allowed))
+                set_edge(i, j, int(allowed(i, j)))
         if n % 2 == 1:
             for i, player in enumerate(players):
                 set_edge(i, n, int(C2.evaluate(player, player)))
-        self._classes, self._c3, self._ids, self._opponents = classes, table, ids, opponents
 
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
         self._finalized.append((self._index_dict[player_1], self._index_dict[player_2]))
@@ -236,9 +272,7 @@ class FastValidityMatcher(ValidityMatcher):
             zeroed.update((i, j))
             if i != j:
                 fixed[i], fixed[j] = j, i
-        classes, c3, ids, opponents = self._classes, self._c3, self._ids, self._opponents
-        forbidden = self._forbidden_pairs
-        players = self._players
+        players, base = self._players, self._allowed_base
 
         def allowed(a: int, b: int) -> bool:
             if a in zeroed or b in zeroed:
@@ -246,9 +280,7 @@ class FastValidityMatcher(ValidityMatcher):
             lo, hi = (a, b) if a < b else (b, a)
             if hi == n:  # the bye vertex: C.2
                 return bool(C2.evaluate(players[lo], players[lo]))
-            return bool(c3[classes[lo]][classes[hi]] and ids[lo] not in opponents[hi]
-                        and not (forbidden and ((ids[lo], ids[hi]) in forbidden
-                                                or (ids[hi], ids[lo]) in forbidden)))
+            return base(lo, hi)
         return allowed
 
     def _witness(self) -> bool:
@@ -257,7 +289,6 @@ class FastValidityMatcher(ValidityMatcher):
         allowed = self._edge_test()
         size = self._len
         mate = [-1] * size
-        free = list(range(size))
         for a in range(size):
             if mate[a] != -1:
                 continue
@@ -269,17 +300,13 @@ class FastValidityMatcher(ValidityMatcher):
         # Repairs: u - x = y - v turns matched pair (x, y) and free u, v into (u, x), (y, v).
         while unmatched:
             u = unmatched.pop()
-            if mate[u] != -1:
-                continue
             done = False
             for v in unmatched:
-                if mate[v] != -1:
-                    continue
                 if allowed(u, v):
                     mate[u], mate[v] = v, u
                     done = True
                     break
-                for x in free:
+                for x in range(size):
                     y = mate[x]
                     if y < 0 or x in (u, v) or not allowed(u, x) or not allowed(y, v):
                         continue
@@ -296,6 +323,8 @@ class FastValidityMatcher(ValidityMatcher):
     def is_valid_matching(self) -> bool:
         if self._witness():
             return True
+        if self._computer is None:
+            self._build_computer()
         self._apply_finalized()
         return super().is_valid_matching()
 

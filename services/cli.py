@@ -86,15 +86,16 @@ def print_tables(standings: dict, crosstable: dict, title: str) -> None:
 def demo(bus: str = typer.Option("memory", help=BUS_HELP),
          players: int = typer.Option(6, min=2, max=64, help="bot players (round robin)"),
          seed: int = typer.Option(2026, help="seed of the bots' choices"),
-         time_control: str = typer.Option("4", help="PGN TimeControl (seconds), real clocks"),
-         game: str = typer.Option("chess", help="chess or xiangqi"),
+         time_control: Optional[str] = typer.Option(None, help="time control, real clocks (default: "
+                                                    "4 s; Go: '20 3x2 byo-yomi')"),
+         game: str = typer.Option("chess", help="chess, xiangqi or go (9x9)"),
          json_out: Optional[Path] = typer.Option(None, "--json", help="write the result as JSON")):
     """Host a self-contained round robin of bot players on real clocks, all services in one
     process (memory bus) or through Kafka; print the crosstable and final standings."""
     from services.tools.demo import run_demo
     try:
-        if game not in ("chess", "xiangqi"):
-            raise ValueError(f"unknown game {game!r}: chess or xiangqi")
+        if game not in ("chess", "xiangqi", "go"):
+            raise ValueError(f"unknown game {game!r}: chess, xiangqi or go")
         result = _run(run_demo(bus, players=players, seed=seed, time_control=time_control,
                                 progress_factory=_progress, game=game))
     except ValueError as e:

@@ -46,7 +46,8 @@ from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
     AcceptDead, AcceptDraw, ClaimDraw, CreateGame, CreateTournament, DeclineDraw, DrawLots,
     IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
-    Resign, RuleDeadStones, StartRound, SubmitLineup, SubmitMove, envelope,
+    ReportArrival, Resign, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
+    envelope,
 )
 from shared.eventlog.base import Deduper, EventLog
 from services.gateway.readmodel import ReadModel
@@ -113,6 +114,8 @@ PenaltyBody = _body("PenaltyBody", IssuePenalty, drop=("game_id",))
 AbsenceBody = _body("AbsenceBody", ReportAbsence, drop=("game_id",))
 MarkDeadBody = _body("MarkDeadBody", MarkDead, drop=("game_id",))
 DeadRulingBody = _body("DeadRulingBody", RuleDeadStones, drop=("game_id",))
+ArrivalBody = _body("ArrivalBody", ReportArrival, drop=("game_id",))
+CycleRulingBody = _body("CycleRulingBody", RuleEndlessCycle, drop=("game_id",))
 
 
 def _check_go_settings(data: dict) -> None:
@@ -700,6 +703,34 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         gw.require_arbiter(x_arbiter_token)
         live_game(gid)
         payload = build(RuleDeadStones, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        return outcome(cmd, resp)
+
+    @app.post("/games/{gid}/arrival", tags=["arbiter"])
+    async def report_arrival(gid: str, body: ArrivalBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                             x_arbiter_token: str | None = TOKEN,
+                             x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Arbiter only: a late player arrived (ArrivalReported with the late ms). Go 1988 art.
+        23.1: past the event's limit the player loses by default; 23.3: within it the clock
+        deducts the late time (the forfeit or the clock's change follow in the game's view)."""
+        gw.require_arbiter(x_arbiter_token)
+        live_game(gid)
+        payload = build(ReportArrival, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        return outcome(cmd, resp)
+
+    @app.post("/games/{gid}/cycle/ruling", tags=["arbiter"])
+    async def rule_cycle(gid: str, body: CycleRulingBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                         x_arbiter_token: str | None = TOKEN,
+                         x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Go, arbiter only, after an endless cycle was found (EndlessCycleFound): rule
+        ``draw`` / ``replay`` (Chinese rules 1988 art. 20.3) or ``no-result`` (Japanese 1989
+        art. 12). Answer: EndlessCycleRuled (a replay names the new game), or 409 with a reason."""
+        gw.require_arbiter(x_arbiter_token)
+        live_game(gid)
+        payload = build(RuleEndlessCycle, game_id=gid, **body.model_dump(exclude={"at_ms"}))
         cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
                                   correlation=x_correlation_id)
         return outcome(cmd, resp)

@@ -7,7 +7,11 @@ threefold repetition when they can, and resign a hopeless position now and then.
 real: the clock service's timer calls the flags. With ``bus="memory"`` all services run in this
 process; with ``kafka://HOST:PORT`` they run as separate processes (as ``arbiter up``) and the
 bots talk to the gateway over HTTP. ``game="xiangqi"`` hosts the same event in xiangqi (1999
-rules: 困毙 loses, 棋例 rulings at every threefold repetition, art. 6 presets as time controls).
+rules: 困毙 loses, 棋例 rulings at every threefold repetition, art. 6 presets as time controls);
+``game="go"`` a 9x9 Go event (Chinese rules, komi 7.5, byo-yomi): the bots play random legal
+moves that fill none of their own eyes and pass when none is left; after two passes Black
+proposes the dead stones of :func:`shared.rules.go_scoring.estimate_dead` and White accepts,
+so adjudication counts the game (1988 art. 9 area counting).
 """
 from __future__ import annotations
 
@@ -68,6 +72,60 @@ def choose_xiangqi(fen: str, rng: random.Random) -> str:
     return rng.choice(moves).iccs()
 
 
+def choose_go(text: str, rng: random.Random, max_ply: int = 200, ply: int = 0) -> str:
+    """A Go bot's move (GTP or ``pass``) on the engine position ``text``: a random legal point
+    that is not one of its own eyes (every neighbour its own stone), else a pass; past
+    ``max_ply`` plies it passes so that a random game ends."""
+    from shared.rules import go
+
+    board = go.Board.from_text(text)
+    n, me = board.size, board.turn
+    if ply >= max_ply:
+        return "pass"
+
+    def own_eye(x: int, y: int) -> bool:
+        nbs = [(x + dx, y + dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+               if 0 <= x + dx < n and 0 <= y + dy < n]
+        return all(board[q] == me for q in nbs)
+
+    points = [(x, y) for x in range(n) for y in range(n) if board[(x, y)] is None]
+    rng.shuffle(points)
+    for p in points:
+        if not own_eye(*p) and board.legality(p) is None:
+            return go.to_gtp(p, n)
+    return "pass"
+
+
+def go_dead(text: str) -> list[str]:
+    """The dead stones a bot proposes after play stopped: go_scoring's static estimate (GTP)."""
+    from shared.rules import go
+    from shared.rules.go_scoring import estimate_dead
+
+    board = go.Board.from_text(text)
+    return sorted(go.to_gtp(p, board.size) for p in estimate_dead(board))
+
+
+async def _go_turn(c, gid: str, g: dict, white: str, black: str, rng: random.Random) -> None:
+    """One step of a Go game for the bots: a move, or the dead-stone agreement once play stopped
+    (Black proposes the estimate, White accepts it)."""
+    seat = {"white": white, "black": black}
+    phase = (g.get("go") or {}).get("phase", "play")
+    if phase == "scoring":
+        proposals = g["go"].get("proposals") or {}
+        if "black" not in proposals:
+            await c.post(f"/games/{gid}/dead", json={"player_id": black, "dead": go_dead(g["fen"])})
+        else:
+            await c.post(f"/games/{gid}/dead/accept", json={"player_id": white})
+        return
+    if phase != "play":  # counting: the result is on its way
+        await asyncio.sleep(0.01)
+        return
+    me = seat[g["go"]["to_move"]]
+    await asyncio.sleep(rng.uniform(0.002, 0.02) if rng.random() < 0.9 else rng.uniform(0.05, 0.3))
+    await c.post(f"/games/{gid}/moves", json={"player_id": me,
+                                              "move": choose_go(g["fen"], rng, ply=len(g["moves"]))})
+
+
 def material(board: chess.Board, colour: bool) -> int:
     return sum(VALUES[p.piece_type] for p in board.piece_map().values() if p.color == colour)
 
@@ -78,6 +136,9 @@ async def bot_game(c, gid: str, white: str, black: str, rng: random.Random) -> d
         g = (await c.get(f"/games/{gid}")).json()
         if g["status"] == "ended":
             return g
+        if g["game"] == "go":
+            await _go_turn(c, gid, g, white, black, rng)
+            continue
         if g["game"] == "xiangqi":
             me = white if g["fen"].split()[1] == "w" else black
             await asyncio.sleep(rng.uniform(0.005, 0.04) if rng.random() < 0.85 else rng.uniform(0.1, 0.6))
@@ -119,10 +180,20 @@ async def _client(bus: str):
         await asyncio.to_thread(stop_all, procs)
 
 
+#: Default time controls of the demo: seconds (absolute) for chess and xiangqi; Go 9x9: 20 s
+#: main time and 3 byo-yomi periods of 2 s.
+DEMO_TIME = {"chess": "4", "xiangqi": "4", "go": "20 3x2 byo-yomi"}
+
+
 async def run_demo(bus: str = "memory", *, players: int = 6, seed: int = 2026,
-                   time_control: str = "4", progress_factory=None, game: str = "chess") -> dict:
-    """Host the demo round robin of ``game`` (chess or xiangqi); returns standings, crosstable
-    and figures."""
+                   time_control: str | None = None, progress_factory=None, game: str = "chess") -> dict:
+    """Host the demo round robin of ``game`` (chess, xiangqi or go: 9x9, Chinese rules);
+    ``time_control`` (None: :data:`DEMO_TIME`); returns standings, crosstable and figures.
+    Raises ``ValueError`` for an unknown game or a setting the gateway refuses."""
+    if game not in DEMO_TIME:
+        raise ValueError(f"unknown game {game!r}: {', '.join(DEMO_TIME)}")
+    time_control = time_control or DEMO_TIME[game]
+    go_settings = {"board_size": 9, "go_rules": "chinese"} if game == "go" else {}
     rng = random.Random(seed)
     t0 = time.perf_counter()
     names = [NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else str(i)) for i in range(players)]
@@ -131,7 +202,8 @@ async def run_demo(bus: str = "memory", *, players: int = 6, seed: int = 2026,
     async with _client(bus) as c:
         r = await c.post("/tournaments", json={"tournament_id": tid, "name": "Arbiter demo",
                                                 "system": "round-robin", "time_control": time_control,
-                                                "tiebreaks": ["SB", "WIN", "DE"], "game": game})
+                                                "tiebreaks": ["SB", "WIN", "DE"], "game": game,
+                                                **go_settings})
         if r.status_code >= 400:
             raise ValueError(r.json().get("detail"))
         for i, name in enumerate(names):

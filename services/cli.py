@@ -279,7 +279,7 @@ def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, json_f
 def score(sgf: Path = typer.Option(..., "--sgf", exists=True, dir_okay=False, help="Go record (SGF) of a finished game"),
           rules: Optional[str] = typer.Option(None, "--rules", help="chinese, japanese or ing (default: the record's RU, else chinese)"),
           komi: Optional[float] = typer.Option(None, "--komi", help="komi in points (default: the record's KM, else the rules' default)"),
-          dead: Optional[str] = typer.Option(None, "--dead", help='dead stones, GTP or SGF points: "D4,Q16" (default: those the record\'s TB/TW marks imply)'),
+          dead: Optional[str] = typer.Option(None, "--dead", help='dead stones, GTP or SGF points: "D4,Q16"; "none"; "auto" (Monte-Carlo estimate). Default: the record\'s TB/TW marks, else the estimate'),
           json_flag: bool = typer.Option(False, "--json", help="print the count as JSON")):
     """Count the final board of a Go record: area (Chinese, Ing) or territory (Japanese) scoring
     with the dead stones removed; prints black, white, the result and the articles applied."""

@@ -2,10 +2,13 @@
 
 The record is read with :func:`shared.rules.sgf.read_sgf`, played on the engine
 (:func:`shared.rules.sgf.play_record`) and its final board scored by
-:func:`shared.rules.go_scoring.score` with the dead stones given (``--dead``) or, when none are
-given, those the record's territory marks (``TB``/``TW``) imply. The rules of the count are the
-ones asked for, which may differ from the record's ``RU`` (the moves are then replayed under
-them too).
+:func:`shared.rules.go_scoring.score` with the dead stones given (``--dead D4,Q16``), none
+(``--dead none``), or, by default, those the record's territory marks (``TB``/``TW``) imply; a
+record without marks (or ``--dead auto``) is counted with the Monte-Carlo estimate of
+:func:`shared.rules.go_ownership.estimate_dead_by_playouts` (200 seeded random games:
+deterministic, not a rule -- the JSON's ``dead_source`` says which: "given", "none", "marks" or
+"estimate"). The rules of the count are the ones asked for, which may differ from the record's
+``RU`` (the moves are then replayed under them too).
 """
 from __future__ import annotations
 
@@ -46,15 +49,17 @@ def load(path: str | Path) -> GoRecord:
 
 
 def score_record(record: GoRecord, rules: str | None = None, komi: float | None = None,
-                 dead: list | None = None) -> dict:
+                 dead: list | str | None = None) -> dict:
     """Score ``record``'s final board. ``rules``: "chinese"/"japanese"/"ing" (default the
     record's); ``komi`` in points (default the record's, else the rules' default);
-    ``dead``: Points, or None to take the stones the ``TB``/``TW`` marks imply.
+    ``dead``: Points; "none" (no dead stones); "auto" (the Monte-Carlo estimate); or None: the
+    stones the ``TB``/``TW`` marks imply, else (no marks) the estimate.
 
     Returns ``{"black", "white" (points, komi included), "result" ("B+3.5"/"W+0.5"/"Draw"),
     "margin", "rule", "rules", "komi", "handicap", "dead": [GTP...], "dead_source":
-    "given"|"marks"|"none", "recorded_result", "notes", "detail"}``. Raises :class:`ScoreError` when a
-    recorded move is refused or a dead point holds no stone."""
+    "given"|"none"|"marks"|"estimate", "estimate": null | {"method": "playouts", "playouts",
+    "seed"}, "recorded_result", "notes", "detail"}``. Raises :class:`ScoreError` when a recorded
+    move is refused, a dead point holds no stone or ``dead`` is another word."""
     from shared.rules import go, go_scoring
 
     rules = rules or record.rules
@@ -66,9 +71,19 @@ def score_record(record: GoRecord, rules: str | None = None, komi: float | None 
         raise ScoreError(f"the record cannot be played under {rules} rules: ply {fr['ply']} "
                          f"{fr['move']}: {fr['message']}")
     board = run.board
-    if dead is None:
-        dead = sorted(dead_from_marks(record, board.stones))
-        source = "marks" if dead else "none"
+    estimate = None
+    if isinstance(dead, str) and dead not in ("auto", "none"):
+        raise ScoreError(f"dead stones {dead!r}: points, 'auto' or 'none'")
+    if dead == "none":
+        dead, source = [], "none"
+    elif dead is None and (marked := sorted(dead_from_marks(record, board.stones))):
+        dead, source = marked, "marks"
+    elif dead is None or dead == "auto":
+        from shared.rules import go_ownership as mc
+
+        dead = sorted(mc.estimate_dead_by_playouts(board, mc.DEFAULT_PLAYOUTS, mc.DEFAULT_SEED).dead)
+        source = "estimate"
+        estimate = {"method": "playouts", "playouts": mc.DEFAULT_PLAYOUTS, "seed": mc.DEFAULT_SEED}
     else:
         source = "given"
     rec_komi, handicap, note = scoring_terms(record, rules)
@@ -82,14 +97,16 @@ def score_record(record: GoRecord, rules: str | None = None, komi: float | None 
             "rule": s.rule, "rules": rules,
             "komi": s.detail["komi"], "handicap": record.handicap,
             "dead": [go.to_gtp(p, record.size) for p in sorted(dead)], "dead_source": source,
-            "recorded_result": record.result.raw if record.result else None,
+            "estimate": estimate, "recorded_result": record.result.raw if record.result else None,
             "notes": record.notes + ([note] if note else []), "detail": s.detail}
 
 
 def score_file(path: str | Path, rules: str | None = None, komi: float | None = None,
                dead: str | None = None) -> dict:
-    """:func:`score_record` on an SGF file, ``dead`` as text (``"D4,Q16"``); adds ``"file"``."""
+    """:func:`score_record` on an SGF file, ``dead`` as text (``"D4,Q16"``, ``"auto"`` or
+    ``"none"``; None: marks, else the estimate); adds ``"file"``."""
     record = load(path)
-    pts = None if dead is None else parse_points(dead, record.size)
+    word = dead.strip().lower() if dead is not None else None
+    pts = dead if dead is None else word if word in ("auto", "none") else parse_points(dead, record.size)
     row = score_record(record, rules, komi, pts)
     return {"file": str(path), **row}

@@ -398,9 +398,15 @@ def benson_alive(board: Board, colour: str) -> set[Point]:
     return {(k % n, k // n) for c in live_chains for k in chains[c][0]}
 
 
-def estimate_dead(board: Board) -> set[Point]:
-    """A static estimate of the dead stones of a finished game (not a rule: the rules leave the
+def estimate_dead(board: Board, method: str = "static", *, playouts: int | None = None,
+                  seed: int | None = None) -> set[Point]:
+    """An estimate of the dead stones of a finished game (not a rule: the rules leave the
     decision to the players, Chinese 1988 art. 8/21.3, Japanese 1989 art. 9-2).
+
+    ``method="playouts"``: Monte-Carlo ownership, ``playouts`` random games from ``seed``
+    (defaults 200 and 0; see :func:`shared.rules.go_ownership.estimate_dead_by_playouts`), the
+    better reading of the two (18 of the 30 GNU Go regression boards scored exactly, against 4).
+    ``method="static"`` (default, instant), described below.  Raises GoError for another method.
 
     A chain is *dead* when it is not unconditionally alive (:func:`benson_alive`) and the area it
     can reach through empty points and stones of its own colour (bounded by opponent stones and
@@ -408,6 +414,14 @@ def estimate_dead(board: Board) -> set[Point]:
     regions inside the area touching only its colour).  When such areas of both colours touch
     each other (a capturing race or seki) neither is marked dead.  Returns the dead stones' points.
     """
+    if method == "playouts":
+        from shared.rules import go_ownership as mc
+
+        return set(mc.estimate_dead_by_playouts(
+            board, mc.DEFAULT_PLAYOUTS if playouts is None else playouts,
+            mc.DEFAULT_SEED if seed is None else seed).dead)
+    if method != "static":
+        raise GoError(f"unknown dead-stone estimate {method!r}: static or playouts")
     n, nb = board.size, _neighbours(board.size)
     cells = _cells(board)
     alive = {1: {p[1] * n + p[0] for p in benson_alive(board, BLACK)},

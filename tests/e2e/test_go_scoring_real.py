@@ -171,3 +171,20 @@ def test_gnugo_reproduced_detail(shared_data, name):
     black = d["territory"]["black"] + d["prisoners"]["black"] + d["dead"]["white"]
     white = d["territory"]["white"] + d["prisoners"]["white"] + d["dead"]["black"] + record.komi
     assert (s.black, s.white) == (black, white) and record.komi == 5.5
+
+
+def test_arbiter_score_uses_the_estimate_without_marks(shared_data):
+    # score20.sgf has no TB/TW marks: `arbiter score` counts it with the estimate (B+34.5, the
+    # TSV's value); "--dead none" counts every stone alive: the open areas around the 12 dead
+    # stones are then no one's, B+18.5 (measured); a word other than auto/none is refused.
+    from services.tools.score import ScoreError, score_file
+
+    path = shared_data(GNUGO) / "score20.sgf"
+    row = score_file(path)
+    assert (row["result"], row["dead_source"], len(row["dead"])) == ("B+34.5", "estimate", 12)
+    assert row["estimate"] == {"method": "playouts", "playouts": 200, "seed": 0}
+    assert score_file(path, dead="auto")["dead"] == row["dead"]
+    none = score_file(path, dead="none")
+    assert (none["result"], none["dead_source"], none["dead"]) == ("B+18.5", "none", [])
+    with pytest.raises(ScoreError):
+        score_file(path, dead="guess")

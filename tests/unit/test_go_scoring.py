@@ -66,6 +66,136 @@ def test_dame_shared_under_area_counting_nothing_under_territory():
     assert score(b, "japanese").result == "W+6.5"
 
 
+SEKI = """
+. X . O .
+X X O O O
+X X O O O
+X X O O O
+X X O O O
+"""
+
+
+def test_seki_with_one_eye_each_and_one_shared_liberty():
+    # Black chain (9 stones) has the eye A5 and the shared liberty C5; White (13 stones) has the
+    # eye E5 and C5.  Either side filling C5 leaves itself one liberty: seki (双活).
+    b = board(SEKI)
+    assert seki_regions(b) == [frozenset({(2, 4)})]
+    # Chinese (art. 9): Black 9 + eye 1 + 1/2 = 10.5; White 13 + 1 + 1/2 = 14.5; komi 0 -> W+4.
+    c = score(b, "chinese", komi=0)
+    assert (c.black, c.white, c.result) == (10.5, 14.5, "W+4")
+    assert c.ownership[(2, 4)] == "seki" and c.ownership[(0, 4)] == BLACK
+    # Japanese (art. 8): the eyes of groups in seki are not territory: 0 vs 0 -> Draw; komi 6.5 -> W+6.5.
+    j = score(b, "japanese", komi=0)
+    assert (j.black, j.white, j.result) == (0, 0, "Draw")
+    assert j.ownership[(0, 4)] == "seki" and j.ownership[(4, 4)] == "seki"
+    assert score(b, "japanese").result == "W+6.5"
+
+
+def test_ko_left_on_the_board():
+    # KO diagram, Black takes at C3 (1 prisoner) and both stop.  B3 (empty, all black
+    # neighbours), A5 and A1 are Black's: 3 points; White: D5 E5 E4 E3 E2 E1 D1 = 7.
+    # Japanese: Black 3 + 1 prisoner = 4; White 7 -> W+3 (komi 0).
+    # Chinese: Black 8 stones + 3 = 11; White 7 stones + 7 = 14 -> W+3 = 白胜1又1/2子.
+    b = board(KO, "japanese")
+    b.play("C3")
+    b.play(None), b.play(None)
+    j = score(b, "japanese", komi=0)
+    assert (j.black, j.white, j.result) == (4, 7, "W+3")
+    c = score(b, "chinese", komi=0)
+    assert (c.black, c.white, c.detail["result_stones"]) == (11, 14, "白胜1又1/2子")
+
+
+DEAD = """
+. . . . . . .
+. . . . . . .
+X X X X X X X
+O O O O O O O
+. . . . X . .
+. . . . . . .
+. . . . . . .
+"""
+
+
+def test_dead_stones_join_the_prisoners():
+    # 7x7, Black wall on row 5, White wall on row 4, a dead black stone E3 inside White's area.
+    # Japanese: Black territory 14; White 21 points (E3 counts once emptied) + dead black 1 = 22.
+    # Komi 0 -> W+8.  Chinese: Black 7 + 14 = 21; White 7 + 21 = 28 -> W+7.
+    b = board(DEAD)
+    j = score(b, "japanese", komi=0, dead=[(4, 2)])
+    assert (j.black, j.white, j.result) == (14, 22, "W+8")
+    assert j.detail["dead"] == {BLACK: 1, WHITE: 0} and j.ownership[(4, 2)] == WHITE
+    c = score(b, "chinese", komi=0, dead=[(4, 2)])
+    assert (c.black, c.white) == (21, 28)
+    # the stone left alive: its area is shared (dame) and nobody has territory there.
+    assert score(b, "japanese", komi=0).detail["territory"][WHITE] == 0
+    with pytest.raises(GoError):
+        score(b, "japanese", dead=[(0, 0)])  # no stone there
+
+
+def test_handicap_game_chinese_compensation():
+    # 19x19 board of the half-board test with 4 handicap stones' worth of compensation:
+    # Chinese: White gets back half the handicap in stones = 4 points; komi 0 in handicap games.
+    # Black 171, White 190 + 4 = 194 -> W+23.
+    s = score(half_board_19(), "chinese", handicap=4)
+    assert (s.black, s.white, s.result) == (171, 194, "W+23")
+    assert s.detail["handicap_compensation"] == 4.0
+
+
+def test_benson_two_eyes_alive_one_eye_not():
+    # Two real eyes A5, C5: unconditionally alive.
+    two = board("""
+    . X . X O
+    X X X X O
+    O O O O O
+    . . . . .
+    . . . . .
+    """)
+    assert len(benson_alive(two, BLACK)) == 6 and benson_alive(two, WHITE) == set()
+    # One eye only (C5 filled by Black): not unconditionally alive.
+    one = board("""
+    . X X X O
+    X X X X O
+    O O O O O
+    . . . . .
+    . . . . .
+    """)
+    assert benson_alive(one, BLACK) == set()
+
+
+def test_chinese_stones_text():
+    assert chinese_stones_text(2.75) == "黑胜2又3/4子"
+    assert chinese_stones_text(-0.25) == "白胜1/4子"
+    assert chinese_stones_text(0) == "和棋"
+
+
+def test_bad_scoring_input():
+    with pytest.raises(GoError):
+        score(board(DAME), "tromp-taylor")
+    with pytest.raises(GoError):
+        score(board(DAME), "chinese", komi="lots")
+    with pytest.raises(GoError):
+        score(board(DAME), "chinese", handicap=-1)
+
+
+# ------------------------------------------------------------------ Monte-Carlo dead stones
+def test_playout_estimate_finds_the_dead_stone_and_counts_it():
+    # DEAD above: the lone black stone E3 inside White's area cannot make two eyes; in random
+    # games it is captured and its point ends White's, so the estimate marks it dead, and the
+    # count is the hand-worked W+8 (Japanese, komi 0).  Both walls stay alive.
+    from shared.rules.go_ownership import estimate_dead_by_playouts
+
+    b = board(DEAD)
+    est = estimate_dead_by_playouts(b, playouts=100, seed=0)
+    assert est.dead == {(4, 2)}
+    row = [c for c in est.chains if c[1] == ((4, 2),)][0]
+    # measured: White owns E3 at the end of 72 of the 100 games (Black sometimes lives there)
+    assert row[0] == BLACK and row[2] == 0.72 and row[3] is True
+    assert score(b, "japanese", komi=0, dead=est.dead).result == "W+8"
+    assert estimate_dead(b, "playouts", playouts=100, seed=0) == {(4, 2)}
+    # deterministic: the same seed gives the same shares
+    assert estimate_dead_by_playouts(b, playouts=100, seed=0).chains == est.chains
+
+
 def test_playout_estimate_keeps_benson_alive_groups():
     # Two-eyed black group (Benson-alive) surrounded by White: never marked dead.
     two = board("""

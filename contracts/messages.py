@@ -91,7 +91,8 @@ class CreateTournament(_TCmd, GoSettings):
     """Create a tournament. ``time_control`` is a PGN TimeControl tag (seconds), e.g. ``"300+2"``.
 
     ``system``: ``round-robin`` (Berger tables), ``double-round-robin`` or ``swiss`` (Dutch).
-    ``tiebreaks``: FIDE codes in order (SB, BH, BH-C1, WIN, DE, ...). ``default_time_s``: a player
+    ``tiebreaks``: FIDE codes in order (SB, BH, BH-C1, WIN, DE, ...); empty = the game's
+    default, written into TournamentCreated (xiangqi art. 15.1 / 15.2 orders, else SB, WIN, DE). ``default_time_s``: a player
     absent this long after the start of the round loses by forfeit (0 = no limit).
     ``game``: chess or xiangqi; ``natural_limit_moves``: xiangqi's natural move limit (1999 rules
     art. 4.2.4: 60 moves without a capture, which an event may lower). ``chinese-swiss``: the
@@ -118,7 +119,7 @@ class CreateTournament(_TCmd, GoSettings):
                     "knockout", "team-round-robin", "double-elimination"] = "round-robin"
     rounds: int | None = Field(default=None, ge=1, le=99)
     time_control: str = "5400+30"
-    tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE")
+    tiebreaks: tuple[str, ...] = ()
     start_fen: str | None = None
     default_time_s: int = Field(default=3600, ge=0)
     game: GameKind = "chess"

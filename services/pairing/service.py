@@ -116,7 +116,7 @@ class PairingCore(Core):
 
     def _on_CreateTournament(self, msg, p: CreateTournament):
         from services.clock.core import ClockError, TimeControl
-        from services.standings.core import TIEBREAKS
+        from services.standings.core import TIEBREAKS, default_ruleset
         if p.tournament_id in self.tournaments:
             return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")
         bad = [t for t in p.tiebreaks if t not in TIEBREAKS]
@@ -171,6 +171,9 @@ class PairingCore(Core):
                 position(p.game, p.start_fen)
             except ValueError as e:
                 return self._reject(msg, "invalid", f"bad start FEN: {e}")
+        if not p.tiebreaks:  # the game's default order, recorded so a replay needs no default
+            rs = default_ruleset(p.game, p.system)
+            p = p.model_copy(update={"tiebreaks": rs.order if rs else ("SB", "WIN", "DE")})
         ev = TournamentCreated(**p.model_dump())
         self.tournaments[p.tournament_id] = _Tournament(ev)
         return [Emit(self._stream(p.tournament_id), ev)]

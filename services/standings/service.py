@@ -195,6 +195,8 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
         mcmahon = {x.player_id: float(initial_mms(x.grade, t.created.mcmahon_bar, t.created.mcmahon_floor))
                    for x in t.players}
     xq = t.created.game == "xiangqi"
+    rs = sc.default_ruleset(t.created.game, t.created.system)  # xiangqi: real opponents (21.4)
     return sc.compute_standings(players, games, byes, order=tuple(t.created.tiebreaks),
+                                unplayed=rs.unplayed if rs else "fide2023",
                                 mcmahon=mcmahon, fouls=t.fouls if xq else None,
                                 penalties=t.penalties if xq else None), played

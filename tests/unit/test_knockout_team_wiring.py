@@ -55,3 +55,28 @@ def test_seeding_and_unshared_places_are_checked():
         check_unshared((0,))
     with pytest.raises(PairingError):
         seed_order([("a", 1)], "swiss", 0)
+
+
+@pytest.mark.parametrize("game, system, rounds, given, recorded", [
+    # xiangqi 1999 art. 15.1 (round robin): 小分 SB, 胜局 WIN, 直胜 DE, 犯规 FOULS
+    ("xiangqi", "round-robin", None, (), ("SB", "WIN", "DE", "FOULS")),
+    # art. 15.2 (Swiss systems): 对手分 BH, 胜局 WIN, 犯规 FOULS
+    ("xiangqi", "chinese-swiss", 7, (), ("BH", "WIN", "FOULS")),
+    ("xiangqi", "swiss", 7, (), ("BH", "WIN", "FOULS")),
+    ("chess", "swiss", 7, (), ("SB", "WIN", "DE")),
+    ("xiangqi", "swiss", 7, ("BH-C1", "SB"), ("BH-C1", "SB")),  # an explicit order is kept
+])
+def test_tournament_created_records_the_games_default_tiebreak_order(game, system, rounds, given, recorded):
+    from uuid import UUID
+
+    from contracts.envelope import Actor, dt_of, stream_for
+    from contracts.messages import CreateTournament, TournamentCreated, envelope
+    from services.pairing.service import PairingCore
+
+    cmd = CreateTournament(tournament_id="t1", name="t", game=game, system=system, rounds=rounds,
+                           tiebreaks=given)
+    msg = envelope(cmd, stream=stream_for("tournament-t1", "commands"), seq=1,
+                   occurred_at=dt_of(1_700_000_000_000), actor=Actor(kind="arbiter", id="a"),
+                   event_id=UUID(int=1))
+    (out,) = PairingCore().handle(msg)
+    assert isinstance(out.payload, TournamentCreated) and out.payload.tiebreaks == recorded

@@ -2,8 +2,10 @@
 
 Engine choice by measurement (docs/pairing-comparison.md): py4swiss 0.3.1 (MIT; a Python port
 of bbpPairings' Dutch, "C.04.3 effective till 31 January 2026") reproduced the most rounds of
-the real TRFs in ../shared/data and pairs 1,000 players in well under 5 s.  Our own
-``core.dutch_pair`` stays as the cross-check engine in tests.
+the real TRFs in ../shared/data.  It runs through :mod:`services.pairing.dutch_fast`, a faster
+set-up of the same engine with exactly its pairings (round 5 of 1,000 players: ~26 s -> ~4-5 s
+on 2 cores; ``reference=True`` runs py4swiss unmodified).  Our own ``core.dutch_pair`` stays
+as the cross-check engine in tests.
 
 Interface: :func:`pair_dutch` takes each player's full round history in TRF terms
 (:class:`services.pairing.trf.RoundEntry`: opponent, colour, result; ``None`` = not in the

@@ -1,25 +1,33 @@
-"""A faster, pairing-identical set-up of py4swiss's FIDE Dutch engine (C.04.3).
+"""A faster, pairing-identical run of py4swiss's FIDE Dutch engine (C.04.3).
 
-py4swiss 0.3.1 (MIT, https://github.com/Moritz72/py4swiss) pairs a bracket by maximum-weight
-matching (its compiled ``matching_computer``).  Before matching it builds, in pure Python, one
-edge weight per pair of players of the bracket (``BracketMatcher._get_weight``: the absolute
-criteria C.1/C.3, then the quality criteria C.5-C.19 packed into one arbitrary-precision
-``DynamicUint``, about 60 us per edge) and one validity edge per pair of the whole field
-(``ValidityMatcher``).  For 1,000 players in round 5 that is ~320,000 weights (~20 s of ~26 s).
+py4swiss 0.3.1 (MIT, https://github.com/Moritz72/py4swiss; a port of bbpPairings) pairs each
+bracket by maximum-weight matching in its compiled ``matching_computer``.  Profile of round 5
+of a 1,000-player event (~26 s, loadtests/bench.py): ~20 s building the bracket edge weights in
+pure Python (``BracketMatcher._get_weight``: absolute criteria C.1/C.3, then quality criteria
+C.5-C.19 packed into an arbitrary-precision ``DynamicUint``, ~60 us per edge, ~320,000 edges),
+~2-4 s in the validity matcher (its full-field graph and first matching) and ~3-4 s in the
+bracket matchings themselves (figures vary with the load of the shared cores).  Subclasses here change how that work is done, never what it
+decides:
 
-The quality weight of an edge depends on the two players only through the player attributes the
-criteria read (role in the bracket, score with acceleration, colour preference side and
-strength, colour difference, same colour twice, the floats of the last two rounds, bye
-received, topscorer): the :data:`_SIGNATURE` below.  A bracket has a few dozen distinct
-signatures, so this module computes each distinct (signature, signature) weight once, with
-py4swiss's own ``_get_weight`` (nothing of the criteria is re-implemented), and hands every edge
-a copy of it.  C.1 (no second game) is checked per edge on the opponents' set, C.3 (absolute
-colour preferences) once per signature pair with py4swiss's own ``C3.evaluate``.  The matching
-computers receive exactly the same ``set_edge_weight`` calls, in the same order, with the same
-values as in py4swiss; everything after the set-up (exchanges, transpositions, colours, the
-order of boards) is py4swiss's unmodified code.  ``tests/unit/test_dutch_fast.py`` checks the
-weight matrices and the pairings against unmodified py4swiss.
+1. :class:`FastBracketMatcher` -- the quality weight of an edge depends on the two players only
+   through what the criteria read (:func:`_signature`: role in the bracket, score with
+   acceleration, colour preference side and strength, colour difference, same colour twice,
+   floats of the last two rounds, bye received, topscorer).  Each distinct (signature,
+   signature) weight is computed once with py4swiss's own ``_get_weight`` (no criterion is
+   re-implemented) and shared by the edges that have it; C.1 is checked per edge, C.3 once per
+   signature pair with py4swiss's ``C3.evaluate``.  The compiled computer receives the same
+   ``set_edge_weight`` calls, in the same order, with the same values.
+2. :class:`FastValidityMatcher` -- "can the rest of the round still be paired?" is a yes/no
+   question (a perfect matching exists or not).  A greedy matching with repairs answers yes
+   with a proof in milliseconds; only when it finds none is py4swiss's blossom asked, on the
+   graph py4swiss would have built.
+3. :class:`FastBracketPairer` -- a D.1 transposition step whose result is proven from the last
+   optimal matching skips the matching computation (argument in
+   :meth:`FastBracketPairer.transpose_homogeneous_s2`); every other step, and everything else
+   (exchanges, colours E.1-E.5, board order), is py4swiss's code.
 
+``tests/unit/test_dutch_fast.py`` checks weights and pairings against unmodified py4swiss
+(generated events with byes, absences, forfeits, late entries, withdrawals; the real TRFs).
 Tied to py4swiss 0.3.1 (pinned in pyproject.toml): :data:`SUPPORTED` is False for any other
 installed version and :func:`services.pairing.dutch.pair_dutch` then uses py4swiss unmodified.
 """
@@ -28,13 +36,13 @@ from __future__ import annotations
 from importlib.metadata import version as _dist_version
 
 from py4swiss.dynamicuint import DynamicUint
-from py4swiss.engines.common import PairingError
+from py4swiss.engines.common import ColorPreferenceSide, PairingError
 from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
 from py4swiss.engines.dutch.bracket.bracket import Bracket
 from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria.absolute import C2, C3
 from py4swiss.engines.dutch.engine import Engine
-from py4swiss.engines.dutch.player import Player, get_player_infos_from_trf
+from py4swiss.engines.dutch.player import Player, PlayerRole, get_player_infos_from_trf
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.matching_computer import ComputerDutchValidity
 from py4swiss.trf import ParsedTrf
@@ -366,63 +374,143 @@ class FastBracketPairer(BracketPairer):
         in Limbo (no MDP-MDP pair whose choice could depend on ties).  Otherwise, py4swiss's
         step is run unchanged.
         """
-        limbo = len(self._bracket.mdp_list) - len(self._heterogeneous_s1)
-        if self._exchanges or limbo > 1:
+        limbo = [m for m in self._bracket.mdp_list if m not in self._heterogeneous_s1]
+        if self._exchanges or len(limbo) > 1:
             super().transpose_homogeneous_s2()
             return
         bm = self._bracket_matcher
-        index, players, weights = bm._index_dict, bm._player_list, bm._weights
+        index, players = bm._index_dict, bm._player_list
         s2 = self._homogeneous_s2
-        s2_index = [index[p] for p in s2]
-        inc = {v: len(s2) - 1 - k for k, v in enumerate(s2_index)}
-        mate: list[int] | None = None
+        proof = _TranspositionProof(bm, [index[p] for p in self._homogeneous_s1],
+                                    [index[p] for p in s2], [index[m] for m in limbo])
         last_skipped = False
         for resident in self._homogeneous_s1:
             bm.add_to_weights(resident, s2[::-1], 0, increment=True)
             a = index[resident]
-            b = _forced_partner(a, mate, s2_index, inc, weights) if mate is not None else None
+            b = proof.partner(a)
             if b is None:
                 bm.update_matching()
-                mate = list(bm.mate)
-                b = mate[a]
+                proof.mate = list(bm.mate)
+                b = proof.mate[a]
                 self.computed += 1
                 last_skipped = False
             else:
                 self.skipped += 1
                 last_skipped = True
+            proof.fix(a, b)
             match = players[b]
             bm.finalize_match(resident, match)
             self._validity_matcher.finalize_match(resident, match)
         if last_skipped:
-            bm.matching = {players[i]: players[j] for i, j in enumerate(mate)}
+            bm.matching = {players[i]: players[j] for i, j in enumerate(proof.mate)}
+
+
+class _TranspositionProof:
+    """Proves, when it can, the partner that py4swiss's matching computation would give an S1
+    player in a D.1 transposition step (see :meth:`FastBracketPairer.transpose_homogeneous_s2`).
+
+    ``mate``: a maximum-weight matching of the current weights before the step's additions
+    (vertex -> vertex, itself = unmatched); None until the first computation.
+    """
+
+    def __init__(self, bm: FastBracketMatcher, s1: list[int], s2: list[int],
+                 limbo: list[int]) -> None:
+        self.weights = bm._weights
+        self.s2 = s2
+        self.inc = {v: len(s2) - 1 - k for k, v in enumerate(s2)}  # the step's additions
+        self.open_s1, self.open_s2 = set(s1), set(s2)
+        self.limbo, self.limbo_set = len(limbo), set(limbo)
+        self.side = [p.color_preference.side for p in bm._player_list]
+        self.count_s1 = {x: 0 for x in ColorPreferenceSide}
+        self.count_s2 = dict(self.count_s1)
+        for v in s1:
+            self.count_s1[self.side[v]] += 1
+        for v in s2:
+            self.count_s2[self.side[v]] += 1
+        self.lower = [p.role == PlayerRole.LOWER for p in bm._player_list]
+        self.mate: list[int] | None = None
+
+    def fix(self, a: int, b: int) -> None:
+        for group, counts, v in ((self.open_s1, self.count_s1, a),
+                                 (self.open_s2, self.count_s2, b)):
+            if v in group:
+                group.discard(v)
+                counts[self.side[v]] -= 1
+
+    def _c10(self, u: int, v: int) -> int:
+        """C.10's term of pair u-v (py4swiss C10.get_weight): 1 unless a lower-bracket player
+        is involved or both want the same colour."""
+        if self.lower[u] or self.lower[v]:
+            return 0
+        return int(not self.side[u].conflicts(self.side[v]))
+
+    def _c10_bound(self, a: int, s: int) -> int:
+        """Most pairs without a C.10 colour conflict between open S1 minus ``a`` and open S2
+        minus ``s`` (edges within S1 or within S2 are removed by then): |S1| minus Hall's
+        largest deficiency over the colour-preference classes (missing edges, e.g. C.1, can
+        only lower it)."""
+        c1, c2 = dict(self.count_s1), dict(self.count_s2)
+        c1[self.side[a]] -= 1
+        c2[self.side[s]] -= 1
+        sides = [x for x in c1 if c1[x]]
+        worst = 0
+        for mask in range(1, 1 << len(sides)):
+            chosen = [x for k, x in enumerate(sides) if mask >> k & 1]
+            reach = sum(c2[y] for y in c2 if any(not x.conflicts(y) for x in chosen))
+            worst = max(worst, sum(c1[x] for x in chosen) - reach)
+        return sum(c1.values()) - worst
+
+    def partner(self, a: int) -> int | None:
+        """The S2 vertex every maximum-weight matching pairs with ``a`` after the additions, or
+        None when not proven.  Candidates in order of decreasing addition (lowest BSN first):
+        a candidate is accepted when exchanging partners in ``mate`` gives it without losing
+        weight (then it is optimal before the additions, and the largest addition wins); it
+        is passed over when every matching pairing it with ``a`` has fewer pairs free of a C.10
+        colour conflict than ``mate`` (a whole C.10 unit lighter: no addition makes up for it);
+        anything else is left to the computation."""
+        mate = self.mate
+        if mate is None:
+            return None
+        row = self.weights[a]
+        c10_now = None
+        for s in self.s2:
+            if s not in self.open_s2 or not row[s]:
+                continue
+            if self.inc[s] == 0:
+                return None  # nothing added: ties with a non-S2 partner are not excluded
+            if _exchange(a, s, mate, self.inc, self.weights):
+                return s
+            if self._c10(a, s):
+                return None
+            if c10_now is None:  # C.10 pairs of mate among the open players (and Limbo)
+                live = self.open_s1 | self.open_s2 | self.limbo_set
+                c10_now = sum(self._c10(u, mate[u]) for u in live
+                              if mate[u] in live and u < mate[u])
+            # a Limbo MDP (at most one) can add at most one pair to the bound
+            if self._c10_bound(a, s) + self.limbo >= c10_now:
+                return None
+        return None
 
 
 def _to_int(weight: DynamicUint) -> int:
     return int(str(weight), 2)  # str(): the binary digits
 
 
-def _forced_partner(a: int, mate: list[int], s2_index: list[int], inc: dict[int, int],
-                    weights: list[list[DynamicUint]]) -> int | None:
-    """The S2 vertex every maximum-weight matching pairs with ``a`` after the D.1 additions,
-    when the exchange argument of :meth:`FastBracketPairer.transpose_homogeneous_s2` proves
-    it; ``mate`` (optimal before the additions) is updated to such a matching.  ``None``: not
-    proven."""
+def _exchange(a: int, s: int, mate: list[int], inc: dict[int, int],
+              weights: list[list[DynamicUint]]) -> bool:
+    """Whether exchanging partners in ``mate`` (a-q, s-t -> a-s, q-t) loses no weight before
+    the additions ``inc`` on a's edges; if so ``mate`` is changed accordingly (still optimal)."""
     row = weights[a]
-    s = next((v for v in s2_index if row[v]), None)
-    if s is None or inc[s] == 0:  # nothing added (ties with non-S2 partners not excluded)
-        return None
     q, t = mate[a], mate[s]
     if q == s:
-        return s
+        return True
 
     def old(v: int) -> int:  # weight of edge a-v before the additions
-        return _to_int(row[v]) - (inc[v] if v in inc else 0)
+        return _to_int(row[v]) - inc.get(v, 0)
 
     qt = _to_int(weights[q][t]) if q != a and t != s else 0
-    gain = old(s) + qt
-    loss = (old(q) if q != a else 0) + (_to_int(weights[s][t]) if t != s else 0)
-    if gain < loss:
-        return None
+    if old(s) + qt < (old(q) if q != a else 0) + (_to_int(weights[s][t]) if t != s else 0):
+        return False
     mate[a], mate[s] = s, a
     if q != a:
         mate[q] = q
@@ -430,7 +518,7 @@ def _forced_partner(a: int, mate: list[int], s2_index: list[int], inc: dict[int,
         mate[t] = t
     if qt:
         mate[q], mate[t] = t, q
-    return s
+    return True
 
 
 class FastDutchEngine(Engine):

@@ -5,7 +5,10 @@
 - Consumers: one FastStream subscriber per (group, topics), ``auto_offset_reset=earliest``,
   acknowledged (offset committed) only after the handler has returned, i.e. after its effects
   were published (``AckPolicy.ACK``): a crash before that redelivers, and :class:`Deduper`
-  makes the redelivery harmless.
+  makes the redelivery harmless. A record that is not one of our messages (a producer outside
+  the contracts, or a newer schema this build cannot read) is logged with its topic and bytes and
+  skipped, by subscribers and by :meth:`KafkaLog.read` alike: one poison record must not stall a
+  consumer group or stop a service from recovering. ``KafkaLog.undecodable`` counts them.
 - :meth:`KafkaLog.read`: a group-less aiokafka consumer reading every partition from the
   beginning to the end offsets seen at call time (replay, export, audit).
 """
@@ -21,6 +24,8 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 from faststream import AckPolicy
 from faststream.kafka import KafkaBroker, KafkaMessage
+
+from pydantic import ValidationError
 
 from contracts.envelope import Envelope
 from contracts.messages import TOPICS, parse_message
@@ -58,6 +63,17 @@ class KafkaLog(EventLog):
         )
         self._inflight = 0
         self._started = False
+        self.undecodable = 0
+
+    def _parse(self, topic: str, body: bytes) -> Envelope | None:
+        """The typed envelope of a record, or None (logged, counted) when it is not a message."""
+        try:
+            return parse_message(body)
+        except ValidationError as e:
+            self.undecodable += 1
+            log.error("skipping an undecodable record on %s (%d errors, first: %s): %.200r",
+                      topic, e.error_count(), e.errors()[0].get("msg", ""), body)
+            return None
 
     def subscribe(self, topics: Sequence[str], group: str, handler: Handler, *,
                   commit: str = "after") -> None:
@@ -72,7 +88,9 @@ class KafkaLog(EventLog):
         async def _consume(raw: _Raw) -> None:
             self._inflight += 1
             try:
-                await handler(raw.topic, parse_message(raw.body))
+                m = self._parse(raw.topic, raw.body)
+                if m is not None:
+                    await handler(raw.topic, m)
             finally:
                 self._inflight -= 1
 
@@ -122,13 +140,13 @@ class KafkaLog(EventLog):
         return [p["partition"] for d in desc if d.get("error_code", 0) == 0 for p in d["partitions"]]
 
     async def read(self, topic: str) -> list[Envelope]:
-        return [parse_message(r[3]) for r in await self._rows(topic)]
+        return [m for r in await self._rows(topic) if (m := self._parse(topic, r[3])) is not None]
 
     async def read_many(self, topics: Sequence[str]) -> list[Envelope]:
         """All messages of ``topics`` ordered by broker append time (then partition, offset)."""
-        rows = [r for t in dict.fromkeys(topics) for r in await self._rows(t)]
+        rows = [(*r, t) for t in dict.fromkeys(topics) for r in await self._rows(t)]
         rows.sort(key=lambda r: (r[0], r[1], r[2]))
-        return [parse_message(r[3]) for r in rows]
+        return [m for r in rows if (m := self._parse(r[4], r[3])) is not None]
 
     async def _rows(self, topic: str) -> list[tuple[int, int, int, bytes]]:
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)

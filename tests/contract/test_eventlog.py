@@ -133,3 +133,34 @@ async def test_read_many_keeps_append_order_across_topics(make_log):
     await log.publish(GAME_COMMANDS, b)
     got = [m for m in await log.read_many([GAME_EVENTS, GAME_COMMANDS]) if m.aggregate == f"game-x{run}"]
     assert [m.seq for m in got] == [1, 2]
+
+
+@pytest.mark.kafka
+async def test_a_poison_record_is_skipped_not_stalling_the_group(kafka_bootstrap):
+    """A record that is not one of our messages (here: bytes no contract parses) is logged and
+    skipped by a subscriber and by ``read``; the messages after it are delivered."""
+    from aiokafka import AIOKafkaProducer
+
+    from shared.eventlog.kafka import KafkaLog
+
+    log = KafkaLog(kafka_bootstrap)
+    run = uuid.uuid4().hex[:8]
+    f = Folder()
+    log.subscribe([GAME_COMMANDS], f"t-poison-{run}", f)
+    await log.start()
+    try:
+        producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+        await producer.start()
+        try:
+            await producer.send_and_wait(GAME_COMMANDS, b'{"type": "NoSuchMessage", "x": 1}',
+                                         key=f"game-p{run}".encode())
+        finally:
+            await producer.stop()
+        for m in _moves(f"p{run}", 3):
+            await log.publish(GAME_COMMANDS, m)
+        await _until(lambda: len(f.state.get(f"game-p{run}.commands", [])) == 3)
+        assert log.undecodable >= 1
+        streams = [m.stream for m in await log.read(GAME_COMMANDS)]
+        assert streams.count(f"game-p{run}.commands") == 3
+    finally:
+        await log.stop()

@@ -503,7 +503,11 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         data = body.model_dump()
         _check_go_settings(data)
         tid = data.pop("tournament_id") or _short_id()
-        if gw.rm.tournament(tid) is not None:
+        known = gw.rm.tournament(tid)
+        # Only a created tournament (TournamentCreated seen) is refused here: a creation still
+        # pending may yet be rejected, so the pairing service (the owner of the record) decides
+        # between concurrent creations; a rejected one reserves nothing.
+        if known is not None and known.status != "created":
             raise HTTPError(409, f"tournament {tid} already exists", code="already-exists")
         payload = build(CreateTournament, tournament_id=tid, **data)
         cmd, resp = await gw.send(payload, f"tournament-{tid}", org_actor(x_arbiter_token),

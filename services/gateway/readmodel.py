@@ -333,6 +333,7 @@ class TournamentView:
         self.rounds: dict[int, dict] = {}
         self.standings: dict | None = None
         self.game: str = "chess"
+        self.pending_creates = 0  # CreateTournament commands not yet answered
 
     def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
         return {
@@ -425,10 +426,12 @@ class TournamentView:
         p = msg.payload
         t = msg.type
         if t == "CreateTournament":
+            self.pending_creates += 1
             if self.status == "created":
                 self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
                 self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
         elif t == "TournamentCreated":
+            self.pending_creates = max(0, self.pending_creates - 1)
             self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
             self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
             self.game = p.game
@@ -500,9 +503,10 @@ class ReadModel:
                     return
                 view = self.tournaments[tid] = TournamentView(tid)
             view.apply(msg)
-            if (msg.type == "TournamentCommandRejected" and msg.payload.command_type == "CreateTournament"
-                    and msg.payload.code != "already-exists" and view.status == "created"):
-                del self.tournaments[tid]
+            if msg.type == "TournamentCommandRejected" and msg.payload.command_type == "CreateTournament":
+                view.pending_creates = max(0, view.pending_creates - 1)
+                if view.status == "created" and not view.pending_creates:
+                    del self.tournaments[tid]  # every creation was refused: nothing exists
             if msg.type == "RoundPaired":
                 for b in msg.payload.boards:  # paired games are known before they start
                     g = self.games.get(b.game_id)

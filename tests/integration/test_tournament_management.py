@@ -1,0 +1,44 @@
+"""Tournament management through the gateway (memory log): concurrent creations, team names,
+withdrawals, late entries, requested byes, bounded knockout play-offs, result corrections and
+the crosstable's bye and forfeit marks."""
+from __future__ import annotations
+
+import asyncio
+
+from services.tools.embedded import arbiter_client
+from tests.integration.tournament_steps import paired_round, standings_after
+
+
+async def _create(c, tid: str, **kw):
+    return await c.post("/tournaments", json={"tournament_id": tid, "name": tid, **kw})
+
+
+async def _players(c, tid: str, n: int, **extra) -> None:
+    for i in range(n):
+        r = await c.post(f"/tournaments/{tid}/players", json={
+            "player_id": f"p{i + 1}", "name": f"P{i + 1}", "rating": 2400 - 10 * i, **extra})
+        assert r.status_code == 200, r.text
+
+
+async def _result(c, gid: str, res: str) -> None:
+    r = await c.post(f"/games/{gid}/result", json={"result": res})
+    assert r.status_code == 200, r.text
+
+
+async def test_a_rejected_creation_reserves_nothing_for_concurrent_ones():
+    """Three concurrent creations of one id: the Swiss one without rounds is invalid; of the two
+    valid ones exactly one creates the tournament, the other is refused as already existing."""
+    async with arbiter_client("memory", ticks=False) as c:
+        bodies = [{"system": "swiss"}, {"system": "knockout"}, {"system": "round-robin"}]
+        rs = await asyncio.gather(*(_create(c, "race", **b) for b in bodies))
+        assert rs[0].status_code == 409 and "number of rounds" in rs[0].json()["detail"]
+        assert sorted(r.status_code for r in rs[1:]) == [200, 409]
+        loser = next(r for r in rs[1:] if r.status_code == 409)
+        assert loser.json()["code"] == "already-exists"
+        winner = next(r for r in rs[1:] if r.status_code == 200)
+        t = (await c.get("/tournaments/race")).json()
+        assert t["system"] == winner.json()["system"] and t["status"] == "open"
+        # a lone invalid creation leaves the id free for a valid one
+        assert (await _create(c, "t1", system="swiss")).status_code == 409
+        assert (await c.get("/tournaments/t1")).status_code == 404
+        assert (await _create(c, "t1", system="swiss", rounds=3)).status_code == 200

@@ -363,12 +363,15 @@ class FastBracketPairer(BracketPairer):
         player's edges to S2 (lowest BSN first), recomputes the maximum-weight matching ``M``,
         takes the partner and fixes the pair.
 
-        The recomputation is skipped when the answer is proven from the last matching: let
-        ``s`` be the first S2 player still joined to the S1 player ``r``.  If exchanging the
-        partners of ``r`` and ``s`` in ``M`` loses no weight, that matching is optimal before the
+        The recomputation is skipped when the answer is proven from the last matching
+        (:meth:`_TranspositionProof.partner`): S2 players still joined to the S1 player ``r``
+        are taken in BSN order; one whose every pairing with ``r`` has fewer C.10-conflict-free
+        pairs than ``M`` (a Hall bound over colour-preference classes) is passed over: it is a
+        whole C.10 unit lighter, more than any addition.  If exchanging the partners of ``r``
+        and the next one, ``s``, in ``M`` loses no weight, that matching is optimal before the
         additions and, after them, reaches the largest value any matching can have; every
         optimal matching then pairs ``r`` with ``s`` (the added values differ), which is what
-        the computation would return.  This needs the weights of equally good pairings to differ
+        the computation would return.  Anything else is computed.  This needs the weights of equally good pairings to differ
         only by the additions, which holds when D.2 moved nobody between S1 and S2 (``exchanges
         == 0``; then each pair's D.2 value is that of its S1 player); and at most one MDP left
         in Limbo (no MDP-MDP pair whose choice could depend on ties).  Otherwise, py4swiss's

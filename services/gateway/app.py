@@ -526,6 +526,15 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                               x_arbiter_token: str | None = TOKEN,
                               x_correlation_id: str | None = CORR) -> JSONResponse:
         _check_grade(body.grade)
+        if body.team is not None:  # trimmed; a name equal to a team's up to case/spaces: 422
+            from services.pairing.core import PairingError
+            from services.pairing.service import canonical_team
+            t = tournament_or_404(tid)
+            try:
+                team = canonical_team(body.team, [p.get("team") for p in t.players.values()])
+            except PairingError as e:
+                raise HTTPError(422, str(e), code="invalid") from None
+            body = body.model_copy(update={"team": team})
         return await tournament_command(RegisterPlayer, tid, body, x_arbiter_token, wait,
                                         x_correlation_id)
 

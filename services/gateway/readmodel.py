@@ -440,7 +440,7 @@ class TournamentView:
         elif t == "PlayerRegistered":
             self.players[p.player_id] = {"player_id": p.player_id, "name": p.name,
                                          "rating": p.rating, "fide_id": p.fide_id,
-                                         "title": p.title, "grade": p.grade}
+                                         "title": p.title, "grade": p.grade, "team": p.team}
         elif t == "LotsDrawn":
             self.numbers = dict(p.numbers)
         elif t == "RoundPaired":

@@ -190,6 +190,11 @@ class PairingCore(Core):
                 rank_value(p.grade or "")
             except pc.PairingError as e:
                 return self._reject(msg, "invalid", f"a McMahon event needs each player's grade: {e}")
+        if p.team is not None:
+            try:
+                p = p.model_copy(update={"team": canonical_team(p.team, [x.team for x in t.players])})
+            except pc.PairingError as e:
+                return self._reject(msg, "invalid", str(e))
         if t.created.system == "team-round-robin" or t.created.team_format == "member-total":
             if not p.team:
                 return self._reject(msg, "invalid", "a team event needs each player's team")
@@ -222,8 +227,10 @@ class PairingCore(Core):
         if c.system != "team-round-robin":
             return self._reject(msg, "invalid", "line-ups are for a team-round-robin")
         rosters = team_rosters(t.players)
-        if p.team not in rosters:
+        same = [k for k in rosters if team_key(k) == team_key(p.team)]
+        if not same:
             return self._reject(msg, "invalid", f"no team {p.team!r}; teams: {', '.join(rosters)}")
+        p = p.model_copy(update={"team": same[0]})
         n = team_match_rounds(c)
         match = (p.round - 1) // n + 1
         first = (match - 1) * n + 1
@@ -555,6 +562,27 @@ def _lineup_system(created: TournamentCreated) -> str:
 def team_match_rounds(created: TournamentCreated) -> int:
     """Rounds of play a team match takes: ``team_boards`` for all-play-all (12.4), else 1."""
     return created.team_boards if created.team_format == "all-play-all" else 1
+
+
+def team_key(name: str) -> str:
+    """The identity of a team name: spaces trimmed and runs of spaces made one, case folded
+    (``" A "``, ``"a"`` and ``"A"`` are one team)."""
+    return " ".join(name.split()).casefold()
+
+
+def canonical_team(name: str, known: list[str | None]) -> str:
+    """A team name as registered: trimmed (runs of spaces made one); ``known``: the team names
+    registered so far. Raises ``PairingError`` naming the existing team when ``name`` differs
+    from one only by case or spaces (a second, one-member team nobody meant), or when nothing
+    is left after trimming."""
+    clean = " ".join(name.split())
+    if not clean:
+        raise pc.PairingError("a team name needs a visible character")
+    for k in known:
+        if k is not None and k != clean and team_key(k) == team_key(clean):
+            raise pc.PairingError(f"team {name!r} differs from the registered team {k!r} only by "
+                                  f"case or spaces: register the player in {k!r}")
+    return clean
 
 
 def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:

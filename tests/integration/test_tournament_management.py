@@ -42,3 +42,26 @@ async def test_a_rejected_creation_reserves_nothing_for_concurrent_ones():
         assert (await _create(c, "t1", system="swiss")).status_code == 409
         assert (await c.get("/tournaments/t1")).status_code == 404
         assert (await _create(c, "t1", system="swiss", rounds=3)).status_code == 200
+
+
+async def test_team_names_are_trimmed_and_a_near_duplicate_is_refused():
+    """Team "A" registered; " A " is the same team (trimmed), "a" and "A  " + case are refused
+    with 422 naming "A" (else a one-member team "a" would make the event unpairable)."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "tm"
+        assert (await _create(c, tid, system="team-round-robin", team_boards=2,
+                              game="xiangqi")).status_code == 200
+        for pid, team in [("a1", "A"), ("a2", " A "), ("b1", "B"), ("b2", "B")]:
+            r = await c.post(f"/tournaments/{tid}/players", json={"player_id": pid, "name": pid, "team": team})
+            assert r.status_code == 200, r.text
+            assert r.json()["team"] == team.strip()
+        for bad in ("a", " a", "b"):
+            r = await c.post(f"/tournaments/{tid}/players", json={"player_id": "x", "name": "x", "team": bad})
+            assert r.status_code == 422 and repr(bad.strip().upper()) in r.json()["detail"], r.text
+        players = (await c.get(f"/tournaments/{tid}")).json()["players"]
+        assert [(p["player_id"], p["team"]) for p in players] == [("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B")]
+        # two teams of two: one match, paired (Berger 1 v 2, A Red on board 1, 13.2)
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})
+        assert r.status_code == 200, r.text
+        rd = await paired_round(c, tid, 1)
+        assert len(rd["boards"]) == 2 and rd["boards"][0]["white"] in ("a1", "a2")

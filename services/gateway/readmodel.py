@@ -374,7 +374,9 @@ class TournamentView:
     def crosstable(self, games: dict[str, GameView]) -> dict:
         """Rows per player (by draw number) with one cell per paired round: opponent number,
         colour and score (``5w1``, ``3b½``, ``7w0``; ``5w`` while unfinished), ``+``/``-`` for a
-        forfeit win/loss, ``bye`` for a round without a game."""
+        forfeit win/loss and ``-`` for both players of a double forfeit or another ``0-0``
+        (xiangqi 1999 art. 21.3-21.4, as the TRF export writes them), ``bye`` for a pairing
+        bye or a round-robin rest, ``F``/``H``/``Z`` for a requested bye (TRF-16 letters)."""
         numbers = {p["player_id"]: p["number"] for p in self.player_list()}
         ranks = {r["player_id"]: r["rank"] for r in (self.standings or {}).get("rows", [])}
         st_score = {r["player_id"]: r["score"] for r in (self.standings or {}).get("rows", [])}
@@ -388,8 +390,12 @@ class TournamentView:
                 cell = ""
                 if rd["bye"] == pid:
                     cell = "bye"
-                    if self.system == "swiss":
+                    if self.system in ("swiss", "chinese-swiss", "mcmahon"):
                         score += 1
+                kind = rd.get("requested_byes", {}).get(pid)
+                if kind is not None:
+                    cell = kind
+                    score += {"F": 1.0, "H": 0.5}.get(kind, 0.0)
                 for b in rd["boards"]:
                     if pid not in (b["white"], b["black"]):
                         continue
@@ -410,7 +416,9 @@ class TournamentView:
                         pts = 0.0
                     if pts is not None:
                         score += pts
-                    if forfeit and pts in (0.0, 1.0):
+                    if res == "0-0":  # neither scores: a double forfeit (21.3), both "-"
+                        cell = "-"
+                    elif forfeit and pts in (0.0, 1.0):
                         cell = "+" if pts == 1.0 else "-"
                     else:
                         mark = "" if pts is None else {1.0: "1", 0.5: _HALF, 0.0: "0"}[pts]

@@ -65,3 +65,26 @@ async def test_team_names_are_trimmed_and_a_near_duplicate_is_refused():
         assert r.status_code == 200, r.text
         rd = await paired_round(c, tid, 1)
         assert len(rd["boards"]) == 2 and rd["boards"][0]["white"] in ("a1", "a2")
+
+
+async def test_crosstable_shows_requested_byes_and_double_forfeits():
+    """Round 1 paired by hand: p1-p2 (the arbiter records 0-0: neither scores, a double forfeit,
+    xiangqi art. 21.3), p3 the pairing bye, p4/p5/p6 requested byes F/H/Z. Crosstable cells as
+    the TRF export writes them (21.4: + and -): p1 and p2 "-", p3 "bye", p4 "F", p5 "H", p6
+    "Z"; standings scores F 1, H 0.5, Z 0, pairing bye 1 (Dutch), 0-0 0 each."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "ct"
+        assert (await _create(c, tid, system="swiss", rounds=2)).status_code == 200
+        await _players(c, tid, 6)
+        r = await c.post(f"/tournaments/{tid}/rounds", json={
+            "round": 1, "boards": [{"white": "p1", "black": "p2"}], "bye": "p3",
+            "requested_byes": {"p4": "F", "p5": "H", "p6": "Z"}})
+        assert r.status_code == 200, r.text
+        rd = await paired_round(c, tid, 1)
+        await _result(c, rd["boards"][0]["game_id"], "0-0")
+        st = await standings_after(c, tid, 1)
+        ct = (await c.get(f"/tournaments/{tid}/crosstable")).json()
+    cells = {row["player_id"]: row["cells"] for row in ct["rows"]}
+    assert cells == {"p1": ["-"], "p2": ["-"], "p3": ["bye"], "p4": ["F"], "p5": ["H"], "p6": ["Z"]}
+    scores = {row["player_id"]: row["score"] for row in st["rows"]}
+    assert scores == {"p1": 0.0, "p2": 0.0, "p3": 1.0, "p4": 1.0, "p5": 0.5, "p6": 0.0}

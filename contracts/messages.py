@@ -134,6 +134,11 @@ class CreateTournament(_TCmd, GoSettings):
     team_boards: int | None = Field(default=None, ge=1, le=20)
     grand_final_reset: bool = True
     team_format: Literal["fixed", "reserves", "per-match", "all-play-all", "member-total"] | None = None
+    #: knockouts (art. 15.6: play-offs, or a rule fixed before the event): play-off games a level
+    #: match may take (None: the default, 4; 0: none), then ``playoff_decider`` settles it:
+    #: ``lots`` (drawn from ``lots_seed``) or ``higher-seed``.
+    playoff_games: int | None = Field(default=None, ge=0, le=20)
+    playoff_decider: Literal["lots", "higher-seed"] = "lots"
 
 
 class RegisterPlayer(_TCmd):
@@ -217,6 +222,9 @@ class TournamentCreated(_TEvt, GoSettings):
     team_boards: int | None = None
     grand_final_reset: bool = True
     team_format: str | None = None
+    #: a knockout's play-off bound (None in events recorded before it: unbounded) and its decider
+    playoff_games: int | None = None
+    playoff_decider: str = "lots"
 
 
 class PlayerRegistered(_TEvt):
@@ -301,7 +309,11 @@ class StandingsUpdated(_TEvt):
 
 
 class TournamentFinished(_TEvt):
+    """The last round is over; ``decisions``: what settled it after the last RoundPaired (a
+    knockout match decided by lots or seed after its play-off games, art. 15.6)."""
+
     rounds: int
+    decisions: tuple[str, ...] = ()
 
 
 class TournamentCommandRejected(_TEvt):

@@ -22,7 +22,8 @@ from services.pairing.core import PairingError
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
            "match_winner", "playoff_groups", "losers_round", "double_elimination", "seed_order",
-           "Bracket", "MatchState", "check_unshared", "due_game", "DoubleElimination", "Playoffs"]
+           "Bracket", "MatchState", "check_unshared", "due_game", "DoubleElimination", "Playoffs",
+           "PlayoffRule"]
 
 
 def bracket_order(size: int) -> list[int]:
@@ -187,6 +188,36 @@ def check_unshared(places: tuple[int, ...] | list[int]) -> bool:
     return any(p in (3, 4) for p in places)
 
 
+@dataclass(frozen=True)
+class PlayoffRule:
+    """How a level match is finally settled (art. 15.6: 冠军或不宜并列的名次，应安排加赛或在赛前补充
+    细则中作出明确规定 -- play-off games, or a rule fixed before the event): at most ``limit``
+    play-off games after the scheduled ones (None: no bound), then ``decider``: ``lots`` (a lot
+    drawn by ``random.Random`` seeded with ``seed``, the event's ``lots_seed``, and the match, so
+    a replay draws the same) or ``higher-seed`` (the better of the two in ``order``, the seeds
+    best first). Raises :class:`PairingError` for an unknown decider."""
+
+    limit: int | None = None
+    decider: str = "lots"
+    seed: int = 0
+    order: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.decider not in ("lots", "higher-seed"):
+            raise PairingError(f"unknown play-off decider {self.decider!r}: lots or higher-seed")
+        if self.limit is not None and self.limit < 0:
+            raise PairingError("the play-off games of a match are 0 or more")
+
+    def decide(self, m: KnockoutMatch) -> tuple[str, str]:
+        """(winner, how) of the level match ``m`` once its play-off games are used up."""
+        if self.decider == "higher-seed":
+            rank = {pid: i for i, pid in enumerate(self.order)}
+            w = min((m.a, m.b), key=lambda pid: rank.get(pid, len(rank)))  # type: ignore[arg-type]
+            return w, "as the higher seed"
+        rng = random.Random(f"{self.seed}:playoff-lot:{m.a}:{m.b}")
+        return (m.a if rng.random() < 0.5 else m.b), f"by lot (seed {self.seed})"  # type: ignore[return-value]
+
+
 @dataclass
 class MatchState:
     """One match of a knockout round and its games so far: (white, black, result or None while
@@ -196,6 +227,7 @@ class MatchState:
     label: str
     match: KnockoutMatch
     games: list[tuple[str, str, str | None]] = field(default_factory=list)
+    rule: PlayoffRule | None = None  # the play-off bound and decider (None: unbounded)
 
     def finished_games(self) -> list[tuple[str, str, str]]:
         return [g for g in self.games if g[2] is not None]  # type: ignore[misc]
@@ -208,7 +240,28 @@ class MatchState:
         done = self.finished_games()
         if len(done) < max(scheduled, len(self.games)):
             return None
-        return match_winner(self.match, done)
+        w = match_winner(self.match, done)
+        if w is None and self._settled(scheduled):
+            w = self.rule.decide(self.match)[0]  # type: ignore[union-attr]
+        return w
+
+    def _settled(self, scheduled: int) -> bool:
+        """Level after the scheduled games and every play-off game the rule allows."""
+        r = self.rule
+        return r is not None and r.limit is not None and len(self.finished_games()) >= scheduled + r.limit
+
+    def decision(self, scheduled: int) -> str | None:
+        """How the match was settled when its play-off games were used up level (art. 15.6),
+        for the record; None otherwise."""
+        done = self.finished_games()
+        if (self.match.b is None or len(done) < len(self.games) or not self._settled(scheduled)
+                or match_winner(self.match, done) is not None):
+            return None
+        w, how = self.rule.decide(self.match)  # type: ignore[union-attr]
+        pts = _points(self)
+        return (f"{self.label} {self.match.a}-{self.match.b} level {pts[self.match.a]:g}-"
+                f"{pts[self.match.b]:g} after {len(done) - scheduled} play-off game(s), the limit "
+                f"{self.rule.limit}: {w} goes through {how} (art. 15.6)")  # type: ignore[union-attr]
 
     def loser(self, scheduled: int) -> str | None:
         w = self.winner(scheduled)
@@ -233,13 +286,16 @@ class Playoffs:
     unshared: tuple[int, ...]
     offset: int = 0
     children: dict[int, "Bracket"] = field(default_factory=dict)
+    playoff_games: int | None = None
+    decider: str = "lots"
 
     def spawn(self, place: int, players: list[str]) -> None:
         """Open the play-off of the group sharing ``place`` (players best seed first), if any."""
         rel = tuple(sorted({q - place + 1 for q in self.unshared if place <= q < place + len(players)}))
         if place not in self.children and len(players) > 1 and rel:
             self.children[place] = Bracket(players, games=self.games, seed=self.seed, unshared=rel,
-                                           place_offset=self.offset + place - 1)
+                                           place_offset=self.offset + place - 1,
+                                           playoff_games=self.playoff_games, decider=self.decider)
 
     def prepare(self) -> None:
         for ch in self.children.values():
@@ -267,6 +323,14 @@ class Playoffs:
             decisions += [f"{tag} {d}" for d in ds]
         return pairs, decisions
 
+    def rule_decisions(self) -> list[str]:
+        out = []
+        for place, ch in sorted(self.children.items()):
+            low, top = self.offset + place, self.offset + place + len(ch.seeded) - 1
+            tag = f"P{low}" if top == low + 1 else f"P{low}-{top}"
+            out += [f"{tag} {d}" for d in ch.rule_decisions()]
+        return out
+
     def apply(self, out: dict[str, int]) -> None:
         for place, ch in self.children.items():
             for pid, p in ch.places().items():
@@ -283,8 +347,10 @@ class Bracket:
     classification play-offs among the players out in the same round); ``third_place``: the
     same as 3 in ``unshared``; ``seed``: the lots seed of game 1's colours (13.4). A *knockout
     round* (``stages``) may take several rounds of play: one per scheduled game, then one
-    play-off game at a time for each match still level (15.6), colours continuing to alternate;
-    classification play-offs run alongside. Feed the rounds played with :meth:`add_round`;
+    play-off game at a time for each match still level (15.6), colours continuing to alternate,
+    at most ``playoff_games`` of them (None: no bound), after which ``decider`` settles the match
+    (:class:`PlayoffRule`: lots from ``seed`` or the higher seed); classification play-offs run
+    alongside. Feed the rounds played with :meth:`add_round`;
     :meth:`next_round` pairs the next one. Pure; raises :class:`PairingError` for a record that
     does not fit the bracket. ``place_offset``: set on a classification play-off's bracket
     (its place 1 is the event's ``place_offset + 1``); its :meth:`places` stay relative.
@@ -297,6 +363,8 @@ class Bracket:
     unshared: tuple[int, ...] = ()
     place_offset: int = 0
     stages: list[list[MatchState]] = field(default_factory=list)
+    playoff_games: int | None = None
+    decider: str = "lots"
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -304,9 +372,11 @@ class Bracket:
         if self.third_place:
             self.unshared = tuple(sorted({*self.unshared, 3}))
         check_unshared(self.unshared)
-        self.playoffs = Playoffs(self.games, self.seed, self.unshared, self.place_offset)
+        self.rule = PlayoffRule(self.playoff_games, self.decider, self.seed, tuple(self.seeded))
+        self.playoffs = Playoffs(self.games, self.seed, self.unshared, self.place_offset,
+                                 playoff_games=self.playoff_games, decider=self.decider)
         ms = first_round(self.seeded)
-        self.stages = [[MatchState(self._label(1, i, len(ms)), m) for i, m in enumerate(ms)]]
+        self.stages = [[MatchState(self._label(1, i, len(ms)), m, rule=self.rule) for i, m in enumerate(ms)]]
 
     @staticmethod
     def _label(stage: int, i: int, count: int) -> str:
@@ -343,7 +413,8 @@ class Bracket:
             winners = [m.winner(self.games) for m in self.current]
             ms = next_round(winners)  # type: ignore[arg-type]
             k = len(self.stages) + 1
-            self.stages.append([MatchState(self._label(k, i, len(ms)), m) for i, m in enumerate(ms)])
+            self.stages.append([MatchState(self._label(k, i, len(ms)), m, rule=self.rule)
+                                for i, m in enumerate(ms)])
         for stage in self.stages:
             if self._decided(stage):
                 lost = [x for x in (m.loser(self.games) for m in stage) if x is not None]
@@ -399,6 +470,13 @@ class Bracket:
         if not pairs:
             raise PairingError(f"nothing to pair in knockout round {len(self.stages)}")
         return pairs, decisions
+
+    def rule_decisions(self) -> list[str]:
+        """Every match settled by the play-off rule so far (:meth:`MatchState.decision`), here
+        and in the classification play-offs, in bracket order."""
+        self._prepare()
+        return ([d for stage in self.stages for m in stage if (d := m.decision(self.games))]
+                + self.playoffs.rule_decisions())
 
     def places(self) -> dict[str, int]:
         """Each player's place so far: the champion 1, the final's loser 2; the players out in
@@ -485,6 +563,8 @@ class DoubleElimination:
     stages: dict[str, list[MatchState | None]] = field(default_factory=dict)
     opened_at: dict[str, int] = field(default_factory=dict)
     rounds_added: int = 0
+    playoff_games: int | None = None
+    decider: str = "lots"
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -498,7 +578,9 @@ class DoubleElimination:
         self.order = ["W1"] + [x for r in range(2, self.k + 1)
                                for x in (f"W{r}", f"L{2 * r - 3}", f"L{2 * r - 2}")] + ["GF", "GF2"]
         check_unshared(self.unshared)
-        self.playoffs = Playoffs(self.games, self.seed, self.unshared)
+        self.rule = PlayoffRule(self.playoff_games, self.decider, self.seed, tuple(self.seeded))
+        self.playoffs = Playoffs(self.games, self.seed, self.unshared,
+                                 playoff_games=self.playoff_games, decider=self.decider)
         self._open()
 
     # ------------------------------------------------------------------ bracket rounds
@@ -558,7 +640,7 @@ class DoubleElimination:
                     slots.append(None)  # both feeders were byes: an empty slot
                 else:
                     slots.append(MatchState(name, KnockoutMatch(x, y) if x is not None
-                                            else KnockoutMatch(y, None)))  # type: ignore[arg-type]
+                                            else KnockoutMatch(y, None), rule=self.rule))  # type: ignore[arg-type]
             self.stages[label] = slots
             self.opened_at[label] = self.rounds_added
         gone = 0
@@ -646,6 +728,13 @@ class DoubleElimination:
         if not pairs:
             raise PairingError("nothing to pair in this double elimination")
         return pairs, decisions
+
+    def rule_decisions(self) -> list[str]:
+        """Every match settled by the play-off rule so far (:meth:`MatchState.decision`),
+        bracket rounds in order, then the classification play-offs."""
+        self._open()
+        return ([d for label in self.order if label in self.stages for m in self.stages[label]
+                 if m is not None and (d := m.decision(self.games))] + self.playoffs.rule_decisions())
 
     def places(self) -> dict[str, int]:
         """Each player's place so far (see the class): players still in share place 1."""

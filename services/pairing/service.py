@@ -14,7 +14,8 @@ Dutch, :func:`services.pairing.core.dutch_pair`, is its cross-check in tests);
 ``chinese-swiss``: the 积分编排制 of the xiangqi rules' appendix 2
 (:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
 ``knockout``: single elimination (:class:`services.pairing.knockout.Bracket`: seeds written as
-LotsDrawn before round 1, one round per game of a match, play-off games for level matches, the
+LotsDrawn before round 1, one round per game of a match, play-off games for level matches
+(at most ``playoff_games``, default 4, then lots or the higher seed, art. 15.6), the
 match for third place when place 3 may not be shared, classification play-offs for places from
 5 on that may not be shared, art. 15.6); ``double-elimination``: 双败淘汰制
 (:class:`services.pairing.knockout.DoubleElimination`: winners' and losers' brackets, grand
@@ -53,6 +54,9 @@ DOUBLE_ELIMINATION_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="
 TEAM_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="12.1-12.4, 13.2, 13.3; appendix 1",
                  summary="团体循环: Berger tables over teams, line-ups by board order, colours by board")
 KNOCKOUTS = ("knockout", "double-elimination")
+#: Play-off games a level knockout match takes at most unless the event sets ``playoff_games``
+#: (art. 15.6 leaves the bound to the event's rules); then the ``playoff_decider`` settles it.
+DEFAULT_PLAYOFF_GAMES = 4
 #: (white points, black points) of a result code ("--": a double forfeit scores 0 for both)
 _POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
 AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
@@ -137,8 +141,9 @@ class PairingCore(Core):
                 check_unshared(p.unshared_places)
             except pc.PairingError as e:
                 return self._reject(msg, "invalid", str(e))
-        elif p.games_per_match != 1 or p.unshared_places:
-            return self._reject(msg, "invalid", "games_per_match and unshared_places are for knockouts")
+        elif p.games_per_match != 1 or p.unshared_places or p.playoff_games is not None:
+            return self._reject(msg, "invalid", "games_per_match, unshared_places and playoff_games "
+                                                "are for knockouts")
         if not p.grand_final_reset and p.system != "double-elimination":
             return self._reject(msg, "invalid", "grand_final_reset is for a double-elimination")
         if p.team_format is not None and (p.team_format == "member-total") == (p.system == "team-round-robin"):
@@ -171,6 +176,8 @@ class PairingCore(Core):
                 position(p.game, p.start_fen)
             except ValueError as e:
                 return self._reject(msg, "invalid", f"bad start FEN: {e}")
+        if p.system in KNOCKOUTS and p.playoff_games is None:  # recorded: a replay needs no default
+            p = p.model_copy(update={"playoff_games": DEFAULT_PLAYOFF_GAMES})
         if not p.tiebreaks:  # the game's default order, recorded so a replay needs no default
             rs = default_ruleset(p.game, p.system)
             p = p.model_copy(update={"tiebreaks": rs.order if rs else ("SB", "WIN", "DE")})
@@ -360,10 +367,12 @@ class PairingCore(Core):
         numbers = inputs.get("_lots") or t.numbers
         br = knockout_bracket(c, numbers, t.rounds, t.results)
         pairs, decisions = br.next_round()
+        decisions = _new_rule_decisions(br, t.rounds) + decisions
         double = c.system == "double-elimination"
         inputs.update(seeds=numbers, games=c.games_per_match, unshared=list(c.unshared_places),
                       played=[[[b.white, b.black, t.results.get(b.game_id)] for b in r.boards]
                               for r in t.rounds],
+                      playoff=[c.playoff_games, c.playoff_decider],
                       _extra={"system_version": "double-elimination 1" if double else "knockout 1",
                               "lots_seed": c.lots_seed, "decisions": tuple(decisions)})
         if double:
@@ -521,11 +530,18 @@ class PairingCore(Core):
         t.results[p.game_id] = result_code(p)
         if t.finished or t.open_games():
             return []
-        done = (knockout_bracket(t.created, t.numbers, t.rounds, t.results).finished
-                if t.created.system in KNOCKOUTS else len(t.rounds) == t.total_rounds())
+        decisions: list[str] = []
+        if t.created.system in KNOCKOUTS:
+            br = knockout_bracket(t.created, t.numbers, t.rounds, t.results)
+            done = br.finished
+            if done:
+                decisions = _new_rule_decisions(br, t.rounds)
+        else:
+            done = len(t.rounds) == t.total_rounds()
         if done:
             t.finished = True
-            return [Emit(self._stream(tid), TournamentFinished(tournament_id=tid, rounds=len(t.rounds)))]
+            return [Emit(self._stream(tid), TournamentFinished(tournament_id=tid, rounds=len(t.rounds),
+                                                               decisions=tuple(decisions)))]
         return []
 
 
@@ -537,15 +553,23 @@ def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds
     for a record that does not fit the bracket."""
     from services.pairing.knockout import Bracket, DoubleElimination
     seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
+    bound = {"playoff_games": created.playoff_games, "decider": created.playoff_decider}
     if created.system == "double-elimination":
         br = DoubleElimination(seeded, games=created.games_per_match, seed=created.lots_seed,
-                               reset=created.grand_final_reset, unshared=tuple(created.unshared_places))
+                               reset=created.grand_final_reset, unshared=tuple(created.unshared_places),
+                               **bound)
     else:
         br = Bracket(seeded, games=created.games_per_match, unshared=tuple(created.unshared_places),
-                     seed=created.lots_seed)
+                     seed=created.lots_seed, **bound)
     for r in rounds:
         br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
     return br
+
+
+def _new_rule_decisions(br, rounds) -> list[str]:
+    """Matches the play-off rule settled (art. 15.6) not yet written in a RoundPaired."""
+    seen = {d for r in rounds for d in r.decisions}
+    return [d for d in br.rule_decisions() if d not in seen]
 
 
 #: The article behind each team format's line-ups.

@@ -88,3 +88,75 @@ async def test_crosstable_shows_requested_byes_and_double_forfeits():
     assert cells == {"p1": ["-"], "p2": ["-"], "p3": ["bye"], "p4": ["F"], "p5": ["H"], "p6": ["Z"]}
     scores = {row["player_id"]: row["score"] for row in st["rows"]}
     assert scores == {"p1": 0.0, "p2": 0.0, "p3": 1.0, "p4": 1.0, "p5": 0.5, "p6": 0.0}
+
+
+async def _play_knockout(c, tid: str, result: str, limit: int = 20) -> list[dict]:
+    rounds = []
+    for rnd in range(1, limit):
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": rnd})
+        if r.status_code != 200:
+            assert "is finished" in r.json()["detail"] or "over" in r.json()["detail"], r.text
+            break
+        rd = await paired_round(c, tid, rnd)
+        rounds.append(rd)
+        for b in rd["boards"]:
+            await _result(c, b["game_id"], result)
+    return rounds
+
+
+async def test_knockout_play_offs_are_bounded_then_decided_by_seed_or_lot():
+    """Two players, one game a match, every game drawn. With ``playoff_games`` 2 and the higher
+    seed deciding (art. 15.6: a rule fixed before the event): game 1 + 2 play-off games = 3
+    rounds, then p1 (seed 1, rating 2400) goes through; the decision is in TournamentFinished
+    (no round follows). By default (4 play-off games, then a lot from lots_seed): 5 rounds."""
+    async with arbiter_client("memory", ticks=False) as c:
+        assert (await _create(c, "ko", system="knockout", playoff_games=2,
+                              playoff_decider="higher-seed")).status_code == 200
+        await _players(c, "ko", 2)
+        rounds = await _play_knockout(c, "ko", "1/2-1/2")
+        assert len(rounds) == 3
+        st = await standings_after(c, "ko", 3)
+        assert {r["player_id"]: r["rank"] for r in st["rows"]} == {"p1": 1, "p2": 2}
+        ev = (await c.get("/tournaments/ko/events", params={"follow": "false"})).json()
+        fin = [e["payload"] for e in ev if e["type"] == "TournamentFinished"]
+        assert len(fin) == 1 and fin[0]["rounds"] == 3
+        assert fin[0]["decisions"] == ["F p1-p2 level 1.5-1.5 after 2 play-off game(s), the limit 2: "
+                                       "p1 goes through as the higher seed (art. 15.6)"]
+
+        assert (await _create(c, "ko4", system="knockout", lots_seed=7)).status_code == 200
+        await _players(c, "ko4", 2)
+        rounds = await _play_knockout(c, "ko4", "1/2-1/2")
+        assert len(rounds) == 5  # game 1 + the default 4 play-off games
+        created = next(e for e in (await c.get("/tournaments/ko4/events", params={"follow": "false"})).json()
+                       if e["type"] == "TournamentCreated")["payload"]
+        assert created["playoff_games"] == 4 and created["playoff_decider"] == "lots"
+        ev = (await c.get("/tournaments/ko4/events", params={"follow": "false"})).json()
+        (fin,) = [e["payload"] for e in ev if e["type"] == "TournamentFinished"]
+        assert len(fin["decisions"]) == 1 and "by lot (seed 7)" in fin["decisions"][0]
+        # for a non-knockout the bound is refused
+        bad = await _create(c, "sw", system="swiss", rounds=3, playoff_games=2)
+        assert bad.status_code == 409 and "for knockouts" in bad.json()["detail"]
+
+
+async def test_a_semi_final_decided_by_the_rule_is_recorded_in_the_next_round():
+    """Four players, ``playoff_games`` 0 (a level game goes straight to the decider, the higher
+    seed): round 1 p1-p4 and p2-p3 drawn; round 2 is the final p1-p2, and its RoundPaired
+    records both semi-finals settled by seed (bracket order R1M1 p1-p4, R1M2 p2-p3)."""
+    async with arbiter_client("memory", ticks=False) as c:
+        assert (await _create(c, "k4", system="knockout", playoff_games=0,
+                              playoff_decider="higher-seed")).status_code == 200
+        await _players(c, "k4", 4)
+        r = await c.post("/tournaments/k4/rounds", json={"round": 1})
+        assert r.status_code == 200, r.text
+        rd = await paired_round(c, "k4", 1)
+        assert {frozenset((b["white"], b["black"])) for b in rd["boards"]} == {
+            frozenset(("p1", "p4")), frozenset(("p2", "p3"))}
+        for b in rd["boards"]:
+            await _result(c, b["game_id"], "1/2-1/2")
+        r = await c.post("/tournaments/k4/rounds", json={"round": 2})
+        assert r.status_code == 200, r.text
+        assert {r.json()["boards"][0]["white"], r.json()["boards"][0]["black"]} == {"p1", "p2"}
+        dec = r.json()["decisions"]
+        assert [d for d in dec if "settled" in d or "goes through" in d] == [
+            "R1M1 p1-p4 level 0.5-0.5 after 0 play-off game(s), the limit 0: p1 goes through as the higher seed (art. 15.6)",
+            "R1M2 p2-p3 level 0.5-0.5 after 0 play-off game(s), the limit 0: p2 goes through as the higher seed (art. 15.6)"]

@@ -139,6 +139,9 @@ class CreateTournament(_TCmd, GoSettings):
     #: ``lots`` (drawn from ``lots_seed``) or ``higher-seed``.
     playoff_games: int | None = Field(default=None, ge=0, le=20)
     playoff_decider: Literal["lots", "higher-seed"] = "lots"
+    #: an imported FIDE TRF's header lines ``(code, content)`` in file order (012 name, 042/052
+    #: dates, XXR, XXC...; not the 001 player lines), written back by ``arbiter export trf``
+    trf_headers: tuple[tuple[str, str], ...] = Field(default=(), max_length=200)
 
 
 class RegisterPlayer(_TCmd):
@@ -157,6 +160,16 @@ class RegisterPlayer(_TCmd):
     club: str | None = Field(default=None, max_length=200)
     team: str | None = Field(default=None, min_length=1, max_length=200)
     board: int | None = Field(default=None, ge=1, le=99)
+    #: from an imported FIDE TRF's 001 line, written back by ``arbiter export trf``: start
+    #: number, sex (``m``/``f``), federation, birth date as written, and ``trf_cells``: the
+    #: column-99 letter of each round (one character a round: the letter of a round without an
+    #: opponent, ``' '`` a blank cell, ``'*'`` a round with an opponent, ``'/'`` one recorded
+    #: without colours, as a forfeit may be)
+    start_number: int | None = Field(default=None, ge=1, le=9999)
+    sex: str | None = Field(default=None, max_length=1)
+    federation: str | None = Field(default=None, max_length=3)
+    birth_date: str | None = Field(default=None, max_length=10)
+    trf_cells: str | None = Field(default=None, max_length=99)
 
 
 class DrawLots(_TCmd):
@@ -225,6 +238,7 @@ class TournamentCreated(_TEvt, GoSettings):
     #: a knockout's play-off bound (None in events recorded before it: unbounded) and its decider
     playoff_games: int | None = None
     playoff_decider: str = "lots"
+    trf_headers: tuple[tuple[str, str], ...] = ()
 
 
 class PlayerRegistered(_TEvt):
@@ -237,6 +251,11 @@ class PlayerRegistered(_TEvt):
     club: str | None = None
     team: str | None = None
     board: int | None = None
+    start_number: int | None = None
+    sex: str | None = None
+    federation: str | None = None
+    birth_date: str | None = None
+    trf_cells: str | None = None
 
 
 class LotsDrawn(_TEvt):

@@ -362,8 +362,7 @@ def export(what: str = typer.Argument(..., help="trf"),
            out_file: Optional[Path] = typer.Option(None, "--out", help="file (default stdout)")):
     """Write a tournament as a FIDE TRF-16 file (players, every round's pairings and results,
     points and ranks of the last standings), from the log (--bus) or an export-log file (--log)."""
-    from contracts.messages import parse_message
-    from services.tools.logio import export_messages
+    from services.tools.logio import export_messages, read_ndjson
     from services.tools.trfexport import export_trf
     if what != "trf":
         _fail(f"unknown export {what!r}: trf")
@@ -371,11 +370,11 @@ def export(what: str = typer.Argument(..., help="trf"),
         _fail("give exactly one of --bus or --log")
     try:
         if log is not None:
-            msgs = [parse_message(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+            msgs = read_ndjson(log)  # a malformed line: "line N of FILE: ..."
         else:
             msgs = _run(export_messages(bus, f"tournament-{tournament}"))
         text = export_trf(msgs, tournament)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         _fail(str(e).splitlines()[0])
     if out_file:
         try:
@@ -402,15 +401,33 @@ def import_cmd(what: str = typer.Argument(..., help="trf"),
     from services.tools.embedded import arbiter_client
     from services.tools.host import HostError
     from services.tools.logio import select
-    from services.tools.trfimport import import_trf
+    from services.tools.trfimport import check_importable, import_trf
     if what != "trf":
         _fail(f"unknown import {what!r}: trf")
     if bus is None and log is None:
         _fail("give --bus (a running log) and/or --log FILE")
+    if tournament_id is not None:
+        from pydantic import TypeAdapter, ValidationError
+
+        from contracts.messages import GameId
+        try:
+            TypeAdapter(GameId).validate_python(tournament_id)
+        except ValidationError:
+            _fail(f"--tournament-id {tournament_id!r}: 1 to 80 letters, digits, '_' or '-'")
     try:
-        games = read_trf(file).games()
-    except (TrfError, OSError) as e:
-        _fail(str(e))
+        trf_file = read_trf(file)
+        check_importable(trf_file)
+        games = trf_file.games()
+    except (TrfError, ValueError, OSError) as e:
+        _fail(f"{file}: {e}")
+    if log is not None:  # as --json: parent directories are created, before the import runs
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            _fail(f"cannot write {log}: {e.strerror}", 1)
+        import os
+        if not os.access(log.parent, os.W_OK):
+            _fail(f"cannot write {log}: permission denied", 1)
 
     async def main():
         with _progress() as prog:

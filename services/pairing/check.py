@@ -11,7 +11,9 @@ Comparison rules (JaVaFo/bbpPairings conventions, FIDE C.04.1):
     the points and count as "had a bye" (forfeit win) as bbpPairings does;
   * a pair matches when both players and colours equal the record; a forfeited pair has no
     recorded colours (``-``), so it matches on the two players alone;
-  * round 1 is compared too (the initial colour is taken from XXC / the record).
+  * round 1 is compared too; the initial colour (the top seed's colour in round 1) is XXC's
+    ``white1``/``black1``, else inferred from round 1 of the record by
+    :func:`initial_colour`.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from services.pairing.core import PairingError
 from services.pairing.dutch import ENGINE, pair_dutch, players_from_trf
 from services.pairing.trf import Tournament, read_trf
 
-__all__ = ["check_pairings", "official_round", "compare_round"]
+__all__ = ["check_pairings", "official_round", "compare_round", "initial_colour"]
 
 
 def official_round(t: Tournament, rnd: int) -> tuple[list[list[int]], int | None, set[frozenset]]:
@@ -50,12 +52,37 @@ def compare_round(official: list[list[int]], ours: list[list[int]], official_bye
     return official_bye == our_bye and {key(p) for p in official} == {key(p) for p in ours}
 
 
-def _first_white(t: Tournament) -> bool:
-    if t.header("XXC") is not None:
+def _pairing_key(t: Tournament, by_rating: bool):
+    """Pairing-number order of the players (``XXC rank``: rating, higher first, then start
+    number, as :func:`services.pairing.dutch.history_trf` numbers them; else start number)."""
+    if by_rating:
+        return lambda n: (-(t.player(n).rating or 0), n)
+    return lambda n: n
+
+
+def initial_colour(t: Tournament, by_rating: bool | None = None) -> bool:
+    """True when the top seed had white in round 1 (``XXC white1``), False for ``black1``.
+
+    With an ``XXC`` line carrying ``white1``/``black1`` that is the answer.  Otherwise it is
+    inferred from round 1 as recorded: the boards are the round's pairings (forfeits included:
+    they were paired) ordered by their higher-ranked player; in round 1 of a Swiss (FIDE C.04.3
+    D.9 / E.5, as JaVaFo and bbpPairings apply it) the higher-ranked player of board 1, 3, 5, ...
+    has the initial colour and of board 2, 4, ... the other one.  The first board whose game was
+    played (a forfeit ``-`` has no colour) decides.  No played game in round 1: white.
+    Example: board 1 ``1-3`` forfeited, board 2 ``4 w - 2 b``: 2 (the higher) has black on an
+    even board, so the initial colour is white.
+    """
+    xxc = t.header("XXC")
+    if xxc is not None and {"white1", "black1"} & set(xxc.split()):
         return t.first_white
-    top = min((p for p in t.players if p.entry(1) and p.entry(1).colour in "wb"),
-              key=lambda p: p.number, default=None)
-    return top is None or top.entry(1).colour == "w"
+    key = _pairing_key(t, t.by_rank if by_rating is None else by_rating)
+    highers = sorted({min(p.number, e.opponent, key=key)
+                      for p in t.players if (e := p.entry(1)) and e.opponent is not None}, key=key)
+    for board, n in enumerate(highers):
+        e = t.player(n).entry(1)
+        if e.played and e.colour in "wb":
+            return (e.colour == "w") == (board % 2 == 0)
+    return True
 
 
 def check_pairings(path: str | Path, system: str = "dutch", pair=None,
@@ -70,8 +97,8 @@ def check_pairings(path: str | Path, system: str = "dutch", pair=None,
         raise ValueError(f"unknown system {system!r} (supported: dutch)")
     pair = pair or pair_dutch
     t = read_trf(path)
-    first_white = _first_white(t)
     by_rating = t.by_rank if by_rating is None else by_rating
+    first_white = initial_colour(t, by_rating)
     total = max(t.rounds, t.rounds_recorded)
     rounds = []
     for rnd in range(1, t.rounds_recorded + 1):

@@ -23,6 +23,10 @@ form (``0000 - U``), so a lichess file round-trips in content, not byte for byte
 
 TRF-26 (FIDE, effective 2026) keeps the 001 column layout above for the fields used here.
 
+Numbers are ASCII digits only (``²`` or other Unicode digits are refused, not read by
+``int``); a UTF-8 byte-order mark before the first line is skipped.  ``XXR`` and the rounds a
+line records are at most :data:`MAX_ROUNDS`.  A player recorded against himself is refused.
+
 Errors: :class:`TrfError` (a ``ValueError``) naming the line and column.
 """
 from __future__ import annotations
@@ -31,7 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["TrfError", "RoundEntry", "TrfPlayer", "Tournament", "parse_trf", "read_trf",
-           "write_trf", "PLAYED", "RESULT_POINTS"]
+           "write_trf", "PLAYED", "RESULT_POINTS", "MAX_ROUNDS"]
+
+#: Most rounds a TRF may declare (``XXR``) or record: the bound of ``CreateTournament.rounds``
+#: (contracts), so ``import trf``, ``standings`` and ``check-pairings`` refuse the same files.
+MAX_ROUNDS = 99
 
 PLAYED = frozenset("10=WDL")
 RESULT_POINTS = {"1": 1.0, "0": 0.0, "=": 0.5, "W": 1.0, "D": 0.5, "L": 0.0, "+": 1.0,
@@ -125,7 +133,7 @@ class Tournament:
     @property
     def declared_players(self) -> int | None:
         v = self.header("062")
-        return int(v) if v and v.strip().isdigit() else None
+        return int(v) if v and _is_number(v.strip()) else None
 
     def player(self, number: int) -> TrfPlayer:
         return self._by_no[number]
@@ -153,13 +161,18 @@ def _field(line: str, a: int, b: int) -> str:
     return line[a - 1:b].strip()
 
 
+def _is_number(s: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also accepts ``²`` and other digits ``int`` refuses)."""
+    return s.isascii() and s.isdigit()
+
+
 def _int(line: str, a: int, b: int, lineno: int, what: str, optional: bool = True) -> int | None:
     s = _field(line, a, b)
     if not s:
         if optional:
             return None
         raise TrfError(f"{what} missing", lineno, a)
-    if not s.isdigit():
+    if not _is_number(s):
         raise TrfError(f"{what} must be a number, got {s!r}", lineno, a)
     return int(s)
 
@@ -177,7 +190,7 @@ def _parse_round(block: str, lineno: int, col: int) -> RoundEntry | None:
     colour = colour if colour != " " else "-"
     if colour not in _COLOURS:
         raise TrfError(f"unknown colour {colour!r}", lineno, col + 5)
-    if opp_s and not opp_s.isdigit():
+    if opp_s and not _is_number(opp_s):
         raise TrfError(f"opponent must be a number, got {opp_s!r}", lineno, col)
     opp = int(opp_s) if opp_s else 0
     if opp == 0:
@@ -205,6 +218,9 @@ def _parse_player(line: str, lineno: int) -> TrfPlayer:
         col += _BLOCK
     while rounds and rounds[-1] is None:
         rounds.pop()
+    if len(rounds) > MAX_ROUNDS:
+        raise TrfError(f"{len(rounds)} rounds recorded, more than {MAX_ROUNDS}", lineno,
+                       _FIRST_ROUND_COL + MAX_ROUNDS * _BLOCK)
     return TrfPlayer(number=number, sex=_field(line, 10, 10), title=_field(line, 11, 13),
                      name=_field(line, 15, 47), rating=_int(line, 49, 52, lineno, "rating"),
                      federation=_field(line, 54, 56), fide_id=_field(line, 58, 68),
@@ -213,7 +229,10 @@ def _parse_player(line: str, lineno: int) -> TrfPlayer:
 
 
 def parse_trf(text: str) -> Tournament:
-    """Parse TRF text (pure).  Raises :class:`TrfError` naming line and column."""
+    """Parse TRF text (pure; a leading byte-order mark ``\\ufeff`` is skipped).  Raises
+    :class:`TrfError` naming line and column: malformed fields, non-ASCII digits, ``XXR`` above
+    :data:`MAX_ROUNDS`, a player paired with himself, two lines disagreeing on a pairing."""
+    text = text.removeprefix("\ufeff")
     players: list[TrfPlayer] = []
     headers: list[tuple[str, str]] = []
     xxr: int | None = None
@@ -236,9 +255,12 @@ def parse_trf(text: str) -> Tournament:
             raise TrfError(f"expected a space after the code {code!r}", lineno, 4)
         headers.append((code, content))
         if code == "XXR":
-            if not content.strip().isdigit():
+            if not _is_number(content.strip()):
                 raise TrfError(f"XXR needs a number of rounds, got {content!r}", lineno, 5)
             xxr = int(content)
+            if not 1 <= xxr <= MAX_ROUNDS:
+                raise TrfError(f"XXR {xxr}: the number of rounds must be 1 to {MAX_ROUNDS}",
+                               lineno, 5)
         elif code == "XXC":
             for word in content.split():
                 if word == "white1":
@@ -267,6 +289,9 @@ def parse_trf(text: str) -> Tournament:
         for i, e in enumerate(p.rounds):
             if not e or e.opponent is None:
                 continue
+            if e.opponent == p.number:
+                raise TrfError(f"player {p.number} round {i + 1} is paired with himself",
+                               line_of[p.number], _FIRST_ROUND_COL + i * _BLOCK)
             o = by_no[e.opponent].rounds
             f = o[i] if i < len(o) else None
             ok = (f is not None and f.opponent == p.number and (e.result, f.result) in _MIRROR
@@ -284,7 +309,8 @@ _MIRROR = {("1", "0"), ("0", "1"), ("=", "="), ("+", "-"), ("-", "+"), ("-", "-"
 
 
 def read_trf(path: str | Path) -> Tournament:
-    """Read a TRF file (UTF-8, falling back to Latin-1) and parse it."""
+    """Read a TRF file (UTF-8, a byte-order mark skipped, falling back to Latin-1) and parse
+    it; raises :class:`TrfError` (see :func:`parse_trf`) or ``OSError``."""
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8")

@@ -4,7 +4,8 @@ results (headers only is enough).
 :func:`standings_from_file` returns ``{"players": [{"name", "id", "score", "rank",
 "tiebreaks": {code: value}}]}`` in ranking order, tie-break codes as in
 :mod:`services.standings.core` (FIDE C.07 2023 codes).  For a TRF the recorded final rank (rank
-column of the ``001`` line, 0 when absent) is added as ``"recorded_rank"``.
+column of the ``001`` line; ``None`` (JSON null) when the column is blank, 0 when the file
+writes 0 for an unranked player) is added as ``"recorded_rank"``.
 
 ``tiebreaks`` is a list of codes (or a comma-separated string) or the name of a ruleset of
 :data:`services.standings.core.RULESETS`, e.g. ``"forfeit-draw-2005"`` (BH, SB, WIN, SNO with
@@ -35,19 +36,20 @@ _PLAYED = {"1": (1.0, "1-0"), "0": (0.0, "0-1"), "=": (0.5, "1/2-1/2"),
 @dataclass
 class TrfEvent:
     """What standings need from a TRF: players (id = start number), games, byes, number of
-    rounds, the recorded points and final ranks per player id."""
+    rounds, the recorded points and final ranks per player id (``None``: rank column blank)."""
 
     players: list[sc.Player] = field(default_factory=list)
     games: list[sc.GameResult] = field(default_factory=list)
     byes: list[sc.Bye] = field(default_factory=list)
     rounds: int = 0
     points: dict[str, float] = field(default_factory=dict)
-    ranks: dict[str, int] = field(default_factory=dict)
+    ranks: dict[str, int | None] = field(default_factory=dict)
 
 
 def _num(text: str) -> int | None:
+    """The ASCII number in ``text``, else None (``str.isdigit`` alone accepts ``²``)."""
     text = text.strip()
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def read_trf_results(path: str | Path) -> TrfEvent:
@@ -57,14 +59,18 @@ def read_trf_results(path: str | Path) -> TrfEvent:
     result.  Played: ``1 = 0`` and unrated ``W D L``; forfeits ``+ -`` against an opponent;
     without opponent: ``H`` half-point bye, ``F`` full-point bye, ``U`` pairing-allocated bye,
     ``+`` full point, ``Z`` or ``-`` or a blank block: zero (``-``/blank: absent).
-    Raises :class:`ValueError` on a malformed line.
+    Raises :class:`ValueError` on a malformed line or an ``XXR`` above
+    :data:`services.pairing.trf.MAX_ROUNDS`.
     """
+    from services.pairing.trf import MAX_ROUNDS
     ev = TrfEvent()
     xxr = 0
     blocks: dict[str, list[tuple[int | None, str, str]]] = {}
     for lineno, line in enumerate(Path(path).read_text(encoding="utf-8", errors="replace").splitlines(), 1):
         if line.startswith("XXR"):
             xxr = _num(line[3:]) or 0
+            if xxr > MAX_ROUNDS:
+                raise ValueError(f"{path}:{lineno}: XXR {xxr}: more than {MAX_ROUNDS} rounds")
         if not line.startswith("001"):
             continue
         num = _num(line[4:8])
@@ -74,7 +80,7 @@ def read_trf_results(path: str | Path) -> TrfEvent:
         ev.players.append(sc.Player(pid, line[14:47].strip(), _num(line[48:52]) or None, num))
         pts = line[80:84].strip()
         ev.points[pid] = float(pts) if pts else 0.0
-        ev.ranks[pid] = _num(line[85:89]) or 0
+        ev.ranks[pid] = _num(line[85:89])
         rb = []
         for k in range((max(len(line) - 91, 0) + 9) // 10):
             b = line[91 + 10 * k: 91 + 10 * k + 8].ljust(8)
@@ -126,7 +132,7 @@ def _trf_reader(path: str | Path) -> TrfEvent:
         pid = str(p.number)
         ev.players.append(sc.Player(pid, p.name, p.rating or None, p.number))
         ev.points[pid] = p.points or 0.0
-        ev.ranks[pid] = p.rank or 0
+        ev.ranks[pid] = p.rank
         blocks[pid] = [(e.opponent, e.colour, e.result) if e is not None else (None, "-", " ")
                        for e in p.rounds]
     return _from_blocks(ev, blocks, t.rounds, path)

@@ -1,9 +1,52 @@
-"""Reading an aggregate's messages from a log (``export-log``, ``audit --bus``)."""
+"""Reading an aggregate's messages from a log (``export-log``, ``audit --bus``).
+
+:func:`select` and :func:`export_messages` keep the log as it is (``audit`` reports a repeated
+message as a difference); a reader that folds the messages into state (``export trf``) first
+passes them through :func:`applied_once`, the consumers' rule of the README's "nothing
+doubled" invariant.
+"""
 from __future__ import annotations
 
+from pathlib import Path
+
+from pydantic import ValidationError
+
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, RoundPaired
-from shared.eventlog.base import open_log
+from contracts.messages import TOPICS, RoundPaired, parse_message
+from shared.eventlog.base import Deduper, open_log
+
+
+def read_ndjson(path: str | Path) -> list[Envelope]:
+    """The messages of an ``export-log`` file (one JSON envelope a line, UTF-8), in file order.
+    Raises ``ValueError`` "line N of FILE: not a valid Arbiter message: <reason>" for a line
+    that does not parse (e.g. a truncated last line), ``OSError`` when the file is unreadable."""
+    out = []
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(parse_message(line))
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(x) for x in first.get("loc", ())[1:])
+            reason = first["msg"] + (f" (at {where})" if where else "")
+            raise ValueError(f"line {i} of {path}: not a valid Arbiter message: {reason}") from None
+        except ValueError as e:
+            raise ValueError(f"line {i} of {path}: not a valid Arbiter message: "
+                             f"{str(e).splitlines()[0]}") from None
+    return out
+
+
+def applied_once(messages: list[Envelope]) -> list[Envelope]:
+    """``messages`` without the repeats a consumer skips: a (``stream``, ``seq``) at or below
+    one already seen on that stream (:class:`shared.eventlog.base.Deduper`), e.g. a log file
+    written twice (``cat L L``) or a redelivery. Order kept; pure."""
+    d, out = Deduper(), []
+    for m in messages:
+        if not d.seen(m):
+            d.mark(m)
+            out.append(m)
+    return out
 
 
 def select(messages: list[Envelope], aggregate: str) -> list[Envelope]:

@@ -2,12 +2,29 @@
 
 The tournament's messages (``export-log``'s selection: its stream and every game it paired) are
 folded into :class:`services.pairing.trf.Tournament` and written by
-:func:`services.pairing.trf.write_trf`. Start numbers follow the pairing numbers of the Swiss
-systems (rating, higher first, then name). Round entries: the opponent's start number, colour
-``w``/``b`` and ``1 = 0`` for games played, ``+``/``-`` for forfeits (xiangqi 1999 art. 21.4,
-FIDE TRF), ``-``/``-`` for a double forfeit, ``0000 - U`` for a pairing bye, ``0000 - F/H/Z``
-for a requested bye; a player not paired in a round gets ``0000 - Z``. A game not finished yet is left blank. Points and ranks: the last
-StandingsUpdated, else the sum of the round results.
+:func:`services.pairing.trf.write_trf`. A message repeated in the log (same stream and seq) is
+applied once (:func:`services.tools.logio.applied_once`).
+
+Start numbers: the players' ``start_number`` when every player has a distinct one (an imported
+TRF keeps its own), else the pairing numbers of the Swiss systems (rating, higher first, then
+name). Round entries: the opponent's start number, colour ``w``/``b`` and ``1 = 0`` for games
+played, ``+``/``-`` for forfeits (xiangqi 1999 art. 21.4, FIDE TRF), ``-``/``-`` for a double
+forfeit, ``0000 - U`` for a pairing bye, ``0000 - F/H/Z`` for a requested bye; a player not
+paired in a round gets ``0000 - Z``. A game not finished yet is left blank. For an imported TRF
+the letters of the rounds without an opponent are the file's own (``PlayerRegistered.trf_cells``:
+``-``, ``+``, a blank cell...) wherever they are worth the same points as our entry, and a
+forfeit the file wrote without colours (``153 - -``) is written so again.
+
+Header lines: an imported TRF's own (``TournamentCreated.trf_headers``: dates, place, XXC, ...)
+with ``062`` (players) and ``XXR`` (rounds) recomputed, else ``012``, ``062`` and ``XXR``.
+Player fields kept: name, title, rating, FIDE id, and from an import sex, federation and birth
+date.
+
+Points (columns 81-84): the sum of the round results written on the line (TRF scale: 1, ½, 0;
+a running game, blank, counts 0), so a mid-round export is consistent with its rows; a points
+column that differed from its rows in an imported file is not kept. Rank (86-89): the last
+StandingsUpdated's, only when it covers every written round and every written game has a
+result; else blank.
 """
 from __future__ import annotations
 
@@ -16,18 +33,47 @@ from contracts.messages import (
     GameEnded, PlayerRegistered, RoundPaired, StandingsUpdated, TournamentCreated,
 )
 from services.pairing.service import pairing_order, result_code, round_entries
-from services.pairing.trf import Tournament, TrfPlayer, write_trf
+from services.pairing.trf import RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, write_trf
+from services.tools.logio import applied_once
+
+
+def _start_numbers(players: list[PlayerRegistered]) -> dict[str, int]:
+    """player id -> start number (see the module docstring)."""
+    given = [x.start_number for x in players]
+    if players and None not in given and len(set(given)) == len(given):
+        return {x.player_id: x.start_number for x in players}
+    return {x.player_id: i + 1 for i, x in enumerate(pairing_order(players))}
+
+
+def _recorded_letters(entries: list[RoundEntry | None], cells: str | None) -> list[RoundEntry | None]:
+    """``entries`` with the imported file's letters (``cells``) on rounds without an opponent
+    where they give the same points (``' '``: a blank cell, 0 points), and no colours on a
+    forfeit recorded without them (``'/'``)."""
+    out = list(entries)
+    for i, c in enumerate((cells or "")[:len(out)]):
+        e = out[i]
+        if e is None:
+            continue
+        if e.opponent is not None:
+            if c == "/" and not e.played:
+                out[i] = RoundEntry(e.opponent, "-", e.result)
+            continue
+        if c == " " and e.points == 0:
+            out[i] = None
+        elif RESULT_POINTS.get(c) == e.points:
+            out[i] = RoundEntry(None, "-", c)
+    return out
 
 
 def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
-    """Fold the messages of tournament ``tournament_id`` into a TRF tournament. Raises
-    ``ValueError`` when the messages hold no TournamentCreated for it."""
+    """Fold the messages of tournament ``tournament_id`` into a TRF tournament (see the module
+    docstring). Raises ``ValueError`` when the messages hold no TournamentCreated for it."""
     created = None
     players: list[PlayerRegistered] = []
     rounds: dict[int, RoundPaired] = {}
     results: dict[str, str] = {}
     standings: StandingsUpdated | None = None
-    for m in messages:
+    for m in applied_once(messages):
         p = m.payload
         if isinstance(p, TournamentCreated) and p.tournament_id == tournament_id:
             created = p
@@ -41,21 +87,27 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
             standings = p
     if created is None:
         raise ValueError(f"no tournament {tournament_id} in the log")
-    order = pairing_order(players)
-    no = {x.player_id: i + 1 for i, x in enumerate(order)}
-    entries = round_entries(no, [rounds[r] for r in sorted(rounds)], results)
-    rows = {row.player_id: row for row in (standings.rows if standings else ())}
+    no = _start_numbers(players)
+    written = [rounds[r] for r in sorted(rounds)]
+    entries = round_entries(no, written, results)
+    complete = all(b.game_id in results for r in written for b in r.boards)
+    ranked = standings is not None and complete and standings.round >= len(written)
+    rows = {row.player_id: row for row in (standings.rows if ranked else ())}
     out = []
-    for x in order:
-        rs = entries[x.player_id]
+    for x in sorted(players, key=lambda x: no[x.player_id]):
+        rs = _recorded_letters(entries[x.player_id], x.trf_cells)
         row = rows.get(x.player_id)
         out.append(TrfPlayer(number=no[x.player_id], name=x.name, title=x.title or "",
-                             rating=x.rating, fide_id=x.fide_id or "",
-                             points=row.score if row else sum(e.points for e in rs if e),
+                             sex=x.sex or "", rating=x.rating, federation=x.federation or "",
+                             fide_id=x.fide_id or "", birth=x.birth_date or "",
+                             points=sum(e.points for e in rs if e),
                              rank=row.rank if row else None, rounds=rs))
     total = created.rounds or len(rounds)
-    return Tournament(players=out, headers=[("012", created.name), ("062", str(len(out))),
-                                            ("XXR", str(total))], rounds=total)
+    own = {"012": created.name, "062": str(len(out)), "XXR": str(total)}
+    headers = [(code, own[code] if code in ("062", "XXR") else content)
+               for code, content in created.trf_headers]
+    headers += [(code, v) for code, v in own.items() if code not in {c for c, _ in headers}]
+    return Tournament(players=out, headers=headers, rounds=total)
 
 
 def export_trf(messages: list[Envelope], tournament_id: str) -> str:

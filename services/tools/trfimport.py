@@ -2,8 +2,10 @@
 
 Hosted through the gateway like ``run-tournament`` (:class:`services.tools.host.Host`): the
 tournament is created (system ``swiss``, rounds from ``XXR`` or the longest record, name from
-``012``), the players registered in start-number order (name, rating, FIDE id, title), and every
-round started with the recorded pairing entered manually and its results recorded by the arbiter:
+``012``, every header line kept in ``trf_headers``), the players registered in start-number
+order (name, rating, FIDE id, title, and for ``export trf`` the start number, sex, federation,
+birth date and the letters of the rounds without an opponent, ``trf_cells``), and every round
+started with the recorded pairing entered manually and its results recorded by the arbiter:
 
 ========================== =============================================================
 TRF (column 99)             our events
@@ -18,7 +20,10 @@ TRF (column 99)             our events
 ========================== =============================================================
 
 A pairing whose two entries give no colour (a forfeit recorded ``-``) puts the lower start
-number in the white seat. Errors: :class:`services.pairing.trf.TrfError` for a malformed file,
+number in the white seat. Not kept: a points column that differs from the sum of the line's
+results (export writes the sum), the rank column, a player without a name (registered under
+his id). Errors: :class:`services.pairing.trf.TrfError` for a malformed file, ``ValueError``
+for a file that holds no event (:func:`check_importable`),
 :class:`services.tools.host.HostError` when the platform refuses something.
 """
 from __future__ import annotations
@@ -66,6 +71,28 @@ def round_plan(t: Tournament, rnd: int) -> tuple[list[tuple[int, int, str, str]]
     return games, bye, requested
 
 
+def check_importable(t: Tournament) -> None:
+    """Raise ``ValueError`` with the reason when ``t`` cannot be an event of ours: fewer than
+    two players (a round needs two)."""
+    if len(t.players) < 2:
+        raise ValueError(f"the TRF has {len(t.players)} player line(s); a tournament needs at "
+                         "least two players")
+
+
+def trf_cells(t: Tournament, number: int) -> str:
+    """The column-99 letter of each recorded round of player ``number`` without an opponent,
+    ``' '`` for a blank cell, ``'*'`` for a round with an opponent, ``'/'`` for one recorded
+    without colours (a forfeit ``- -``) (``PlayerRegistered.trf_cells``)."""
+    def cell(e) -> str:
+        if e is None:
+            return " "
+        if e.opponent is None:
+            return e.result
+        return "/" if e.colour == "-" else "*"
+    p = t.player(number)
+    return "".join(cell(p.entry(r)) for r in range(1, t.rounds_recorded + 1))
+
+
 def trf_scores(t: Tournament) -> dict[int, float]:
     """Each player's points in the TRF (its points field, else the sum of its rounds)."""
     return {p.number: p.points if p.points is not None else p.result_sum for p in t.players}
@@ -91,11 +118,14 @@ class TrfHost(Host):
         t = self.trf
         await self.call("POST", "/tournaments", json={
             "tournament_id": self.tid, "name": t.name or self.tid, "system": "swiss",
-            "rounds": max(t.rounds, t.rounds_recorded, 1), "tiebreaks": list(self.tiebreaks)})
+            "rounds": max(t.rounds, t.rounds_recorded, 1), "tiebreaks": list(self.tiebreaks),
+            "trf_headers": [list(h) for h in t.headers]})
         for p in t.players:
             await self.call("POST", f"/tournaments/{self.tid}/players", json={
                 "player_id": self.no_id[p.number], "name": p.name or self.no_id[p.number],
-                "rating": p.rating or None, "fide_id": p.fide_id or None, "title": p.title or None})
+                "rating": p.rating or None, "fide_id": p.fide_id or None, "title": p.title or None,
+                "start_number": p.number, "sex": p.sex or None, "federation": p.federation or None,
+                "birth_date": p.birth or None, "trf_cells": trf_cells(t, p.number)})
         for rnd in range(1, t.rounds_recorded + 1):
             await self.play_round(rnd)
         await self.finish()
@@ -123,7 +153,9 @@ async def import_trf(c: httpx.AsyncClient, path: str | Path, *, tournament_id: s
                      tiebreaks: tuple[str, ...] = ("BH-C1", "BH", "SB"), progress=None) -> HostReport:
     """Host the tournament of the TRF file ``path`` through gateway client ``c`` and compare the
     final scores with the TRF's points (``report.scores_match_record``). Raises ``TrfError``
-    for a malformed file, ``HostError`` when the platform refuses something."""
+    for a malformed file, ``ValueError`` for one with fewer than two players, ``HostError``
+    when the platform refuses something."""
     t = read_trf(path)
+    check_importable(t)
     tid = tournament_id or _event_id(t.name or Path(path).stem)
     return await TrfHost(c, t, tournament_id=tid, tiebreaks=tiebreaks, progress=progress).run()

@@ -102,3 +102,35 @@ def test_cross_check_generated_events():
                 hist[int(ref.bye)].append(RoundEntry(None, "-", "U"))
     print(f"py4swiss vs first Dutch: {agree}/{total} rounds identical")
     assert (total, agree) == (42, 18)  # measured; a change in either engine shows here
+
+
+# ------------------------------------------------------------------ initial colour without XXC
+_FF = """012 Test
+XXR 2
+001    1      A                                 2000                             2.0          3 - +     2 b 1
+001    2      B                                 1900                             1.0          4 b 1     1 w 0
+001    3      C                                 1800                             0.5          1 - -     4 w =
+001    4      D                                 1700                             0.5          2 w 0     3 b =
+"""
+
+
+def test_initial_colour_skips_a_forfeit_on_board_1(tmp_path):
+    """Round 1 board 1 (1-3) was forfeited, so it shows no colour; board 2 is 2 (black) - 4.
+    C.04.3 round 1: the higher player of board 2 has the opposite of the initial colour, so
+    the initial colour is white and our round 1 (1-3, 4-2) equals the record. The old guess
+    (the lowest number with a colour: 2, black) made round 1 DIFFER."""
+    from services.pairing.check import initial_colour
+    from services.pairing.trf import parse_trf
+    f = tmp_path / "ff.trf"
+    f.write_text(_FF)
+    assert initial_colour(parse_trf(_FF)) is True
+    rep = check_pairings(f)
+    assert [r["matched"] for r in rep["rounds"]] == [True, True]
+    assert rep["rounds"][0]["ours"] == [[1, 3], [4, 2]]
+    # the same record under black1 colours (every colour swapped): inferred black, still matched
+    swapped = _FF.replace(" b ", " x ").replace(" w ", " b ").replace(" x ", " w ")
+    assert initial_colour(parse_trf(swapped)) is False
+    f.write_text(swapped)
+    assert check_pairings(f)["matched_all"]
+    # an XXC line decides by itself
+    assert initial_colour(parse_trf("XXC black1\n" + _FF)) is False

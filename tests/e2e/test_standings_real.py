@@ -74,7 +74,7 @@ def test_zulfikar_2020_has_no_recorded_ranks(shared_data):
     # "XXC rank": start numbers follow rating (player 1: 2529, 14.5 points; player 2: 2495, 7.0),
     # not the final order, and the rank column is blank: nothing to compare beyond scores.
     ev = read_trf_results(shared_data(TRF + "lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf"))
-    assert set(ev.ranks.values()) == {0} and ev.rounds == 21 and len(ev.players) == 112
+    assert set(ev.ranks.values()) == {None} and ev.rounds == 21 and len(ev.players) == 112
     st = standings_from_file(shared_data(TRF + "lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf"), "SB,BH-C1")
     assert st["players"][0]["score"] == max(ev.points.values())
 
@@ -119,3 +119,38 @@ def test_cli_standings_with_the_2005_ruleset(shared_data, tmp_path):
     # a ruleset fixes its unplayed-game rule: another one is refused with the reason
     res = CliRunner().invoke(app, ["standings", "--trf", path, "--tiebreaks", "forfeit-draw-2005", "--unplayed", "none"])
     assert res.exit_code != 0 and "leave --unplayed out" in res.output
+
+
+def test_cli_json_recorded_rank_is_null_where_the_file_has_none(shared_data, tmp_path):
+    """lichess Mai: the rank column is blank on every line -> "recorded_rank": null (not 0);
+    Karl-Mala writes 0 for its 8 unranked players -> 0 is kept."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from services.cli import app
+    out = tmp_path / "st.json"
+    res = CliRunner().invoke(app, ["standings", "--trf", str(shared_data(TRF + "lichess-swiss-mai-5plus0-2020-05-29.trf")),
+                                   "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    players = json.loads(out.read_text())["players"]
+    assert len(players) == 13 and all(p["recorded_rank"] is None for p in players)
+    assert '"recorded_rank": null' in out.read_text()
+    ev = read_trf_results(shared_data(TRF + "karl-mala-gedenkturnier-2005-frankfurt.trf"))
+    assert sorted(ev.ranks.values(), key=lambda r: (r is None, r))[:8] == [0] * 8
+
+
+def test_cli_standings_refuses_an_absurd_xxr(tmp_path):
+    """XXR 99999999 (the round count the tie-breaks iterate over) is refused at once, naming the
+    line, with the bound of import trf (99 rounds)."""
+    from typer.testing import CliRunner
+
+    from services.cli import app
+    f = tmp_path / "x.trf"
+    f.write_text("012 T\nXXR 99999999\n"
+                 "001    1      A                                 2000                             1.0          2 w 1\n"
+                 "001    2      B                                 1900                             0.0          1 b 0\n")
+    res = CliRunner().invoke(app, ["standings", "--trf", str(f)])
+    assert res.exit_code == 2 and "line 2, column 5" in res.output and "must be 1 to" in res.output
+    with pytest.raises(ValueError, match="more than 99"):
+        read_trf_results(f)

@@ -1,10 +1,18 @@
 """``arbiter import trf`` on the real TRFs: import through the services, export, compare."""
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import json
+
 import pytest
+from typer.testing import CliRunner
+
+from services.cli import app
+from services.pairing.check import check_pairings
 
 from contracts.messages import TOPICS
-from services.pairing.trf import parse_trf, read_trf
+from services.pairing.trf import RoundEntry, parse_trf, read_trf
 from services.tools.embedded import arbiter_client
 from services.tools.logio import select
 from services.tools.trfexport import export_trf
@@ -16,24 +24,16 @@ TRFS = {
     "lichess-swiss-mai-5plus0-2020-05-29.trf": (13, 10, 56),
     "lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf": (112, 20, 574),  # XXR 21, 20 played
 }
-#: How our export writes a round without an opponent: U stays U; F and "+" (forfeit win without
-#: an opponent) are full-point byes F; H stays H; "-", Z and a blank are "not paired": Z.
-_NO_OPPONENT = {"U": "U", "F": "F", "+": "F", "H": "H", "Z": "Z", "-": "Z"}
+#: The result letters our events do not tell apart: unrated W/L/D come back as 1/0/=.
+_RATED = {"W": "1", "L": "0", "D": "="}
 
 
-def _rounds(t, rnd: int) -> tuple[set, dict]:
-    """Round ``rnd`` by names: {(white, black, white's result letter)} and {name: bye letter}."""
-    name = {p.number: p.name for p in t.players}
-    games, byes = set(), {}
-    for p in t.players:
-        e = p.entry(rnd)
-        if e is None:
-            byes[p.name] = "Z"
-        elif e.opponent is None:
-            byes[p.name] = _NO_OPPONENT[e.result]
-        elif e.colour == "w" or (e.colour == "-" and p.number < e.opponent):
-            games.add((p.name, name[e.opponent], {"W": "1", "L": "0", "D": "="}.get(e.result, e.result)))
-    return games, byes
+def _unranked(t) -> list:
+    """The players with the rank column blanked (ours is our standings' rank, not the file's)
+    and unrated results as rated ones."""
+    return [dataclasses.replace(p, rank=None, rounds=[
+        e if e is None else dataclasses.replace(e, result=_RATED.get(e.result, e.result))
+        for e in p.rounds]) for p in t.players]
 
 
 @pytest.mark.parametrize("fname", sorted(TRFS))
@@ -48,9 +48,12 @@ async def test_import_then_export_gives_the_same_points_and_pairings(fname, shar
     assert report.scores_match_record, report.problems[:5]
     assert len(report.games) == games
     out = parse_trf(export_trf(msgs, "imported"))  # both lines of every pairing agree
-    assert {p.name: p.points for p in out.players} == {p.name: p.points for p in src.players}
-    for rnd in range(1, rounds + 1):
-        assert _rounds(out, rnd) == _rounds(src, rnd), f"round {rnd}"
+    # everything the file had comes back: start numbers, name, sex, title, rating, federation,
+    # FIDE id, birth date, points, every round cell (forfeits without colours, "-" absences,
+    # "0000 - +" byes, blank cells), the header lines (XXC, dates...) with XXR added if absent
+    assert _unranked(out) == _unranked(src)
+    assert [h for h in out.headers if h[0] != "XXR"] == [h for h in src.headers if h[0] != "XXR"]
+    assert out.rounds == src.rounds or (src.header("XXR") is None and out.rounds == rounds)
     types = [m.type for m in msgs if m.stream == "tournament-imported"]
     assert types.count("RoundPaired") == rounds and types.count("PlayerRegistered") == players
 
@@ -93,3 +96,96 @@ def test_arbiter_import_trf_writes_a_log_that_exports(shared_data, tmp_path):
     bad.write_text("012 nothing\n")
     res = CliRunner().invoke(app, ["import", "trf", str(bad), "--log", str(log)])
     assert res.exit_code == 2 and "not a TRF" in res.output
+
+
+@pytest.mark.parametrize("fname, matched", [
+    # the rounds test_check_pairings.MATCHED records for the original files
+    ("lichess-swiss-mai-5plus0-2020-05-29.trf", [5, 7, 8, 9, 10]),
+    ("karl-mala-gedenkturnier-2005-frankfurt.trf", [5])])
+async def test_check_pairings_answers_the_same_on_the_round_tripped_file(fname, matched, shared_data, tmp_path):
+    path = shared_data(f"data/chess/trf/{fname}")
+    async with arbiter_client("memory", ticks=False) as c:
+        await import_trf(c, path, tournament_id="rt")
+        msgs = select(await c.arbiter_log.read_many(TOPICS), "tournament-rt")
+    out = tmp_path / fname
+    out.write_text(export_trf(msgs, "rt"))
+    strip = lambda rep: [{k: v for k, v in r.items() if k != "seconds"} for r in rep["rounds"]]  # noqa: E731
+    a, b = check_pairings(path), check_pairings(out)
+    assert [r["round"] for r in b["rounds"] if r["matched"]] == matched
+    assert strip(a) == strip(b)
+
+
+def test_export_of_a_log_written_twice_applies_each_message_once(shared_data, tmp_path):
+    """``cat L L``: every (stream, seq) twice; the export skips the repeats as consumers do
+    (README: nothing doubled): 13 players numbered 1..13 once, 062 13, the same text."""
+    path = shared_data("data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf")
+    log, twice = tmp_path / "mai.ndjson", tmp_path / "twice.ndjson"
+    res = CliRunner().invoke(app, ["import", "trf", str(path), "--log", str(log), "--tournament-id", "mai"])
+    assert res.exit_code == 0, res.output
+    twice.write_text(log.read_text() * 2)
+    once = CliRunner().invoke(app, ["export", "trf", "--tournament", "mai", "--log", str(log)])
+    doubled = CliRunner().invoke(app, ["export", "trf", "--tournament", "mai", "--log", str(twice)])
+    assert once.exit_code == doubled.exit_code == 0
+    assert doubled.stdout == once.stdout
+    t = parse_trf(doubled.stdout)
+    assert t.declared_players == 13 and [p.number for p in t.players] == list(range(1, 14))
+    # a truncated log: the line and the file, no pydantic dump; exit 2
+    lines = log.read_text().splitlines()
+    cut = tmp_path / "cut.ndjson"
+    cut.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:100] + "\n")
+    res = CliRunner().invoke(app, ["export", "trf", "--tournament", "mai", "--log", str(cut)])
+    assert res.exit_code == 2
+    assert f"line {len(lines)} of" in res.output and "tagged-union" not in res.output
+
+
+async def test_mid_round_export_points_are_the_rows_written(tmp_path):
+    """Three players, round 1 played (P1-P2 1-0, P3 the pairing bye), round 2 paired and its
+    game running: each points column is the sum of the results written on its line (the bye
+    of round 2 counts, the running game is blank and counts 0), and no rank while a written
+    game has no result."""
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/tournaments", json={"tournament_id": "mid", "name": "Mid", "system": "swiss", "rounds": 2})
+        assert r.status_code == 200, r.text
+        for i, rating in enumerate((2400, 2300, 2200), 1):
+            r = await c.post("/tournaments/mid/players", json={"player_id": f"p{i}", "name": f"P{i}", "rating": rating})
+            assert r.status_code == 200, r.text
+
+        async def paired(rnd):
+            for _ in range(400):
+                t = (await c.get("/tournaments/mid")).json()
+                if len(t["rounds"]) >= rnd and all(b.get("status") not in (None, "created") for b in t["rounds"][rnd - 1]["boards"]):
+                    return t["rounds"][rnd - 1]
+                await asyncio.sleep(0.02)
+            raise AssertionError(f"round {rnd} not paired")
+        assert (await c.post("/tournaments/mid/rounds", json={"round": 1})).status_code == 200
+        (b1,) = (await paired(1))["boards"]
+        await c.post(f"/games/{b1['game_id']}/result", json={"result": "1-0"})
+        for _ in range(400):
+            if (await c.post("/tournaments/mid/rounds", json={"round": 2})).status_code == 200:
+                break
+            await asyncio.sleep(0.02)
+        await paired(2)
+        await asyncio.sleep(0.2)
+        msgs = select(await c.arbiter_log.read_many(TOPICS), "tournament-mid")
+    t = parse_trf(export_trf(msgs, "mid"))
+    assert [p.points for p in t.players] == [p.result_sum for p in t.players]
+    assert all(p.rank is None for p in t.players)
+    byes = [p.number for p in t.players if p.entry(2) == RoundEntry(None, "-", "U")]
+    assert len(byes) == 1 and t.player(byes[0]).points == t.player(byes[0]).entry(1).points + 1.0
+    running = [p.number for p in t.players if p.entry(2) is None]
+    assert len(running) == 2  # the round-2 game, no result yet
+
+
+def test_import_usage_errors_exit_2_before_importing(tmp_path):
+    one = tmp_path / "one.trf"
+    one.write_text("012 Test\nXXR 2\n001    1      A" + " " * 33 + "2000" + " " * 29 + "0.0\n")
+    log = tmp_path / "new" / "dir" / "one.ndjson"
+    res = CliRunner().invoke(app, ["import", "trf", str(one), "--log", str(log)])
+    assert res.exit_code == 2 and "at least two players" in res.output and not log.exists()
+    two = tmp_path / "two.trf"
+    two.write_text(one.read_text() + "001    2      B" + " " * 33 + "1900" + " " * 29 + "0.0\n")
+    res = CliRunner().invoke(app, ["import", "trf", str(two), "--log", str(log), "--tournament-id", "a b"])
+    assert res.exit_code == 2 and "--tournament-id" in res.output
+    # a --log in a directory that does not exist yet: created, as --json does
+    res = CliRunner().invoke(app, ["import", "trf", str(two), "--log", str(log), "--tournament-id", "ab"])
+    assert log.exists() and json.loads(log.read_text().splitlines()[0])["stream"].startswith("tournament-ab")

@@ -95,3 +95,42 @@ def test_errors_name_line_and_column(text, line, col, msg):
     with pytest.raises(TrfError, match=msg) as ei:
         parse_trf(text)
     assert (ei.value.line, ei.value.column) == (line, col)
+
+
+# ------------------------------------------------------------------ issue 4: input the reader refused too late
+def test_self_pairing_is_refused_with_line_and_column():
+    # player 1 in round 2 names himself ("   1 - -"): line 1, round 2 block at column 92 + 10
+    text = _line(1, "   2 w 1", "   1 - -") + "\n" + _line(2, "   1 b 0", name="B") + "\n"
+    with pytest.raises(TrfError, match="paired with himself") as ei:
+        parse_trf(text)
+    assert (ei.value.line, ei.value.column) == (1, 102)
+
+
+@pytest.mark.parametrize("text, line, col, msg", [
+    ("XXR \u00b2\n" + _line(1) + "\n", 1, 5, "XXR needs a number"),  # "²".isdigit() is True
+    (_line(1, "   \u00b3 w 1") + "\n", 1, 92, "opponent must be a number"),
+    (_line(1)[:48] + "   \u00b2" + _line(1)[52:] + "\n", 1, 49, "rating must be a number"),
+    (_line(1)[:85] + "   \u00b2" + "\n", 1, 86, "rank must be a number"),
+    ("XXR 99999999\n" + _line(1) + "\n", 1, 5, "1 to 99"),
+    ("XXR 0\n" + _line(1) + "\n", 1, 5, "1 to 99"),
+])
+def test_non_ascii_digits_and_absurd_rounds_name_line_and_column(text, line, col, msg):
+    with pytest.raises(TrfError, match=msg) as ei:
+        parse_trf(text)
+    assert (ei.value.line, ei.value.column) == (line, col)
+
+
+def test_max_rounds_is_the_contract_bound():
+    from contracts.messages import CreateTournament
+    from services.pairing.trf import MAX_ROUNDS
+    le = [m.le for m in CreateTournament.model_fields["rounds"].metadata if hasattr(m, "le")]
+    assert le == [MAX_ROUNDS] == [99]
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    text = "012 X\n" + _line(1, "   2 w 1") + "\n" + _line(2, "   1 b 0", name="B") + "\n"
+    f = tmp_path / "bom.trf"
+    f.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    t = read_trf(f)
+    assert t.name == "X" and t.headers == [("012", "X")] and t.player(1).rounds == [RoundEntry(2, "w", "1")]
+    assert parse_trf("\ufeff" + text).headers == [("012", "X")]

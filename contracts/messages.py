@@ -139,9 +139,9 @@ class CreateTournament(_TCmd, GoSettings):
     #: ``lots`` (drawn from ``lots_seed``) or ``higher-seed``.
     playoff_games: int | None = Field(default=None, ge=0, le=20)
     playoff_decider: Literal["lots", "higher-seed"] = "lots"
-    #: an imported FIDE TRF's header lines ``(code, content)`` in file order (012 name, 042/052
-    #: dates, XXR, XXC...; not the 001 player lines), written back by ``arbiter export trf``
-    trf_headers: tuple[tuple[str, str], ...] = Field(default=(), max_length=200)
+    #: an imported FIDE TRF's header lines as written, in file order (``"042 28. 07. 2005"``,
+    #: ``"XXC white1"``...; not the 001 player lines), written back by ``arbiter export trf``
+    trf_headers: tuple[str, ...] = Field(default=(), max_length=200)
 
 
 class RegisterPlayer(_TCmd):
@@ -166,7 +166,7 @@ class RegisterPlayer(_TCmd):
     #: opponent, ``' '`` a blank cell, ``'*'`` a round with an opponent, ``'/'`` one recorded
     #: without colours, as a forfeit may be)
     start_number: int | None = Field(default=None, ge=1, le=9999)
-    sex: str | None = Field(default=None, max_length=1)
+    sex: str | None = Field(default=None, max_length=3)
     federation: str | None = Field(default=None, max_length=3)
     birth_date: str | None = Field(default=None, max_length=10)
     trf_cells: str | None = Field(default=None, max_length=99)
@@ -238,7 +238,7 @@ class TournamentCreated(_TEvt, GoSettings):
     #: a knockout's play-off bound (None in events recorded before it: unbounded) and its decider
     playoff_games: int | None = None
     playoff_decider: str = "lots"
-    trf_headers: tuple[tuple[str, str], ...] = ()
+    trf_headers: tuple[str, ...] = ()
 
 
 class PlayerRegistered(_TEvt):

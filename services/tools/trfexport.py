@@ -37,6 +37,11 @@ from services.pairing.trf import RESULT_POINTS, RoundEntry, Tournament, TrfPlaye
 from services.tools.logio import applied_once
 
 
+def _split_header(line: str) -> tuple[str, str]:
+    """``"042 28. 07. 2005"`` -> ``("042", "28. 07. 2005")`` (a TournamentCreated.trf_headers line)."""
+    return line[:3], line[4:]
+
+
 def _start_numbers(players: list[PlayerRegistered]) -> dict[str, int]:
     """player id -> start number (see the module docstring)."""
     given = [x.start_number for x in players]
@@ -105,7 +110,7 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
     total = created.rounds or len(rounds)
     own = {"012": created.name, "062": str(len(out)), "XXR": str(total)}
     headers = [(code, own[code] if code in ("062", "XXR") else content)
-               for code, content in created.trf_headers]
+               for code, content in (_split_header(h) for h in created.trf_headers)]
     headers += [(code, v) for code, v in own.items() if code not in {c for c, _ in headers}]
     return Tournament(players=out, headers=headers, rounds=total)
 

@@ -119,7 +119,7 @@ class TrfHost(Host):
         await self.call("POST", "/tournaments", json={
             "tournament_id": self.tid, "name": t.name or self.tid, "system": "swiss",
             "rounds": max(t.rounds, t.rounds_recorded, 1), "tiebreaks": list(self.tiebreaks),
-            "trf_headers": [list(h) for h in t.headers]})
+            "trf_headers": [f"{code} {content}" for code, content in t.headers]})
         for p in t.players:
             await self.call("POST", f"/tournaments/{self.tid}/players", json={
                 "player_id": self.no_id[p.number], "name": p.name or self.no_id[p.number],

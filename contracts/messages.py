@@ -139,6 +139,10 @@ class CreateTournament(_TCmd, GoSettings):
     #: ``lots`` (drawn from ``lots_seed``) or ``higher-seed``.
     playoff_games: int | None = Field(default=None, ge=0, le=20)
     playoff_decider: Literal["lots", "higher-seed"] = "lots"
+    #: Swiss systems: a player registered after round 1 (a late entry) scores the rounds he
+    #: missed as zero-point byes ``Z`` (the default: TRF ``0000 - Z``, as unpaired) or, when the
+    #: event's rules say so, half-point byes ``H``.
+    late_entries: Literal["Z", "H"] = "Z"
     #: an imported FIDE TRF's header lines as written, in file order (``"042 28. 07. 2005"``,
     #: ``"XXC white1"``...; not the 001 player lines), written back by ``arbiter export trf``
     trf_headers: tuple[str, ...] = Field(default=(), max_length=200)
@@ -191,12 +195,39 @@ RequestedBye = Literal["F", "H", "Z"]
 class StartRound(_TCmd):
     """Pair and start round ``round``. With ``boards`` the organiser's manual pairing is used;
     ``bye`` names a player without a game in a manual pairing (pairing-allocated bye);
-    ``requested_byes`` (manual pairings only): players without a game and their bye's kind."""
+    ``requested_byes``: players without a game and their bye's kind, in a manual pairing or in
+    a round paired by a Swiss system (Dutch, 积分编排制, McMahon), which leaves them out."""
 
     round: int = Field(ge=1, le=99)
     boards: tuple[ManualBoard, ...] | None = None
     bye: PlayerId | None = None
     requested_byes: dict[PlayerId, RequestedBye] = Field(default_factory=dict)
+
+
+class WithdrawPlayer(_TCmd):
+    """A player leaves the event from round ``from_round`` on (a round not yet paired): the
+    Swiss systems no longer pair him (xiangqi 1999 art. 20.4: his results stand); a round robin
+    applies art. 20.3 (fewer than half of the opponents met: his results are annulled; else his
+    remaining games are forfeit wins for the opponents)."""
+
+    player_id: PlayerId
+    from_round: int = Field(ge=1, le=99)
+    reason: str = Field(default="", max_length=500)
+
+
+#: A game's result as the standings count it: ``1-0``, ``0-1``, ``1/2-1/2`` played, ``+-`` /
+#: ``-+`` won / lost by forfeit (xiangqi 1999 art. 21.4), ``--`` a double forfeit (21.3).
+ResultCode = Literal["1-0", "0-1", "1/2-1/2", "+-", "-+", "--"]
+
+
+class CorrectResult(_TCmd):
+    """An arbiter corrects the recorded result of a finished game of the tournament (a
+    mistyped result), with the ``reason``. The log keeps the first result; the correction is a
+    new event (ResultCorrected). Refused in a knockout once a later round is paired."""
+
+    game_id: GameId
+    result: ResultCode
+    reason: str = Field(min_length=1, max_length=500)
 
 
 class SubmitLineup(_TCmd):
@@ -238,6 +269,7 @@ class TournamentCreated(_TEvt, GoSettings):
     #: a knockout's play-off bound (None in events recorded before it: unbounded) and its decider
     playoff_games: int | None = None
     playoff_decider: str = "lots"
+    late_entries: str = "Z"
     trf_headers: tuple[str, ...] = ()
 
 
@@ -251,11 +283,35 @@ class PlayerRegistered(_TEvt):
     club: str | None = None
     team: str | None = None
     board: int | None = None
+    #: a late entry: the first round the player can be paired in, and the bye letter of each
+    #: round he missed (the event's ``late_entries``); None for a player registered before round 1
+    from_round: int | None = None
+    missed: str | None = None
     start_number: int | None = None
     sex: str | None = None
     federation: str | None = None
     birth_date: str | None = None
     trf_cells: str | None = None
+
+
+class PlayerWithdrawn(_TEvt):
+    """A player withdrawn from round ``from_round`` on (WithdrawPlayer; art. 20.3 / 20.4)."""
+
+    player_id: PlayerId
+    from_round: int
+    reason: str = ""
+
+
+class ResultCorrected(_TEvt):
+    """A game's result corrected by the arbiter (CorrectResult): ``previous`` and ``result``
+    are result codes (:data:`ResultCode`), ``round`` the game's round. Standings are
+    recomputed from it; the game's own stream keeps the result first recorded."""
+
+    game_id: GameId
+    round: int
+    previous: str
+    result: str
+    reason: str
 
 
 class LotsDrawn(_TEvt):
@@ -293,6 +349,9 @@ class RoundPaired(_TEvt):
     lots_seed: int | None = None
     decisions: tuple[str, ...] = ()
     requested_byes: dict[PlayerId, RequestedBye] = Field(default_factory=dict)
+    #: boards of a round robin's schedule not played because a player withdrew (art. 20.3):
+    #: the opponent wins by forfeit unless the withdrawn player's results are annulled
+    withdrawn_boards: tuple[ManualBoard, ...] = ()
 
 
 class StandingRow(_M):
@@ -862,6 +921,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     CreateTournament, RegisterPlayer, DrawLots, StartRound,
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
     TournamentFinished, TournamentCommandRejected, SubmitLineup, LineupSubmitted,
+    WithdrawPlayer, CorrectResult, PlayerWithdrawn, ResultCorrected,
     CreateGame, SubmitMove, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
     IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,

@@ -44,7 +44,8 @@ from sse_starlette import EventSourceResponse
 from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
-    AcceptDead, AcceptDraw, ClaimDraw, CreateGame, CreateTournament, DeclineDraw, DrawLots,
+    AcceptDead, AcceptDraw, ClaimDraw, CorrectResult, CreateGame, CreateTournament, DeclineDraw,
+    DrawLots, WithdrawPlayer,
     IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
     ReportArrival, Resign, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     envelope,
@@ -105,6 +106,8 @@ RegisterPlayerBody = _body("RegisterPlayerBody", RegisterPlayer, drop=("tourname
 DrawLotsBody = _body("DrawLotsBody", DrawLots, drop=("tournament_id",), at_ms=False)
 StartRoundBody = _body("StartRoundBody", StartRound, drop=("tournament_id",), at_ms=False)
 LineupBody = _body("LineupBody", SubmitLineup, drop=("tournament_id",), at_ms=False)
+WithdrawBody = _body("WithdrawBody", WithdrawPlayer, drop=("tournament_id",), at_ms=False)
+CorrectionBody = _body("CorrectionBody", CorrectResult, drop=("tournament_id", "game_id"), at_ms=False)
 CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",))
 MoveBody = _body("MoveBody", SubmitMove, drop=("game_id",))
 PlayerBody = _body("PlayerBody", Resign, drop=("game_id",))
@@ -559,6 +562,15 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         return await tournament_command(SubmitLineup, tid, body, x_arbiter_token, wait,
                                         x_correlation_id)
 
+    @app.post("/tournaments/{tid}/withdrawals", tags=["tournaments"])
+    async def withdraw_player(tid: str, body: WithdrawBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                              x_arbiter_token: str | None = TOKEN,
+                              x_correlation_id: str | None = CORR) -> JSONResponse:
+        """A player leaves from round ``from_round`` (not yet paired) on (art. 20.3 / 20.4):
+        200 PlayerWithdrawn, 409 with a reason."""
+        return await tournament_command(WithdrawPlayer, tid, body, x_arbiter_token, wait,
+                                        x_correlation_id)
+
     @app.get("/tournaments/{tid}", tags=["tournaments"])
     async def get_tournament(tid: str) -> dict:
         return tournament_or_404(tid).to_dict(gw.rm.games)
@@ -653,6 +665,25 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
                                   correlation=x_correlation_id)
         return outcome(cmd, resp)
+
+    @app.post("/games/{gid}/correction", tags=["arbiter"])
+    async def correct_result(gid: str, body: CorrectionBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                             x_arbiter_token: str | None = TOKEN,
+                             x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Arbiter only: correct the recorded result of a finished tournament game (``result``
+        a result code: 1-0, 0-1, 1/2-1/2, +- / -+ forfeits, -- double forfeit; ``reason``).
+        Published on the tournament (CorrectResult); answer ResultCorrected, or 409 (no result
+        yet, same result, a knockout whose next round is paired)."""
+        gw.require_arbiter(x_arbiter_token)
+        g = game_or_404(gid)
+        if not g.tournament_id:
+            raise HTTPError(409, f"game {gid} is not a tournament game: only a tournament game's "
+                                 "result is corrected", code="invalid")
+        tournament_or_404(g.tournament_id)
+        payload = build(CorrectResult, tournament_id=g.tournament_id, game_id=gid, **body.model_dump())
+        cmd, resp = await gw.send(payload, f"tournament-{g.tournament_id}", ARBITER, at_ms=None,
+                                  wait=wait, correlation=x_correlation_id)
+        return outcome(cmd, resp, tournament_id=g.tournament_id)
 
     @app.post("/games/{gid}/penalties", tags=["arbiter"])
     async def issue_penalty(gid: str, body: PenaltyBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]

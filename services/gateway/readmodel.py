@@ -75,6 +75,8 @@ class GameView(Seats):
         self.rulings: list[dict] = []  # xiangqi 棋例 rulings (RepetitionRuled)
         self.score: str | None = None  # Go: the counted result (B+3.5)
         self.go: dict | None = None  # Go: settings, phase, dead-stone proposals, count
+        self.code: str | None = None  # the result code of the last ResultCorrected (+-, --, 1-0...)
+        self.corrections: list[dict] = []  # ResultCorrected payloads, oldest first
 
     # ---------------------------------------------------------------------------------- queries
     @property
@@ -115,6 +117,7 @@ class GameView(Seats):
             "rulings": list(self.rulings),
             "score": self.score,
             "go": self.go_dict(),
+            "corrections": list(self.corrections),
             "pgn": None if self.game == "go" else self.pgn(event=event),
         }
 
@@ -205,6 +208,16 @@ class GameView(Seats):
         self.draw_offer = None
         self.clock["running"] = None
         self.clock["deadline_ms"] = None
+
+    def correct(self, p: Any) -> None:
+        """A ResultCorrected: the result shown becomes the corrected one (a forfeit code as
+        ``1-0``/``0-1`` with reason ``forfeit``, ``--`` as ``0-0``); the correction is listed."""
+        self.code = p.result
+        self.result = {"+-": "1-0", "-+": "0-1", "--": "0-0"}.get(p.result, p.result)
+        self.reason = ("forfeit" if p.result in ("+-", "-+") else "double-forfeit" if p.result == "--"
+                       else "correction")
+        self.winner = {"1-0": "white", "0-1": "black"}.get(self.result)
+        self.corrections.append(_dump(p))
 
     def _go_event(self, t: str, p: Any) -> None:
         g = self.go
@@ -363,7 +376,8 @@ class TournamentView:
             boards.append({**b, "result": g.result if g else None, "reason": g.reason if g else None,
                            "status": g.status if g else None})
         return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"],
-                "requested_byes": rd.get("requested_byes", {})}
+                "requested_byes": rd.get("requested_byes", {}),
+                "withdrawn_boards": rd.get("withdrawn_boards", [])}
 
     def standings_dict(self) -> dict:
         if self.standings is None:
@@ -388,6 +402,13 @@ class TournamentView:
             for r in rounds:
                 rd = self.rounds[r]
                 cell = ""
+                if p.get("from_round") and r < p["from_round"]:  # a late entry's missed round
+                    cell = p.get("missed") or "Z"
+                    score += {"H": 0.5}.get(cell, 0.0)
+                for wb in rd.get("withdrawn_boards", ()):  # art. 20.3: a forfeit
+                    if pid in (wb["white"], wb["black"]):
+                        cell = "-" if p.get("withdrawn_from") else "+"
+                        score += 0.0 if p.get("withdrawn_from") else 1.0
                 if rd["bye"] == pid:
                     cell = "bye"
                     if self.system in ("swiss", "chinese-swiss", "mcmahon"):
@@ -403,6 +424,11 @@ class TournamentView:
                     opp = b["black"] if colour == "white" else b["white"]
                     g = games.get(b["game_id"])
                     res = g.result if g else None
+                    if g is not None and g.code in ("+-", "-+", "--"):  # corrected to a forfeit
+                        mine = g.code if colour == "white" else g.code[::-1]
+                        cell = "+" if mine == "+-" else "-"
+                        score += 1.0 if mine == "+-" else 0.0
+                        continue
                     # "+"/"-" only for a game lost without play (absence, forfeit before a move)
                     forfeit = bool(g and g.reason and not g.moves
                                    and ("forfeit" in g.reason or "absence" in g.reason
@@ -448,7 +474,12 @@ class TournamentView:
         elif t == "PlayerRegistered":
             self.players[p.player_id] = {"player_id": p.player_id, "name": p.name,
                                          "rating": p.rating, "fide_id": p.fide_id,
-                                         "title": p.title, "grade": p.grade, "team": p.team}
+                                         "title": p.title, "grade": p.grade, "team": p.team,
+                                         "from_round": p.from_round, "missed": p.missed,
+                                         "withdrawn_from": None}
+        elif t == "PlayerWithdrawn":
+            if p.player_id in self.players:
+                self.players[p.player_id]["withdrawn_from"] = p.from_round
         elif t == "LotsDrawn":
             self.numbers = dict(p.numbers)
         elif t == "RoundPaired":
@@ -456,6 +487,7 @@ class TournamentView:
                 "boards": [{"board": b.board, "game_id": b.game_id, "white": b.white,
                             "black": b.black} for b in p.boards],
                 "bye": p.bye, "manual": p.manual, "requested_byes": dict(p.requested_byes),
+                "withdrawn_boards": [{"white": b.white, "black": b.black} for b in p.withdrawn_boards],
             }
             if self.status in ("created", "open"):
                 self.status = "running"
@@ -515,6 +547,10 @@ class ReadModel:
                 view.pending_creates = max(0, view.pending_creates - 1)
                 if view.status == "created" and not view.pending_creates:
                     del self.tournaments[tid]  # every creation was refused: nothing exists
+            if msg.type == "ResultCorrected":
+                g = self.games.get(msg.payload.game_id)
+                if g is not None:
+                    g.correct(msg.payload)
             if msg.type == "RoundPaired":
                 for b in msg.payload.boards:  # paired games are known before they start
                     g = self.games.get(b.game_id)

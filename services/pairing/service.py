@@ -1,8 +1,8 @@
 """Pairing service: owns the tournament record, stream ``tournament-<id>`` (pure event handler).
 
 Consumes tournament commands (CreateTournament, RegisterPlayer, DrawLots, SubmitLineup,
-StartRound) and the results of its games (GameEnded). Writes TournamentCreated,
-PlayerRegistered, LotsDrawn, LineupSubmitted,
+StartRound, WithdrawPlayer, CorrectResult) and the results of its games (GameEnded). Writes
+TournamentCreated, PlayerRegistered, LotsDrawn, LineupSubmitted, PlayerWithdrawn, ResultCorrected,
 RoundPaired (boards with game ids, colours, bye, system, inputs hash), TournamentFinished, and
 TournamentCommandRejected for a refused command (nothing changes).
 
@@ -23,6 +23,15 @@ final and its replay, seeded and played like ``knockout``); ``team-round-robin``
 over the teams, boards of a match by board order or the team's line-up (SubmitLineup, art.
 12.1-12.3), or all-play-all matches over several rounds (12.4) (:mod:`services.pairing.teams`);
 or the organiser's manual pairing (StartRound with boards, ``bye`` and ``requested_byes``).
+
+Withdrawals, late entries, requested byes (FIDE TRF letters): a withdrawn player is not paired
+from his ``from_round`` on (Swiss systems, art. 20.4; a round robin's boards with him go to
+RoundPaired ``withdrawn_boards``, scored by art. 20.3 in the standings); a player registered
+after round 1 of a Dutch or McMahon event (a late entry; not the 积分编排制, whose draw numbers
+are fixed by round 1's lots) scores each missed round as the event's ``late_entries`` bye
+(``Z`` 0 by default, as TRF writes an unpaired round, or ``H`` ½); StartRound's
+``requested_byes`` in a round a Swiss system pairs leave those players out (the Dutch engine's
+``absent``). A CorrectResult is refused in a knockout once a later round is paired.
 """
 from __future__ import annotations
 
@@ -32,9 +41,10 @@ from dataclasses import astuple, dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, CreateTournament, DrawLots,
-    GameEnded, LineupSubmitted, LotsDrawn, PlayerRegistered, RegisterPlayer, RoundPaired, Rule,
-    StartRound, SubmitLineup, TournamentCommandRejected, TournamentCreated, TournamentFinished,
+    GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, CorrectResult, CreateTournament,
+    DrawLots, GameEnded, LineupSubmitted, LotsDrawn, ManualBoard, PlayerRegistered, PlayerWithdrawn,
+    RegisterPlayer, ResultCorrected, RoundPaired, Rule, StartRound, SubmitLineup,
+    TournamentCommandRejected, TournamentCreated, TournamentFinished, WithdrawPlayer,
 )
 from services.pairing import core as pc
 from shared.service import Core, Emit
@@ -59,6 +69,13 @@ KNOCKOUTS = ("knockout", "double-elimination")
 DEFAULT_PLAYOFF_GAMES = 4
 #: (white points, black points) of a result code ("--": a double forfeit scores 0 for both)
 _POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
+#: Systems that pair each round from the standings: they take late entries and requested byes
+#: in a round they pair, and simply stop pairing a withdrawn player (art. 20.4).
+SWISS_SYSTEMS = ("swiss", "chinese-swiss", "mcmahon")
+#: Late entries: not in the 积分编排制, whose draw numbers are fixed by round 1's lots (appendix 2).
+LATE_ENTRY_SYSTEMS = ("swiss", "mcmahon")
+#: Points of a requested bye (TRF-16 letters).
+BYE_POINTS = {"F": 1.0, "H": 0.5, "Z": 0.0}
 AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
              "team-round-robin", "double-elimination")
 
@@ -72,6 +89,14 @@ class _Tournament:
     results: dict[str, str] = field(default_factory=dict)  # game id -> result ("+-" for forfeits)
     finished: bool = False
     lineups: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # (team, match) -> ids
+    withdrawn: dict[str, int] = field(default_factory=dict)  # player id -> first round missed
+
+    def absent(self, rnd: int, requested: dict[str, str] | None = None) -> dict[str, str]:
+        """Players not to be paired in round ``rnd`` and their TRF letter: withdrawn (``-``,
+        an absence) or a requested bye (``F``/``H``/``Z``)."""
+        out = {pid: "-" for pid, r in self.withdrawn.items() if r <= rnd}
+        out.update(requested or {})
+        return out
 
     def total_rounds(self) -> int | None:
         n = len(self.players) + len(self.players) % 2
@@ -187,8 +212,14 @@ class PairingCore(Core):
 
     def _on_RegisterPlayer(self, msg, p: RegisterPlayer):
         t = self.tournaments[p.tournament_id]
+        late = {}
         if t.rounds:
-            return self._reject(msg, "closed", "registration is closed: round 1 has been paired")
+            if t.created.system not in LATE_ENTRY_SYSTEMS:
+                return self._reject(msg, "closed", "registration is closed: round 1 has been paired "
+                                                   f"(late entries are for {', '.join(LATE_ENTRY_SYSTEMS)})")
+            if t.finished or len(t.rounds) >= (t.total_rounds() or 0):
+                return self._reject(msg, "closed", "registration is closed: every round is paired")
+            late = {"from_round": len(t.rounds) + 1, "missed": t.created.late_entries}
         if any(x.player_id == p.player_id for x in t.players):
             return self._reject(msg, "already-exists", f"player {p.player_id} is already registered")
         if t.created.system == "mcmahon":
@@ -207,9 +238,65 @@ class PairingCore(Core):
                 return self._reject(msg, "invalid", "a team event needs each player's team")
             if p.board is not None and any(x.team == p.team and x.board == p.board for x in t.players):
                 return self._reject(msg, "invalid", f"team {p.team} already has a member on board {p.board}")
-        ev = PlayerRegistered(**p.model_dump())
+        ev = PlayerRegistered(**p.model_dump(), **late)
         t.players.append(ev)
         return [Emit(self._stream(p.tournament_id), ev)]
+
+    def _on_WithdrawPlayer(self, msg, p: WithdrawPlayer):
+        """A player leaves from round ``from_round`` (not yet paired) on: the Swiss systems stop
+        pairing him (art. 20.4); a round robin leaves his boards unplayed (RoundPaired
+        ``withdrawn_boards``), scored by the standings under art. 20.3."""
+        t = self.tournaments[p.tournament_id]
+        sys_ = t.created.system
+        if sys_ in KNOCKOUTS or sys_ == "team-round-robin":
+            return self._reject(msg, "invalid", f"a {sys_} has no withdrawals: a player who does not "
+                                                "play loses his games by forfeit (report the absence)")
+        if not any(x.player_id == p.player_id for x in t.players):
+            return self._reject(msg, "invalid", f"{p.player_id} is not registered")
+        if p.player_id in t.withdrawn:
+            return self._reject(msg, "invalid", f"{p.player_id} has already withdrawn from round "
+                                                f"{t.withdrawn[p.player_id]}")
+        if t.finished or p.from_round <= len(t.rounds):
+            return self._reject(msg, "closed", f"round {p.from_round} is already paired: a player "
+                                               "absent from a paired game loses it by forfeit")
+        total = t.total_rounds()
+        if total is not None and p.from_round > total:
+            return self._reject(msg, "invalid", f"the tournament has {total} rounds")
+        t.withdrawn[p.player_id] = p.from_round
+        return [Emit(self._stream(p.tournament_id), PlayerWithdrawn(
+            tournament_id=p.tournament_id, player_id=p.player_id, from_round=p.from_round,
+            reason=p.reason))]
+
+    def _on_CorrectResult(self, msg, p: CorrectResult):
+        """The arbiter's correction of a recorded result: ResultCorrected (the game's own record
+        is not edited). A knockout's is refused once a later round is paired (that round was
+        drawn from the result), and in a finished knockout when it would leave a match level."""
+        t = self.tournaments[p.tournament_id]
+        rnd = next((r.round for r in t.rounds for b in r.boards if b.game_id == p.game_id), None)
+        if rnd is None:
+            return self._reject(msg, "invalid", f"game {p.game_id} is not a game of {p.tournament_id}")
+        previous = t.results.get(p.game_id)
+        if previous is None:
+            return self._reject(msg, "running", f"game {p.game_id} has no result yet: record it instead")
+        if previous == p.result:
+            return self._reject(msg, "invalid", f"game {p.game_id} already has the result {p.result}")
+        if t.created.system in KNOCKOUTS:
+            if len(t.rounds) > rnd:
+                return self._reject(msg, "closed", f"round {rnd + 1} is already paired from this result: "
+                                                   "a knockout result is corrected before the next round")
+            trial = {**t.results, p.game_id: p.result}
+            try:
+                still = knockout_bracket(t.created, t.numbers, t.rounds, trial).finished
+            except pc.PairingError as e:
+                return self._reject(msg, "invalid", f"the corrected result does not fit the bracket: {e}")
+            if t.finished and not still:
+                return self._reject(msg, "closed", "the knockout is finished and the correction would "
+                                                   "leave a match level (a play-off would be due)")
+        t.results[p.game_id] = p.result
+        out = [Emit(self._stream(p.tournament_id), ResultCorrected(
+            tournament_id=p.tournament_id, game_id=p.game_id, round=rnd, previous=previous,
+            result=p.result, reason=p.reason))]
+        return out + self._maybe_finish(p.tournament_id)
 
     def _on_DrawLots(self, msg, p: DrawLots):
         t = self.tournaments[p.tournament_id]
@@ -284,13 +371,21 @@ class PairingCore(Core):
         if t.open_games():
             return self._reject(msg, "round-running",
                                 f"round {expected - 1} is not finished: {len(t.open_games())} game(s) running")
-        if p.boards is None and (p.bye is not None or p.requested_byes):
-            return self._reject(msg, "invalid", "bye and requested_byes go with a manual pairing (boards)")
+        if p.boards is None and p.bye is not None:
+            return self._reject(msg, "invalid", "bye goes with a manual pairing (boards)")
+        if p.boards is None and p.requested_byes:
+            if t.created.system not in SWISS_SYSTEMS:
+                return self._reject(msg, "invalid", "requested byes go with a manual pairing or a Swiss "
+                                                    f"system ({', '.join(SWISS_SYSTEMS)})")
+            ids = {x.player_id for x in t.players}
+            bad = [pid for pid in p.requested_byes if pid not in ids or t.withdrawn.get(pid, 99) <= p.round]
+            if bad:
+                return self._reject(msg, "invalid", f"requested bye of {bad}: not registered or withdrawn")
         if p.boards is not None and t.created.system in (*KNOCKOUTS, "team-round-robin"):
             return self._reject(msg, "invalid", f"a {t.created.system} is paired by its system, not manually")
         try:
             pairs, bye, system, rule, inputs = (self._manual(t, p) if p.boards is not None
-                                                else self._by_system(t, p.round))
+                                                else self._by_system(t, p.round, dict(p.requested_byes)))
         except (pc.PairingError, ValueError) as e:  # ChineseSwissError is a ValueError
             return self._reject(msg, "invalid", str(e))
         extra = inputs.pop("_extra", {})
@@ -307,11 +402,11 @@ class PairingCore(Core):
         ev = RoundPaired(tournament_id=p.tournament_id, round=p.round, system=system, boards=boards,
                          bye=bye, manual=p.boards is not None, inputs_hash=digest,
                          rule=rule.model_copy(update={"game": t.created.game}),
-                         requested_byes=dict(p.requested_byes) if p.boards is not None else {}, **extra)
+                         requested_byes=dict(p.requested_byes), **extra)
         t.rounds.append(ev)
         for b in boards:
             self.game_index[b.game_id] = p.tournament_id
-        return out + [Emit(self._stream(p.tournament_id), ev)]
+        return out + [Emit(self._stream(p.tournament_id), ev)] + self._maybe_finish(p.tournament_id)
 
     def _manual(self, t: _Tournament, p: StartRound):
         ids = [x.player_id for x in t.players]
@@ -332,8 +427,9 @@ class PairingCore(Core):
         return pairs, p.bye, "manual", MANUAL_RULE, {"manual": pairs, "bye": p.bye,
                                                      "requested_byes": dict(p.requested_byes)}
 
-    def _by_system(self, t: _Tournament, rnd: int):
+    def _by_system(self, t: _Tournament, rnd: int, requested: dict[str, str] | None = None):
         ids = [x.player_id for x in t.players]
+        absent = t.absent(rnd, requested)
         if t.created.system in ("round-robin", "double-round-robin"):
             numbers = t.numbers or {pid: i + 1 for i, pid in enumerate(ids)}
             by_no = {n: pid for pid, n in numbers.items()}
@@ -341,18 +437,25 @@ class PairingCore(Core):
             plan = pc.round_robin(len(ids), cycles)[rnd - 1]
             pairs = [(by_no[w], by_no[b]) for w, b in plan.boards]
             bye = by_no[plan.bye] if plan.bye else None
+            gone = [(w, b) for w, b in pairs if w in absent or b in absent]  # art. 20.3
+            extra = {"system_version": "berger-appendix-1 1"}
+            if gone:
+                pairs = [x for x in pairs if x not in gone]
+                extra["withdrawn_boards"] = tuple(ManualBoard(white=w, black=b) for w, b in gone)
+                extra["decisions"] = tuple(f"{w}-{b} not played: {' and '.join(x for x in (w, b) if x in absent)} "
+                                           "withdrew (art. 20.3)" for w, b in gone)
             return pairs, bye, t.created.system, BERGER_RULE, {
-                "numbers": numbers, "round": rnd, "cycles": cycles,
-                "_extra": {"system_version": "berger-appendix-1 1"}}
+                "numbers": numbers, "round": rnd, "cycles": cycles, "withdrawn": sorted(t.withdrawn.items()),
+                "_extra": extra}
         if t.created.system == "mcmahon":
-            return self._mcmahon(t, rnd)
+            return self._mcmahon(t, rnd, absent)
         if t.created.system == "chinese-swiss":
-            return self._chinese_swiss(t, rnd)
+            return self._chinese_swiss(t, rnd, absent)
         if t.created.system in KNOCKOUTS:
             return self._knockout(t, rnd)
         if t.created.system == "team-round-robin":
             return self._teams(t, rnd)
-        return self._dutch(t, rnd)
+        return self._dutch(t, rnd, absent)
 
     def _knockout(self, t: _Tournament, rnd: int):
         """Seeds (by the tournament's ``seeding``, or DrawLots numbers) fixed at round 1 and
@@ -423,15 +526,18 @@ class PairingCore(Core):
                   "_extra": {"system_version": "team-berger 2", "decisions": tuple(decisions)}}
         return pairs, None, "team-round-robin", TEAM_RULE, inputs
 
-    def _dutch(self, t: _Tournament, rnd: int):
+    def _dutch(self, t: _Tournament, rnd: int, absent: dict[str, str] | None = None):
         """FIDE Dutch (C.04.3) by py4swiss (bbpPairings' rules, :mod:`services.pairing.dutch`):
         pairing numbers by rating then name; the history as a TRF (byes ``U``, absences ``Z``,
-        forfeits ``+``/``-``)."""
+        forfeits ``+``/``-``, a late entry's missed rounds ``Z`` or ``H``); ``absent``: players
+        left out this round (withdrawn ``-``, requested byes ``F``/``H``/``Z``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
+        absent = absent or {}
         order = pairing_order(t.players)
         no = {x.player_id: i + 1 for i, x in enumerate(order)}
-        hist = round_entries(no, t.rounds, t.results)  # all results are in: the round ended
-        players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating)
+        hist = round_entries(no, t.rounds, t.results, t.players)  # all results are in: the round ended
+        players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating,
+                               absent=x.player_id in absent, absent_result=absent.get(x.player_id, "-"))
                    for x in order]
         sr = pair_dutch(players, rnd, t.created.rounds)
         by_no = {n: pid for pid, n in no.items()}
@@ -439,14 +545,16 @@ class PairingCore(Core):
         bye = by_no[int(sr.bye)] if sr.bye else None
         inputs = {"players": [[pid, no[pid], [astuple(e) for e in hist[pid]]] for pid in no], "round": rnd,
                   "_extra": {"system_version": ENGINE}}
+        if absent:
+            inputs["absent"] = sorted(absent.items())
         return pairs, bye, "swiss-dutch", DUTCH_RULE, inputs
 
-    def _chinese_swiss(self, t: _Tournament, rnd: int):
+    def _chinese_swiss(self, t: _Tournament, rnd: int, absent: dict[str, str] | None = None):
         """积分编排制 (xiangqi rules appendix 2) from the record: scores, opponents, colours
         (white seat = Red ``r``), byes; draw numbers (编号) fixed by round 1's pairing; lots seeded
         by the tournament's ``lots_seed`` and the round, recorded in RoundPaired."""
         from services.pairing.chinese_swiss import CSPlayer, pair_round
-        swiss = {x.id: x for x in self._swiss_players(t)}
+        swiss = {x.id: x for x in self._swiss_players(t) if x.id not in (absent or {})}
         clubs = {x.player_id: x for x in t.players}
         players = [CSPlayer(id=pid, rating=clubs[pid].rating, club=clubs[pid].club, score=x.score,
                             opponents=x.opponents,
@@ -463,7 +571,7 @@ class PairingCore(Core):
                              "decisions": tuple(f"{d.item} {d.kind}: {d.detail}" for d in res.decisions)}}
         return list(res.boards), res.bye, "chinese-swiss", CHINESE_SWISS_RULE, inputs
 
-    def _mcmahon(self, t: _Tournament, rnd: int):
+    def _mcmahon(self, t: _Tournament, rnd: int, absent: dict[str, str] | None = None):
         """McMahon players from the record: MMS = initial (grade, bar, floor) + points (scores,
         opponents, colours and byes as for the Swiss systems); floats of earlier rounds from the
         scores each board's players had before it."""
@@ -485,11 +593,14 @@ class PairingCore(Core):
             if r.bye:
                 floats[r.bye].append("")
                 running[r.bye] += 1.0
+            for pid in base:  # requested byes, a late entry's missed rounds
+                if pid != r.bye and not any(pid in (b.white, b.black) for b in r.boards):
+                    running[pid] += _bye_points(t, r, pid)
         grades = {x.player_id: x for x in t.players}
         players = [McMahonPlayer(id=x.id, mms=base[x.id] + x.score, rank=rank_value(grades[x.id].grade),
                                  rating=grades[x.id].rating, opponents=x.opponents, colours=x.colours,
                                  floats=tuple(floats[x.id]), had_bye=x.had_bye)
-                   for x in self._swiss_players(t)]
+                   for x in self._swiss_players(t) if x.id not in (absent or {})]
         res = mcmahon_pair(players)
         inputs = {"players": [[p.id, p.mms, p.rank, list(p.opponents), list(p.colours), list(p.floats),
                                p.had_bye] for p in players], "round": rnd,
@@ -518,6 +629,9 @@ class PairingCore(Core):
                 score[r.bye] += 1.0
                 byes.add(r.bye)
                 cols[r.bye].append("-")
+            for x in t.players:  # requested byes, a late entry's missed rounds
+                if x.player_id != r.bye and not any(x.player_id in (b.white, b.black) for b in r.boards):
+                    score[x.player_id] += _bye_points(t, r, x.player_id)
         return [pc.SwissPlayer(id=x.player_id, pairing_no=i + 1, score=score[x.player_id],
                                opponents=tuple(opps[x.player_id]), colours=tuple(cols[x.player_id]),
                                had_bye=x.player_id in byes) for i, x in enumerate(order)]
@@ -528,7 +642,12 @@ class PairingCore(Core):
             return []
         t = self.tournaments[tid]
         t.results[p.game_id] = result_code(p)
-        if t.finished or t.open_games():
+        return self._maybe_finish(tid)
+
+    def _maybe_finish(self, tid: str) -> list[Emit]:
+        """TournamentFinished once every game has a result and no round is left to pair."""
+        t = self.tournaments[tid]
+        if t.finished or t.open_games() or not t.rounds:
             return []
         decisions: list[str] = []
         if t.created.system in KNOCKOUTS:
@@ -626,16 +745,33 @@ def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:
     return out
 
 
-def round_entries(numbers: dict[str, int], rounds, results: dict[str, str]):
+def round_entries(numbers: dict[str, int], rounds, results: dict[str, str],
+                  players: list[PlayerRegistered] | None = None):
     """TRF round entries per player (:func:`services.pairing.trf.entries_from_rounds`) with the
-    requested byes of each RoundPaired (``F``/``H``/``Z`` instead of the unpaired ``Z``)."""
+    requested byes of each RoundPaired (``F``/``H``/``Z`` instead of the unpaired ``Z``) and,
+    given ``players``, a late entry's missed rounds (its ``missed`` letter, ``Z`` or ``H``)."""
     from services.pairing.trf import RoundEntry, entries_from_rounds
     out = entries_from_rounds(numbers, rounds, results)
     for i, r in enumerate(rounds):
         for pid, kind in (getattr(r, "requested_byes", None) or {}).items():
             if pid in out:
                 out[pid][i] = RoundEntry(None, "-", kind)
+    for x in players or ():
+        if x.from_round and x.player_id in out:
+            for i in range(min(x.from_round - 1, len(rounds))):
+                out[x.player_id][i] = RoundEntry(None, "-", x.missed or "Z")
     return out
+
+
+def _bye_points(t: _Tournament, r: RoundPaired, pid: str) -> float:
+    """Points of a round ``r`` without a game for ``pid`` other than the pairing bye: a
+    requested bye (F 1, H ½, Z 0) or a late entry's missed round (its ``missed`` letter)."""
+    kind = r.requested_byes.get(pid)
+    if kind is None:
+        x = next((x for x in t.players if x.player_id == pid), None)
+        if x is not None and x.from_round and r.round < x.from_round:
+            kind = x.missed
+    return BYE_POINTS.get(kind or "Z", 0.0)
 
 
 def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:

@@ -7,7 +7,13 @@ Consumes the tournament record (TournamentCreated, PlayerRegistered, RoundPaired
 积分编排制, McMahon) scores 1 point, a round-robin bye (odd number of players) none. Xiangqi
 events also count each player's fouls (PenaltyApplied ``foul``: the FOULS code of art. 15.1/15.2)
 and penalties under 18.1/18.2 (warnings, disqualifications), which place a player last among
-equal scores (18.4, code PEN). Requested byes of a manual round score ``F`` 1, ``H`` ½, ``Z`` 0.
+equal scores (18.4, code PEN). Requested byes score ``F`` 1, ``H`` ½, ``Z`` 0, and so do a late
+entry's missed rounds (PlayerRegistered ``missed``). Withdrawals (PlayerWithdrawn): a round
+robin applies art. 20.3 (:func:`services.standings.core.apply_withdrawals`: under half of the
+opponents met, the player's results are annulled and he is not ranked; else his unplayed
+boards, RoundPaired ``withdrawn_boards``, are forfeit wins for the opponents); in the Swiss
+systems his results stand (20.4). A ResultCorrected replaces the game's result and the
+standings of the last round published are written again.
 
 A knockout's rows rank the players by place (:meth:`services.pairing.knockout.Bracket.places`:
 players out in the same knockout round share a place; the match for third place decides 3 and
@@ -25,10 +31,11 @@ from dataclasses import dataclass, field
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, LotsDrawn, PenaltyApplied, PlayerRegistered,
-    RoundPaired, StandingRow, StandingsUpdated, TeamStandingRow, TournamentCreated,
+    PlayerWithdrawn, ResultCorrected, RoundPaired, StandingRow, StandingsUpdated, TeamStandingRow,
+    TournamentCreated,
 )
 from services.pairing.service import (
-    KNOCKOUTS, knockout_bracket, result_code, team_match_rounds, team_rosters,
+    BYE_POINTS, KNOCKOUTS, knockout_bracket, result_code, team_match_rounds, team_rosters,
 )
 from services.standings import core as sc
 from shared.service import Core, Emit
@@ -44,6 +51,7 @@ class _T:
     fouls: dict[str, int] = field(default_factory=dict)
     penalties: dict[str, tuple[int, int]] = field(default_factory=dict)  # (warnings, disqualified)
     numbers: dict[str, int] = field(default_factory=dict)  # LotsDrawn: a knockout's seeds
+    withdrawn: dict[str, int] = field(default_factory=dict)  # player id -> first round missed
 
 
 @dataclass
@@ -78,6 +86,13 @@ class StandingsCore(Core):
                     t.penalties[p.player_id] = (w + 1, d)
                 elif p.kind == "forfeit" and p.rule.article == "4.1.10":  # 18.2 disqualification
                     t.penalties[p.player_id] = (w, d + 1)
+        elif isinstance(p, PlayerWithdrawn) and p.tournament_id in self.tournaments:
+            self.tournaments[p.tournament_id].withdrawn[p.player_id] = p.from_round
+        elif isinstance(p, ResultCorrected) and p.tournament_id in self.tournaments:
+            t = self.tournaments[p.tournament_id]
+            t.results[p.game_id] = p.result
+            if t.published and p.round <= max(t.published):
+                return self._publish(p.tournament_id, max(t.published), again=True)
         elif isinstance(p, GameEnded) and p.game_id in self.game_index:
             tid, rnd = self.game_index[p.game_id]
             t = self.tournaments[tid]
@@ -86,9 +101,10 @@ class StandingsCore(Core):
                 return self._publish(tid, rnd)
         return []
 
-    def _publish(self, tid: str, rnd: int) -> list[Emit]:
+    def _publish(self, tid: str, rnd: int, again: bool = False) -> list[Emit]:
+        """StandingsUpdated after round ``rnd``, once (``again``: after a correction)."""
         t = self.tournaments[tid]
-        if rnd in t.published:
+        if rnd in t.published and not again:
             return []
         t.published.add(rnd)
         if t.created.system in KNOCKOUTS:
@@ -171,8 +187,7 @@ _POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5), "+-": (1
 
 def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
     """Standings of tournament state ``t`` over rounds 1..``upto`` and games played per player."""
-    players = [sc.Player(id=x.player_id, name=x.name, rating=x.rating) for x in t.players]
-    games, byes, played = [], [], {}
+    games, byes, played, scheduled = [], [], {}, []
     for rnd in sorted(t.rounds):
         if rnd > upto:
             continue
@@ -184,11 +199,26 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
             games.append(sc.GameResult(round=rnd, white=b.white, black=b.black, result=res))
             for pid in (b.white, b.black):
                 played[pid] = played.get(pid, 0) + 1
+        scheduled += [sc.GameResult(round=rnd, white=b.white, black=b.black, result="*")
+                      for b in r.withdrawn_boards]
+        for x in t.players:  # a late entry's missed rounds (Z or H)
+            if x.from_round and rnd < x.from_round:
+                byes.append(sc.Bye(round=rnd, player=x.player_id, points=BYE_POINTS[x.missed or "Z"]))
         if r.bye:  # a Swiss pairing-allocated bye scores a win; a round-robin rest day nothing
             byes.append(sc.Bye(round=rnd, player=r.bye,
                                points=1.0 if t.created.system in ("swiss", "chinese-swiss", "mcmahon") else 0.0))
         for pid, kind in r.requested_byes.items():  # TRF F / H / Z
-            byes.append(sc.Bye(round=rnd, player=pid, points={"F": 1.0, "H": 0.5, "Z": 0.0}[kind]))
+            byes.append(sc.Bye(round=rnd, player=pid, points=BYE_POINTS[kind]))
+    annulled: set[str] = set()
+    left = {pid: r - 1 for pid, r in t.withdrawn.items() if r <= upto}
+    if left and t.created.system in ("round-robin", "double-round-robin"):  # art. 20.3
+        games, annulled = sc.apply_withdrawals([x.player_id for x in t.players], games + scheduled, left,
+                                               system="round_robin")
+        # the forfeits of rounds played so far (not those of rounds still to come)
+        games = [g for g in games if g.round <= upto and g.result != "*"]
+        byes = [b for b in byes if b.player not in annulled]
+    players = [sc.Player(id=x.player_id, name=x.name, rating=x.rating) for x in t.players
+               if x.player_id not in annulled]
     mcmahon = None
     if t.created.system == "mcmahon":  # MMS = initial McMahon score from the grade + points
         from services.pairing.mcmahon import initial_mms

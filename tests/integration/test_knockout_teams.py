@@ -163,8 +163,9 @@ async def test_byes_and_manual_boards_are_refused_where_they_do_not_belong():
         for tid in ("sw", "ko"):
             for pid in ("a", "b", "c"):
                 await c.post(f"/tournaments/{tid}/players", json={"player_id": pid, "name": pid})
-        r = await c.post("/tournaments/sw/rounds", json={"round": 1, "requested_byes": {"c": "H"}})
-        assert r.status_code == 409 and "manual pairing" in r.json()["detail"]
+        # requested byes in a round paired by the system: Swiss systems only (a knockout: 409)
+        r = await c.post("/tournaments/ko/rounds", json={"round": 1, "requested_byes": {"c": "H"}})
+        assert r.status_code == 409 and "manual pairing or a Swiss system" in r.json()["detail"]
         r = await c.post("/tournaments/sw/rounds", json={"round": 1, "boards": [{"white": "a", "black": "b"}],
                                                          "requested_byes": {"a": "H"}})
         assert r.status_code == 409 and "also paired" in r.json()["detail"]

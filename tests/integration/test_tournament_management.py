@@ -160,3 +160,186 @@ async def test_a_semi_final_decided_by_the_rule_is_recorded_in_the_next_round():
         assert [d for d in dec if "settled" in d or "goes through" in d] == [
             "R1M1 p1-p4 level 0.5-0.5 after 0 play-off game(s), the limit 0: p1 goes through as the higher seed (art. 15.6)",
             "R1M2 p2-p3 level 0.5-0.5 after 0 play-off game(s), the limit 0: p2 goes through as the higher seed (art. 15.6)"]
+
+
+async def _standings_where(c, tid: str, ok, tries: int = 100) -> dict:
+    for _ in range(tries):
+        st = (await c.get(f"/tournaments/{tid}/standings")).json()
+        if st["rows"] and ok(st):
+            return st
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"standings of {tid} never matched: {st}")
+
+
+def _scores(st: dict) -> dict:
+    return {r["player_id"]: r["score"] for r in st["rows"]}
+
+
+async def test_an_arbiter_corrects_a_mistyped_result_and_standings_follow():
+    """Swiss, 4 players: p1's round-1 game is entered the wrong way round (p1 loses). A second
+    RecordResult is refused (game over); CorrectResult makes p1 the winner: ResultCorrected on
+    the tournament (previous kept), the game view shows the corrected result, the standings
+    after round 1 are written again (p1 1 point, his opponent 0)."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "cor"
+        assert (await _create(c, tid, system="swiss", rounds=3)).status_code == 200
+        await _players(c, tid, 4)
+        assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
+        rd = await paired_round(c, tid, 1)
+        b1 = next(b for b in rd["boards"] if "p1" in (b["white"], b["black"]))
+        opp = b1["black"] if b1["white"] == "p1" else b1["white"]
+        wrong, right = ("0-1", "1-0") if b1["white"] == "p1" else ("1-0", "0-1")
+        for b in rd["boards"]:
+            await _result(c, b["game_id"], wrong if b is b1 else "1/2-1/2")
+        st = await standings_after(c, tid, 1)
+        assert _scores(st)["p1"] == 0.0 and _scores(st)[opp] == 1.0
+        r = await c.post(f"/games/{b1['game_id']}/result", json={"result": right})
+        assert r.status_code == 409 and r.json()["code"] == "game-over"
+        r = await c.post(f"/games/{b1['game_id']}/correction", json={"result": right, "reason": "entered reversed"})
+        assert r.status_code == 200, r.text
+        assert (r.json()["event"], r.json()["previous"], r.json()["result"], r.json()["round"]) == (
+            "ResultCorrected", wrong, right, 1)
+        r = await c.post(f"/games/{b1['game_id']}/correction", json={"result": right, "reason": "again"})
+        assert r.status_code == 409 and "already has the result" in r.json()["detail"]
+        st = await _standings_where(c, tid, lambda s: _scores(s)["p1"] == 1.0)
+        assert _scores(st)[opp] == 0.0 and st["round"] == 1
+        g = (await c.get(f"/games/{b1['game_id']}")).json()
+        assert g["result"] == right and g["corrections"][0]["reason"] == "entered reversed"
+        # a forfeit code: the crosstable shows + / -
+        r = await c.post(f"/games/{b1['game_id']}/correction",
+                         json={"result": "+-" if b1["white"] == "p1" else "-+", "reason": "opponent absent"})
+        assert r.status_code == 200, r.text
+        for _ in range(50):
+            cells = {row["player_id"]: row["cells"][0]
+                     for row in (await c.get(f"/tournaments/{tid}/crosstable")).json()["rows"]}
+            if cells["p1"] == "+":
+                break
+            await asyncio.sleep(0.05)
+        assert cells["p1"] == "+" and cells[opp] == "-"
+
+
+async def test_a_knockout_result_is_corrected_only_before_the_next_round():
+    """Four-player knockout (p1-p4, p2-p3): p4 entered as winner of round 1, corrected to p1
+    before round 2: the final is p1-p2. Once the final is paired, round 1 is closed (409)."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "kc"
+        assert (await _create(c, tid, system="knockout")).status_code == 200
+        await _players(c, tid, 4)
+        assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
+        rd = await paired_round(c, tid, 1)
+        g14 = next(b for b in rd["boards"] if {b["white"], b["black"]} == {"p1", "p4"})
+        g23 = next(b for b in rd["boards"] if b is not g14)
+        p4_wins = "1-0" if g14["white"] == "p4" else "0-1"
+        await _result(c, g14["game_id"], p4_wins)
+        await _result(c, g23["game_id"], "1-0" if g23["white"] == "p2" else "0-1")
+        r = await c.post(f"/games/{g14['game_id']}/correction",
+                         json={"result": "0-1" if p4_wins == "1-0" else "1-0", "reason": "typo"})
+        assert r.status_code == 200, r.text
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": 2})
+        assert r.status_code == 200, r.text
+        assert {r.json()["boards"][0]["white"], r.json()["boards"][0]["black"]} == {"p1", "p2"}
+        r = await c.post(f"/games/{g23['game_id']}/correction", json={"result": "1/2-1/2", "reason": "late"})
+        assert r.status_code == 409 and "round 2 is already paired" in r.json()["detail"]
+
+
+async def _play_rr(c, tid: str, rnd: int, results: dict[frozenset, str]) -> dict:
+    """Pair round ``rnd`` by the system; ``results``: {players} -> result from the first-named
+    (sorted) player's side ("1-0" = the lower id wins)."""
+    r = await c.post(f"/tournaments/{tid}/rounds", json={"round": rnd})
+    assert r.status_code == 200, r.text
+    rd = await paired_round(c, tid, rnd)
+    for b in rd["boards"]:
+        res = results[frozenset((b["white"], b["black"]))]
+        if b["white"] > b["black"] and res != "1/2-1/2":
+            res = "0-1" if res == "1-0" else "1-0"
+        await _result(c, b["game_id"], res)
+    return rd
+
+
+async def test_round_robin_withdrawal_art_20_3_results_stand_or_are_annulled():
+    """Four players, Berger table (appendix 1): r1 1-4 2-3, r2 4-3 1-2, r3 2-4 3-1.
+
+    Event A: p4 withdraws from round 3 having met p1 and p3 (2 of 3 opponents: half or more,
+    art. 20.3): his results stand and round 3's 2-4 is not played, a forfeit win for p2.
+    Results (lower id first): r1 p1-p4 1-0, p2-p3 ½; r2 p3-p4 0-1 (p4 wins), p1-p2 ½; r3 p1-p3
+    1-0. Scores: p1 1+½+1 = 2.5, p2 ½+½+1 (forfeit) = 2, p3 ½+0+0 = 0.5, p4 0+1+0 = 1.
+
+    Event B: p4 withdraws from round 2 having met only p1 (1 of 3: under half): his results are
+    annulled. r1 p1-p4 1-0 (annulled), p2-p3 ½; r2 p1-p2 1-0; r3 p1-p3 ½. Scores: p1 1+½ = 1.5,
+    p2 ½+0 = 0.5, p3 ½+½ = 1; p4 is not ranked."""
+    async with arbiter_client("memory", ticks=False) as c:
+        P = lambda a, b: frozenset((a, b))  # noqa: E731
+        assert (await _create(c, "rra", system="round-robin")).status_code == 200
+        await _players(c, "rra", 4)
+        await _play_rr(c, "rra", 1, {P("p1", "p4"): "1-0", P("p2", "p3"): "1/2-1/2"})
+        r = await c.post("/tournaments/rra/withdrawals", json={"player_id": "p4", "from_round": 1})
+        assert r.status_code == 409 and "already paired" in r.json()["detail"]
+        await _play_rr(c, "rra", 2, {P("p3", "p4"): "0-1", P("p1", "p2"): "1/2-1/2"})
+        r = await c.post("/tournaments/rra/withdrawals", json={"player_id": "p4", "from_round": 3, "reason": "ill"})
+        assert r.status_code == 200 and r.json()["event"] == "PlayerWithdrawn", r.text
+        rd = await _play_rr(c, "rra", 3, {P("p1", "p3"): "1-0"})
+        assert [{b["white"], b["black"]} for b in rd["boards"]] == [{"p1", "p3"}]
+        assert rd["withdrawn_boards"] == [{"white": "p2", "black": "p4"}]
+        st = await standings_after(c, "rra", 3)
+        assert _scores(st) == {"p1": 2.5, "p2": 2.0, "p3": 0.5, "p4": 1.0}
+        cells = {row["player_id"]: row["cells"] for row in (await c.get("/tournaments/rra/crosstable")).json()["rows"]}
+        assert cells["p2"][2] == "+" and cells["p4"][2] == "-"
+        ev = (await c.get("/tournaments/rra/events", params={"follow": "false"})).json()
+        assert [e["type"] for e in ev].count("TournamentFinished") == 1
+
+        assert (await _create(c, "rrb", system="round-robin")).status_code == 200
+        await _players(c, "rrb", 4)
+        await _play_rr(c, "rrb", 1, {P("p1", "p4"): "1-0", P("p2", "p3"): "1/2-1/2"})
+        r = await c.post("/tournaments/rrb/withdrawals", json={"player_id": "p4", "from_round": 2})
+        assert r.status_code == 200, r.text
+        await _play_rr(c, "rrb", 2, {P("p1", "p2"): "1-0"})
+        await _play_rr(c, "rrb", 3, {P("p1", "p3"): "1/2-1/2"})
+        st = await standings_after(c, "rrb", 3)
+        assert _scores(st) == {"p1": 1.5, "p2": 0.5, "p3": 1.0}
+
+
+async def test_swiss_requested_bye_withdrawal_and_late_entry():
+    """Dutch, 3 rounds, p1..p4 (ratings 2400..2370). Round 1 paired by the system with p4's
+    requested H bye: p1..p3 are paired (one board and the pairing bye), p4 scores ½. Then p5
+    (2500) enters late: his missed round 1 is a zero-point bye Z (the event's default rule,
+    TRF 0000 - Z); p3 withdraws from round 2 (art. 20.4: his result stands, he is not paired).
+    Round 2 pairs exactly p1, p2, p4, p5 on two boards."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "swl"
+        assert (await _create(c, tid, system="swiss", rounds=3)).status_code == 200
+        await _players(c, tid, 4)
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": 1, "requested_byes": {"p4": "H"}})
+        assert r.status_code == 200, r.text
+        rd = await paired_round(c, tid, 1)
+        on_boards = {x for b in rd["boards"] for x in (b["white"], b["black"])}
+        assert len(rd["boards"]) == 1 and on_boards | {rd["bye"]} == {"p1", "p2", "p3"}
+        assert rd["requested_byes"] == {"p4": "H"}
+        for b in rd["boards"]:
+            await _result(c, b["game_id"], "1/2-1/2")
+        r = await c.post(f"/tournaments/{tid}/players", json={"player_id": "p5", "name": "P5", "rating": 2500})
+        assert r.status_code == 200 and (r.json()["from_round"], r.json()["missed"]) == (2, "Z"), r.text
+        r = await c.post(f"/tournaments/{tid}/withdrawals", json={"player_id": "p3", "from_round": 2})
+        assert r.status_code == 200, r.text
+        st = await standings_after(c, tid, 1)
+        assert _scores(st)["p4"] == 0.5
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": 2})
+        assert r.status_code == 200, r.text
+        rd2 = await paired_round(c, tid, 2)
+        assert {x for b in rd2["boards"] for x in (b["white"], b["black"])} == {"p1", "p2", "p4", "p5"}
+        assert rd2["bye"] is None
+        for b in rd2["boards"]:
+            await _result(c, b["game_id"], "1/2-1/2")
+        st = await standings_after(c, tid, 2)
+        assert _scores(st)["p5"] == 0.5 and _scores(st)["p4"] == 1.0  # Z + ½; H ½ + ½
+        cells = {row["player_id"]: row["cells"] for row in (await c.get(f"/tournaments/{tid}/crosstable")).json()["rows"]}
+        assert cells["p5"][0] == "Z" and cells["p4"][0] == "H" and cells["p3"][1] == ""
+        # refused: a round robin's late entry, a second withdrawal, a bye for a withdrawn player
+        r = await c.post(f"/tournaments/{tid}/withdrawals", json={"player_id": "p3", "from_round": 3})
+        assert r.status_code == 409 and "already withdrawn" in r.json()["detail"]
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": 3, "requested_byes": {"p3": "H"}})
+        assert r.status_code == 409 and "withdrawn" in r.json()["detail"]
+        assert (await _create(c, "rr", system="round-robin")).status_code == 200
+        await _players(c, "rr", 2)
+        assert (await c.post("/tournaments/rr/rounds", json={"round": 1})).status_code == 200
+        r = await c.post("/tournaments/rr/players", json={"player_id": "late", "name": "Late"})
+        assert r.status_code == 409 and "registration is closed" in r.json()["detail"]

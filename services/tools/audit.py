@@ -15,10 +15,9 @@ with its recorded GameStarted.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, FlagFell, GameStarted, parse_message
+from contracts.messages import TOPICS, FlagFell, GameStarted
 from shared.eventlog.memory import MemoryLog
 from shared.system import System
 
@@ -47,19 +46,6 @@ class Difference:
 
 def _jsonable(v):
     return v if isinstance(v, (str, int, float, bool, type(None), list, dict)) else str(v)
-
-
-def load_ndjson(path: str | Path) -> list[Envelope]:
-    """Messages of an ``export-log`` file, one JSON envelope per line. Raises ``ValueError``
-    naming the line of a malformed message."""
-    out = []
-    for i, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(parse_message(line))
-            except ValueError as e:
-                raise ValueError(f"{path}:{i}: not a valid Arbiter message: {str(e).splitlines()[0]}") from None
-    return out
 
 
 def _is_command(m: Envelope) -> bool:

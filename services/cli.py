@@ -483,12 +483,12 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     """Re-derive every decision from the log's commands and print each difference (exit 0 when
     there is none)."""
     from services.tools.audit import audit as run_audit
-    from services.tools.audit import load_ndjson
+    from services.tools.logio import read_ndjson
     from services.tools.logio import export_messages
     if (log is None) == (bus is None) or (bus is not None and not stream):
         _fail("give --log FILE, or --bus URL with --stream ID")
     try:
-        msgs = load_ndjson(log) if log else _run(export_messages(bus, stream))
+        msgs = read_ndjson(log) if log else _run(export_messages(bus, stream))
     except ValueError as e:
         _fail(str(e))
     diffs = _run(run_audit(msgs))

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from contracts.envelope import Envelope
 from contracts.messages import (
-    GameEnded, PlayerRegistered, RoundPaired, StandingsUpdated, TournamentCreated,
+    GameEnded, PlayerRegistered, ResultCorrected, RoundPaired, StandingsUpdated, TournamentCreated,
 )
 from services.pairing.service import pairing_order, result_code, round_entries
 from services.pairing.trf import RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, write_trf
@@ -87,14 +87,16 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
         elif isinstance(p, RoundPaired) and p.tournament_id == tournament_id:
             rounds[p.round] = p
         elif isinstance(p, GameEnded):
-            results[p.game_id] = result_code(p)
+            results.setdefault(p.game_id, result_code(p))  # a correction below wins
+        elif isinstance(p, ResultCorrected) and p.tournament_id == tournament_id:
+            results[p.game_id] = p.result  # the arbiter's correction (a result code)
         elif isinstance(p, StandingsUpdated) and p.tournament_id == tournament_id:
             standings = p
     if created is None:
         raise ValueError(f"no tournament {tournament_id} in the log")
     no = _start_numbers(players)
     written = [rounds[r] for r in sorted(rounds)]
-    entries = round_entries(no, written, results)
+    entries = round_entries(no, written, results, players)  # late entries' missed rounds
     complete = all(b.game_id in results for r in written for b in r.boards)
     ranked = standings is not None and complete and standings.round >= len(written)
     rows = {row.player_id: row for row in (standings.rows if ranked else ())}

@@ -20,6 +20,17 @@ async def _players(c, tid: str, n: int, **extra) -> None:
         assert r.status_code == 200, r.text
 
 
+async def _exported(c, tid: str):
+    """The tournament as ``arbiter export trf`` writes it, read back by our TRF reader."""
+    from contracts.messages import TOPICS
+    from services.pairing.trf import parse_trf
+    from services.tools.logio import select
+    from services.tools.trfexport import export_trf
+
+    msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}")
+    return parse_trf(export_trf(msgs, tid))
+
+
 async def _result(c, gid: str, res: str) -> None:
     r = await c.post(f"/games/{gid}/result", json={"result": res})
     assert r.status_code == 200, r.text
@@ -216,6 +227,10 @@ async def test_an_arbiter_corrects_a_mistyped_result_and_standings_follow():
                 break
             await asyncio.sleep(0.05)
         assert cells["p1"] == "+" and cells[opp] == "-"
+        # the TRF export writes the corrected result (the game's own stream keeps the first)
+        t = await _exported(c, tid)
+        no = {x.name: x for x in t.players}
+        assert no["P1"].rounds[0].result == "+" and no[opp.upper()].rounds[0].result == "-"
 
 
 async def test_a_knockout_result_is_corrected_only_before_the_next_round():
@@ -333,6 +348,10 @@ async def test_swiss_requested_bye_withdrawal_and_late_entry():
         assert _scores(st)["p5"] == 0.5 and _scores(st)["p4"] == 1.0  # Z + ½; H ½ + ½
         cells = {row["player_id"]: row["cells"] for row in (await c.get(f"/tournaments/{tid}/crosstable")).json()["rows"]}
         assert cells["p5"][0] == "Z" and cells["p4"][0] == "H" and cells["p3"][1] == ""
+        t = await _exported(c, tid)  # the TRF export: late entry's Z, requested H, points
+        rows = {x.name: x for x in t.players}
+        assert rows["P5"].rounds[0].result == "Z" and rows["P4"].rounds[0].result == "H"
+        assert (rows["P5"].points, rows["P4"].points) == (0.5, 1.0)
         # refused: a round robin's late entry, a second withdrawal, a bye for a withdrawn player
         r = await c.post(f"/tournaments/{tid}/withdrawals", json={"player_id": "p3", "from_round": 3})
         assert r.status_code == 409 and "already withdrawn" in r.json()["detail"]

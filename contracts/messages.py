@@ -627,7 +627,7 @@ class MoveAccepted(_GEvt):
 RejectCode = Literal[
     "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
     "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
-    "ruling-pending", "play-stopped", "not-scoring",
+    "ruling-pending", "play-stopped", "not-scoring", "counting",
 ]
 
 
@@ -742,6 +742,19 @@ class GameScored(_GEvt):
     dead: tuple[str, ...]
     rule: Rule
     detail: dict[str, float] = {}
+
+
+class ArbiterCalled(_GEvt):
+    """Go: a decision only the arbiter can now make; the game stays open for it (RecordResult,
+    RuleDeadStones). ``reason``: ``count-failed`` (adjudication could not count the agreed or
+    ruled dead stones, ``detail`` says why; play stays stopped and the dead stones may be
+    settled again) or ``stone-removal-timeout`` (the stone-removal time ran out with no
+    proposal standing; Chinese rules 1988 art. 16.4 / 25.1: the arbiter rules). ``rule``: the
+    article the arbiter is asked to apply."""
+
+    reason: Literal["count-failed", "stone-removal-timeout"]
+    detail: str = Field(default="", max_length=500)
+    rule: Rule | None = None
 
 
 class AbsenceReported(_GEvt):
@@ -929,7 +942,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     ClockUpdated, FlagFell, ClockAdjusted, ClockStopped, GameEnded, DrawClaimRejected,
     PenaltyApplied, RepetitionRuled, DeadStonesProposed, ScoringAgreed, PlayResumed,
     DeadStonesRuled, GameScored, ReportArrival, RuleEndlessCycle, ArrivalReported,
-    EndlessCycleFound, EndlessCycleRuled,
+    EndlessCycleFound, EndlessCycleRuled, ArbiterCalled,
 )
 
 

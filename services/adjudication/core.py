@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, ClassifiedMove, DeadStonesRuled, DrawAgreed, DrawClaimed, DrawClaimRejected,
+    GAME_EVENTS, ArbiterCalled, ClassifiedMove, DeadStonesRuled, DrawAgreed, DrawClaimed, DrawClaimRejected,
     EndlessCycleFound, EndlessCycleRuled,
     FlagFell, GameEnded, GameScored, GameStarted, MoveAccepted, PenaltyApplied, PlayResumed,
     RepetitionRuled, Resigned, ResultRecorded, Rule, ScoringAgreed,
@@ -218,13 +218,22 @@ class AdjudicationCore(Core):
 
     def _count(self, g: _Game, game_id: str, dead: tuple[str, ...], how: str, why: str) -> list[Emit]:
         """Count a Go game on ``dead`` (GTP points, checked by validation): GameScored, then
-        GameEnded (B+x -> ``0-1``, W+x -> ``1-0``, Draw -> ``1/2-1/2``)."""
+        GameEnded (B+x -> ``0-1``, W+x -> ``1-0``, Draw -> ``1/2-1/2``). A count the scorer
+        refuses (a GoError: settings it cannot count, e.g. an impossible komi of an old record)
+        never crashes the service: ArbiterCalled ``count-failed`` with the scorer's reason, and
+        the game stays open for the arbiter (RecordResult, or the dead stones settled again)."""
         from shared.rules import go
         from shared.rules.go_scoring import score
 
         board = g.pos.board
-        sc = score(board, board.rules, g.komi, [go.parse_point(t, board.size) for t in dead],
-                   handicap=g.handicap)
+        try:
+            sc = score(board, board.rules, g.komi, [go.parse_point(t, board.size) for t in dead],
+                       handicap=g.handicap)
+        except go.GoError as e:
+            return [Emit(stream_for(f"game-{game_id}", "result"), ArbiterCalled(
+                game_id=game_id, reason="count-failed",
+                detail=f"the game cannot be counted ({how}): {e}"[:500],
+                rule=g.rules["arbiter-dead"]))]
         rule = g.rules["score"].model_copy(update={"summary": f"{g.rules['score'].summary}; {sc.rule}"})
         winner = "black" if sc.result.startswith("B+") else "white" if sc.result.startswith("W+") else None
         result = {"black": "0-1", "white": "1-0", None: "1/2-1/2"}[winner]

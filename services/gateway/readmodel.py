@@ -20,7 +20,8 @@ STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 _TERMINAL_DRAWS = {"stalemate", "insufficient-material", "fivefold-repetition", "seventyfive-moves"}
 _OTHER = {"white": "black", "black": "white"}
 _HALF = "½"
-_GO_EVENTS = {"DeadStonesProposed", "PlayResumed", "ScoringAgreed", "DeadStonesRuled", "GameScored"}
+_GO_EVENTS = {"DeadStonesProposed", "PlayResumed", "ScoringAgreed", "DeadStonesRuled", "GameScored",
+              "ArbiterCalled"}
 
 
 def _win_for(colour: str) -> str:
@@ -123,7 +124,8 @@ class GameView(Seats):
 
     def go_dict(self) -> dict | None:
         """Go: settings, ``phase`` (``play``; ``scoring`` after two passes; ``counting`` once the
-        dead stones are agreed or ruled; ``counted``), the board (rows top first, ``X`` black,
+        dead stones are agreed or ruled; ``counted``; ``ended`` when the game ended without a count:
+        resignation, flag, forfeit, arbiter's result), the board (rows top first, ``X`` black,
         ``O`` white), prisoners, each side's standing dead-stone proposal, the agreed or ruled
         dead stones, resumptions and the count (GameScored)."""
         if self.go is None:
@@ -208,6 +210,8 @@ class GameView(Seats):
         self.draw_offer = None
         self.clock["running"] = None
         self.clock["deadline_ms"] = None
+        if self.go is not None and self.go.get("phase") != "counted":
+            self.go["phase"] = "ended"  # resigned, flagged, forfeited or ruled before a count
 
     def correct(self, p: Any) -> None:
         """A ResultCorrected: the result shown becomes the corrected one (a forfeit code as
@@ -234,6 +238,9 @@ class GameView(Seats):
         elif t == "GameScored":
             g["phase"], g["count"] = "counted", _dump(p)
             self.score = p.result
+        elif t == "ArbiterCalled":  # the count failed / stone-removal time ran out: arbiter's turn
+            g["phase"], g["proposals"], g["dead"] = "scoring", {}, None
+            g["arbiter_called"] = _dump(p)
 
     def apply(self, msg: Envelope) -> None:
         p = msg.payload
@@ -316,6 +323,8 @@ class GameView(Seats):
             self.draw_offer = None
             self.clock["running"] = None
             self.clock["deadline_ms"] = None
+            if self.go is not None and self.go.get("phase") != "counted":
+                self.go["phase"] = "ended"
         elif t == "PenaltyApplied":
             self.penalties.append({**_dump(p), "at_ms": msg.at_ms})
             if p.kind == "forfeit":

@@ -56,7 +56,7 @@ from contracts.messages import (
     ArrivalReported, ClaimDraw, ClockAdjusted, ClockStarted, ClockUpdated, EndlessCycleFound,
     EndlessCycleRuled, ReportArrival, RuleEndlessCycle, CreateGame, DeadStonesProposed, DeadStonesRuled,
     DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined, DrawOffered, FlagFell,
-    GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
+    ArbiterCalled, GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
     PlayResumed, RecordResult, RejectDead, RepetitionRuled, ReportAbsence, Resign, Resigned,
     ResultRecorded, RoundPaired, RuleDeadStones, ScoringAgreed, SubmitMove, TournamentCreated,
     VoidMove,
@@ -99,6 +99,7 @@ class Game(rules.Seats):
     started_ms: int = 0  # its event time, epoch ms
     present: set = field(default_factory=set)  # colours that moved or were reported arrived
     cycle_found: bool = False  # Go: adjudication reported an endless cycle (1988 art. 20.3)
+    counting: bool = False  # Go: dead stones agreed or ruled, adjudication's count is due
 
     @property
     def to_move(self) -> str:
@@ -292,6 +293,9 @@ class ValidationCore(Core):
             return None, None, [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
         if g.over:
             return g, None, [self._reject(msg, p, "game-over", "the game is over")]
+        if g.counting:
+            return g, None, [self._reject(msg, p, "counting", "the dead stones are settled and the "
+                                                              "game is being counted")]
         colour = g.colour_of(p.player_id)
         if colour is None:
             return g, None, [self._reject(msg, p, "not-a-player",
@@ -503,7 +507,7 @@ class ValidationCore(Core):
         dead = g.proposals.get(_OTHER[colour])
         if dead is None:
             return [self._reject(msg, p, "invalid", "the opponent has proposed no dead stones to accept")]
-        g.over = True  # adjudication counts the game now
+        g.counting = True  # adjudication counts the game now (GameEnded, or ArbiterCalled)
         return [Emit(stream_for(f"game-{p.game_id}"), ScoringAgreed(
             game_id=p.game_id, player_id=p.player_id, colour=colour, proposed_by=_OTHER[colour],
             dead=dead, rule=g.pos.RULES["agreement"]))]
@@ -539,13 +543,16 @@ class ValidationCore(Core):
         if not g.scoring:
             return [self._reject(msg, p, "not-scoring", "play has not stopped: the dead stones are "
                                                         "ruled after two passes in a row")]
+        if g.counting:
+            return [self._reject(msg, p, "counting", "the dead stones are settled and the game is "
+                                                     "being counted")]
         if (late := _backwards(msg, g)):
             return [self._reject(msg, p, "invalid", late)]
         try:
             dead = g.pos.dead_groups(p.dead)
         except MoveError as e:
             return [self._reject(msg, p, "malformed" if e.code == "malformed" else "invalid", e.reason)]
-        g.over = True
+        g.counting = True
         return [Emit(stream_for(f"game-{p.game_id}"), DeadStonesRuled(
             game_id=p.game_id, dead=dead, reason=p.reason, rule=g.pos.RULES["arbiter-dead"]))]
 
@@ -577,6 +584,16 @@ class ValidationCore(Core):
 
     def _on_FlagFell(self, msg, p: FlagFell):
         return self._end(p.game_id)
+
+    def _on_ArbiterCalled(self, msg, p: ArbiterCalled):
+        """Go: the count failed (or the stone-removal time ran out): the game is not over; play
+        stays stopped, the dead stones may be settled again and the arbiter may record the
+        result (RecordResult)."""
+        g = self.games.get(p.game_id)
+        if g is not None:
+            g.counting = False
+            g.proposals.clear()
+        return []
 
     def _on_GameEnded(self, msg, p: GameEnded):
         return self._end(p.game_id)

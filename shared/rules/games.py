@@ -307,7 +307,9 @@ def go_settings(board_size: int | None, rules: str | None, komi: float | None,
     """The resolved Go settings of a game: ``board_size`` (default 19), ``go_rules`` (chinese),
     ``komi`` in points (the ruleset's default, :data:`shared.rules.go.DEFAULT_KOMI`; 0 in a
     handicap game) and ``handicap`` stones (0). Raises ``ValueError`` (a :class:`GoError`) for
-    an impossible board size, rules or handicap placement."""
+    an impossible board size, rules or handicap placement, or a komi the board cannot count
+    (:func:`shared.rules.go.check_komi`: more than the board's points, e.g. the default 7.5 on
+    2x2)."""
     from shared.rules import go
 
     size = 19 if board_size is None else board_size
@@ -316,9 +318,11 @@ def go_settings(board_size: int | None, rules: str | None, komi: float | None,
     if rules not in go.RULESETS:
         raise go.GoError(f"unknown Go rules {rules!r}; known: {', '.join(go.RULESETS)}")
     go.handicap_points(size, handicap)  # raises where the board has no such placement
-    if komi is None:
+    default = komi is None
+    if default:
         komi = go.DEFAULT_KOMI[rules] if handicap == 0 else 0.0
-    return {"board_size": size, "go_rules": rules, "komi": float(komi), "handicap": handicap}
+    komi = go.check_komi(komi, size, default=default)
+    return {"board_size": size, "go_rules": rules, "komi": komi, "handicap": handicap}
 
 
 class GoMoveError(MoveError):
@@ -363,7 +367,7 @@ class GoPosition(Position):
                 raise go.GoError(f"the position is {self.board.size}x{self.board.size}, "
                                  f"the game {board_size}x{board_size}")
         else:
-            st = go_settings(board_size, go_rules, None, handicap)
+            st = go_settings(board_size, go_rules, 0.0, handicap)  # komi: the count's, not the board's
             pts = go.handicap_points(st["board_size"], st["handicap"])
             self.board = go.Board(st["board_size"], st["go_rules"], setup_black=pts,
                                   turn=go.WHITE if pts else go.BLACK)

@@ -46,7 +46,7 @@ __all__ = [
     "BLACK", "WHITE", "EMPTY", "RULESETS", "DEFAULT_KOMI", "GoError", "IllegalMove", "Point",
     "Played", "Group", "Board", "Cycle", "parse_point", "to_gtp", "to_sgf", "handicap_points",
     "other", "RULES", "rule_for", "article_for", "endless_cycle", "GTP_LETTERS", "MIN_SIZE",
-    "MAX_SIZE",
+    "MAX_SIZE", "check_komi",
 ]
 
 BLACK, WHITE = "black", "white"
@@ -188,6 +188,28 @@ def _check_rules(rules: str) -> None:
 def _check_size(size: int) -> None:
     if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
         raise GoError(f"board size must be an integer {MIN_SIZE}..{MAX_SIZE}, got {size!r}")
+
+
+def check_komi(komi: float, size: int, *, default: bool = False) -> float:
+    """``komi`` (points given to White) as a float, if a game on a ``size`` x ``size`` board can
+    be counted with it: finite and at most the board's points in size (``abs(komi) <= size**2``;
+    a komi larger than every point of the board decides the game before the first move, and no
+    count can reach it).  ``default``: the komi is the ruleset's default (the message then asks
+    for an explicit komi, e.g. 7.5 points on a 2x2 board of 4 points).  Raises GoError.
+    Source: Chinese rules 1988 art. 9/11 and Japanese 1989 art. 10 count points of the board.
+    """
+    _check_size(size)
+    try:
+        k = float(komi)
+    except (TypeError, ValueError):
+        raise GoError(f"komi must be a number of points, got {komi!r}") from None
+    points = size * size
+    if k != k or abs(k) > points:
+        what = "the default komi" if default else "komi"
+        hint = "; give a komi within the board's points" if default else ""
+        raise GoError(f"{what} {k:g} is out of range for a {size}x{size} board: at most "
+                      f"{points} points either way{hint}")
+    return k
 
 
 def other(colour: str) -> str:

@@ -37,7 +37,7 @@ from fractions import Fraction
 from contracts.messages import Rule
 from shared.rules.go import (
     BLACK, DEFAULT_KOMI, RULESETS, WHITE, Board, GoError, IllegalMove, Point, _check_point, _neighbours,
-    to_gtp,
+    check_komi, to_gtp,
 )
 
 __all__ = ["Score", "score", "ownership", "seki_regions", "komi_from_stones", "SCORING_RULES",
@@ -298,12 +298,7 @@ def score(board: Board, rules: str | None = None, komi: float | None = None, dea
         raise GoError(f"handicap must be a whole number of stones >= 0, got {handicap!r}")
     if komi is None:
         komi = 0.0 if handicap >= 2 else DEFAULT_KOMI[rules]
-    try:
-        komi = float(komi)
-    except (TypeError, ValueError):
-        raise GoError(f"komi must be a number of points, got {komi!r}") from None
-    if komi != komi or abs(komi) > board.size * board.size:
-        raise GoError(f"komi {komi} is out of range for a {board.size}x{board.size} board")
+    komi = check_komi(komi, board.size)
     a = _analyse(board, dead, rules)
     st, te, de, pr = a["stones"], a["territory"], a["dead"], a["prisoners"]
     total = board.size * board.size

@@ -101,3 +101,24 @@ async def test_go_settings_and_grades_are_checked_at_the_gateway():
                 assert grade in r.json()["detail"]
         players = (await c.get(f"/tournaments/{tid}")).json()["players"]
         assert [p["grade"] for p in players] == ["3d", "15级"]
+
+
+async def test_impossible_komi_is_refused_at_creation_and_resigning_while_scoring_ends_the_phase():
+    async with arbiter_client("memory", ticks=False) as c:
+        # komi bounded by the board's points: 9x9 = 81, 3x3 = 9; the Chinese default 7.5 on a
+        # 2x2 board (4 points) needs an explicit komi
+        for kw, why in ((dict(board_size=9, komi=150), "komi 150 is out of range for a 9x9 board"),
+                        (dict(board_size=3, komi=-10), "komi -10 is out of range for a 3x3 board"),
+                        (dict(board_size=2), "the default komi 7.5 is out of range for a 2x2 board")):
+            r = await c.post("/games", json={"white": "a", "black": "b", "game": "go", **kw})
+            assert r.status_code == 422 and why in r.json()["detail"], (kw, r.text)
+        gid = f"go-{uuid.uuid4().hex[:8]}"
+        r = await c.post("/games", json={"game_id": gid, "white": "w", "black": "b", "game": "go",
+                                          "board_size": 9, "time_control": "3600"})
+        assert r.status_code == 200, r.text
+        for p, m in (("b", "E5"), ("w", "pass"), ("b", "pass")):
+            assert (await c.post(f"/games/{gid}/moves", json={"player_id": p, "move": m})).status_code == 200
+        assert (await c.get(f"/games/{gid}")).json()["go"]["phase"] == "scoring"
+        assert (await c.post(f"/games/{gid}/resign", json={"player_id": "w"})).status_code == 200
+        g = (await c.get(f"/games/{gid}")).json()
+        assert (g["status"], g["result"], g["go"]["phase"]) == ("ended", "0-1", "ended")

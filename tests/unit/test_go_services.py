@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import pytest
 
+from collections import deque
+
+from contracts.envelope import dt_of, stream_for
 from contracts.messages import (
+    ArbiterCalled, GameStarted, envelope,
     AcceptDead, ClaimDraw, ClockStarted, DeadStonesProposed, DeadStonesRuled, FlagFell, GameCommandRejected,
     GameEnded, GameScored, IssuePenalty, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
     PenaltyApplied, PlayResumed, RecordResult, RejectDead, Resign, RuleDeadStones, ScoringAgreed,
 )
 from shared.rules import go
-from tests.unit.test_game_services import ALICE, ARBITER, BOB, S, Bus, of, one
+from tests.unit.test_game_services import ALICE, ARBITER, BOB, ORGANISER, S, T0, Bus, of, one
 
 REAL_9X9 = "data/go/sgf/gnugo-regression-kgs-2004-2005/maproom-gnugo3pt6.sgf"
 WHITE_DEAD = ("C3", "E2", "E8", "F7")  # one stone of each dead group (see the module doc)
@@ -451,3 +455,63 @@ def test_no_result_is_japanese_only():
     assert one(rule_cycle(bus, "no-result"), GameCommandRejected).code == "invalid"
     end = one(rule_cycle(bus, "draw", at=21 * S), GameEnded)
     assert (end.result, art_of(end.rule)) == ("1/2-1/2", (C88, "20.3"))
+
+
+# ------------------------------------------------------------------ impossible settings, stuck counts
+@pytest.mark.parametrize("kw, why", [
+    (dict(board_size=9, komi=150.0), "komi 150 is out of range for a 9x9 board: at most 81 points"),
+    (dict(board_size=9, komi=-81.5), "komi -81.5 is out of range for a 9x9 board"),
+    (dict(board_size=3, komi=-10.0), "komi -10 is out of range for a 3x3 board: at most 9 points"),
+    # the Chinese default 7.5 on a 2x2 board of 4 points: an explicit komi is needed
+    (dict(board_size=2), "the default komi 7.5 is out of range for a 2x2 board"),
+])
+def test_a_komi_larger_than_the_board_is_refused_at_creation(kw, why):
+    bus = Bus()
+    rej = one(go_game(bus, **kw), GameCommandRejected)
+    assert rej.code == "invalid" and why in rej.reason
+    assert "g1" not in bus.validation.games
+
+
+def test_komi_at_the_board_bound_and_an_explicit_komi_on_a_tiny_board_are_accepted():
+    bus = Bus()
+    assert one(go_game(bus, board_size=9, komi=81.0), GameStarted).komi == 81.0  # 9 x 9 = 81
+    assert one(go_game(bus, gid="g2", board_size=2, komi=0.5), GameStarted).komi == 0.5
+
+
+def started_with_komi(bus: Bus, komi: float) -> None:
+    """An old log's GameStarted with a komi the scorer refuses (before creation checked it)."""
+    gs = GameStarted(game_id="g1", white="alice", black="bob", game="go", board_size=9,
+                     go_rules="chinese", komi=komi, handicap=0, time_control="600+5",
+                     start_fen="go 9 chinese black ko=- passes=0 prisoners=0,0 B: W:")
+    bus._run(deque([envelope(gs, stream=stream_for("game-g1"), seq=1, occurred_at=dt_of(T0),
+                             actor=ORGANISER)]))
+
+
+def test_a_count_the_scorer_refuses_calls_the_arbiter_and_the_game_stays_recoverable():
+    bus = Bus()
+    started_with_komi(bus, 150.0)
+    bus.play(["E5", "pass", "pass"], first="bob")
+    one(mark(bus, "alice", (), 10 * S), DeadStonesProposed)
+    got = dead_cmd(bus, AcceptDead, "bob", 11 * S)
+    one(got, ScoringAgreed)
+    called = one(got, ArbiterCalled)  # no traceback, no GameEnded
+    assert called.reason == "count-failed"
+    assert "komi 150 is out of range for a 9x9 board" in called.detail
+    assert (called.rule.ruleset, called.rule.article) == (C88, "16.4, 25.1")
+    assert not of(got, GameEnded) and not bus.adjudication.games["g1"].ended
+    # play stays stopped and the players may settle again; the arbiter records the result
+    assert one(bus.move("alice", "D4", at=12 * S), MoveRejected).code == "play-stopped"
+    one(mark(bus, "bob", (), 13 * S), DeadStonesProposed)
+    got = bus.send(RecordResult(game_id="g1", result="1-0", reason="arbiter"), at=14 * S, actor=ARBITER)
+    end = one(got, GameEnded)
+    assert (end.result, end.reason, end.winner) == ("1-0", "arbiter", "white")
+
+
+def test_while_the_count_is_due_players_are_refused_but_the_arbiter_may_record_a_result():
+    bus = Bus()
+    started_with_komi(bus, 150.0)
+    bus.play(["E5", "pass", "pass"], first="bob")
+    bus.validation.games["g1"].counting = True  # as between ScoringAgreed and adjudication's answer
+    assert one(dead_cmd(bus, Resign, "bob", 10 * S), GameCommandRejected).code == "counting"
+    got = bus.send(RecordResult(game_id="g1", result="0-1", reason="arbiter"), at=11 * S, actor=ARBITER)
+    assert one(got, GameEnded).result == "0-1"

@@ -261,6 +261,8 @@ def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, json_f
         record = load(sgf) if sgf is not None else None
         row = adjudicate_go(record, rules, moves.split())
     except (ScoreError, ValueError) as e:
+        if json_flag:  # --json always prints JSON: the reason, exit 2 (unreadable input)
+            sys.stdout.write(json.dumps({"legal": False, "error": str(e)}, ensure_ascii=False) + "\n")
         _fail(str(e))
     if json_flag:
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")

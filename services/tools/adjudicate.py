@@ -99,7 +99,9 @@ def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = ()) 
     stones the record's TB/TW marks imply when no extra move was played, else with every stone
     alive; an endless cycle (a position seen a third time with captures inside) gives "Draw"
     (Chinese 1988 art. 20.3: draw or replay, the arbiter's choice) or "Void" (Japanese 1989
-    art. 12: no result). Raises ``ValueError`` for unknown rules or an impossible setup."""
+    art. 12: no result). A setup that is no position (stones without liberties) gives
+    ``legal`` false with ``first_rejected`` ``{"ply": 0, "move": "setup", "reason"}``. Raises
+    ``ValueError`` for unknown rules."""
     from shared.rules import go, go_scoring
     from shared.rules.sgf import GoRecord, dead_from_marks, play_record, scoring_terms
 
@@ -107,7 +109,14 @@ def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = ()) 
     rules = rules or record.rules
     if rules not in go.RULESETS:
         raise ValueError(f"unknown Go rules {rules!r}: chinese, japanese or ing")
-    run = play_record(record, rules)
+    try:
+        run = play_record(record, rules)
+    except go.GoError as e:  # a setup that is no position: no move can be judged
+        return {"legal": False, "first_rejected": {"ply": 0, "move": "setup", "reason": str(e),
+                                                   "article": None, "rule": None},
+                "result": "*", "reason": f"the record's setup cannot be played: {e}", "rule": None,
+                "rules": rules, "plies": 0, "implicit_passes": [],
+                "recorded_result": record.result.raw if record.result else None, "score": None}
     board = run.board
     row: dict = {"legal": True, "first_rejected": None, "result": "*", "reason": "game goes on",
                  "rule": None, "rules": rules, "plies": run.accepted,

@@ -65,7 +65,10 @@ def score_record(record: GoRecord, rules: str | None = None, komi: float | None 
     rules = rules or record.rules
     if rules not in go.RULESETS:
         raise ScoreError(f"unknown rules {rules!r}: chinese, japanese or ing")
-    run = play_record(record, rules)
+    try:
+        run = play_record(record, rules)
+    except go.GoError as e:  # a setup that is no position (read_sgf refuses these from files)
+        raise ScoreError(f"the record's setup cannot be played: {e}") from None
     if run.first_rejected:
         fr = run.first_rejected
         raise ScoreError(f"the record cannot be played under {rules} rules: ply {fr['ply']} "

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sgfmill import sgf, sgf_properties
+from sgfmill import sgf, sgf_grammar, sgf_properties
 
 BLACK, WHITE = "black", "white"  # the platform's seat names (as shared.rules.go)
 Point = tuple[int, int]
@@ -252,17 +252,44 @@ def _number(node, prop: str, presenter) -> float | None:
         raise SgfError(f"{prop}[{t}]: not a number") from None
 
 
+#: Handicap stones a record may declare (``HA``): the fixed placements go up to 9 (the gateway's
+#: limit too, :class:`contracts.messages.GoSettings`).
+MAX_HANDICAP = 9
+
+
+def _check_setup(size: int, black: tuple, white: tuple) -> None:
+    """The root setup must be a position: no point set up twice, every group with a liberty
+    (Chinese 1988 art. 3-4: a group without liberties is not on the board). Raises SgfError."""
+    from shared.rules import go
+
+    both = sorted(set(black) & set(white))
+    if both:
+        raise SgfError(f"root AB/AW: {go.to_gtp(both[0], size)} is set up as both a black and a "
+                       "white stone")
+    try:
+        go.Board(size, setup_black=black, setup_white=white)
+    except go.GoError as e:
+        raise SgfError(f"root AB/AW: {e}") from None
+
+
 def read_sgf(data: bytes) -> GoRecord:
     """Read one SGF FF[4] Go game (``GM[1]``) from bytes: root properties, setup stones and the
     main line (variations ignored, noted). Raises :class:`SgfError` for a file that is not SGF,
-    holds no game or several, is not Go, has a bad ``SZ``/``KM``/``HA``/``RE``/``RU``, or a
-    move or setup point off the board (the ply named)."""
+    holds no game or several game trees (a collection: which game is meant is ambiguous, so it
+    is refused rather than the first one read), is not Go, has a bad ``SZ``/``KM``/``RE``/``RU``,
+    an ``HA`` above :data:`MAX_HANDICAP` or not matching the ``AB`` stones placed, a setup that
+    is no position (a point set up twice, stones without liberties), a node with both a ``B``
+    and a ``W`` move (the node named), or a move or setup point off the board (the ply named)."""
     if not isinstance(data, (bytes, bytearray)):
         raise SgfError("read_sgf takes the file's bytes")
     try:
         game = sgf.Sgf_game.from_bytes(bytes(data))
+        trees = len(sgf_grammar.parse_sgf_collection(bytes(data)))
     except ValueError as e:
         raise SgfError(f"not a readable SGF game: {e}") from None
+    if trees > 1:  # which game is meant is ambiguous: refused rather than guessed
+        raise SgfError(f"the file holds {trees} game trees (a collection); give one game per "
+                       "file")
     root = game.get_root()
     pres = game.presenter
     notes: list[str] = []
@@ -294,8 +321,9 @@ def read_sgf(data: bytes) -> GoRecord:
             handicap = int(float(props["HA"]))
         except ValueError:
             raise SgfError(f"HA[{props['HA']}]: not a number of stones") from None
-        if handicap < 0 or handicap == 1 or handicap >= size * size:
-            raise SgfError(f"HA[{props['HA']}]: not a number of handicap stones (0, or 2 and more)")
+        if handicap < 0 or handicap == 1 or handicap > MAX_HANDICAP:
+            raise SgfError(f"HA[{props['HA']}]: not a number of handicap stones (0, or 2 to "
+                           f"{MAX_HANDICAP})")
 
     try:
         ab, aw, ae = root.get_setup_stones()
@@ -303,8 +331,11 @@ def read_sgf(data: bytes) -> GoRecord:
         raise SgfError(f"root AB/AW/AE: bad point ({e or 'off the board'})") from None
     setup_black = tuple(sorted(_point(p, size) for p in ab))
     setup_white = tuple(sorted(_point(p, size) for p in aw))
-    if handicap and len(setup_black) != handicap:
-        notes.append(f"HA[{handicap}] with {len(setup_black)} AB stones: the AB stones are played")
+    if handicap and (len(setup_black) != handicap or setup_white):
+        raise SgfError(f"HA[{handicap}] with {len(setup_black)} AB and {len(setup_white)} AW "
+                       f"setup stones: a handicap is {handicap} black stones placed (AB) and no "
+                       "white ones")
+    _check_setup(size, setup_black, setup_white)
 
     moves: list[tuple[str, Point | None]] = []
     times: dict[int, tuple[float, int | None]] = {}
@@ -315,6 +346,9 @@ def read_sgf(data: bytes) -> GoRecord:
             if node.has_property("AB") or node.has_property("AW") or node.has_property("AE"):
                 raise SgfError(f"node {i}: setup stones (AB/AW/AE) after the first move are not "
                                "a game record we can replay")
+            if node.has_property("B") and node.has_property("W"):
+                raise SgfError(f"node {i}: holds both a black and a white move (B and W); one "
+                               "move per node (FF[4])")
             try:
                 colour, rc = node.get_move()
             except ValueError:

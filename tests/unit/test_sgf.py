@@ -131,6 +131,18 @@ def test_overtime_forms():
     (b"(;GM[1]SZ[19]RU[Tromp-Taylor])", r"RU\[Tromp-Taylor\]: unknown rules"),
     (b"(;GM[1]SZ[19]RE[Black])", r"RE\[Black\]"),
     (b"(;GM[1]SZ[9];B[ee];AB[aa])", "node 2: setup stones"),
+    # a setup that is no position (the tester's files): a point twice, stones without liberties
+    (b"(;GM[1]FF[4]SZ[9]AB[ee]AW[ee];W[dd])", "root AB/AW: E5 is set up as both a black and a white"),
+    (b"(;GM[1]FF[4]SZ[9]AB[aa:ii];W[ee])", "root AB/AW: setup black stones at A1 have no liberties"),
+    # one move per node (FF[4]): B and W in one node would drop one of them
+    (b"(;SZ[9];B[ee]W[dd])", r"node 1: holds both a black and a white move"),
+    (b"(;GM[1]SZ[9];B[ee];W[dd];B[cc]W[gg])", r"node 3: holds both"),
+    # several game trees: which one is meant is ambiguous, refused
+    (b"(;GM[1]FF[4]SZ[9];B[ee])(;GM[1]FF[4]SZ[9];B[dd])", "the file holds 2 game trees"),
+    # HA above the fixed placements (9, the gateway's limit) or not the AB stones placed
+    (b"(;GM[1]FF[4]SZ[19]HA[30];B[ee])", r"HA\[30\]: not a number of handicap stones \(0, or 2 to 9\)"),
+    (b"(;GM[1]FF[4]SZ[19]HA[2];B[ee])", r"HA\[2\] with 0 AB and 0 AW setup stones"),
+    (b"(;GM[1]FF[4]SZ[19]HA[2]AB[dd][pp][dp];W[ee])", r"HA\[2\] with 3 AB"),
 ])
 def test_errors_name_what_is_wrong(data, match):
     with pytest.raises(SgfError, match=match):
@@ -252,3 +264,45 @@ def test_cli_replay_sgf(tmp_path):
     row = json.loads(out.read_text())["games"][0]
     assert code == 0
     assert (row["moves"], row["accepted"], row["result"], row["recorded_result"]) == (22, 22, "W+14.5", "W+14.5")
+
+
+def test_bad_setup_is_a_clean_error_in_score_and_adjudicate(tmp_path):
+    import json
+
+    f = tmp_path / "abaw.sgf"
+    f.write_bytes(b"(;GM[1]FF[4]SZ[9]AB[ee]AW[ee];W[dd])")
+    code, out = _cli(["score", "--sgf", str(f), "--json"])
+    assert code == 2 and "E5 is set up as both" in out and "Traceback" not in out
+    from typer.testing import CliRunner
+
+    from services.cli import app
+    res = CliRunner().invoke(app, ["adjudicate", "--game", "go", "--sgf", str(f), "--json"])
+    assert res.exit_code == 2
+    row = json.loads(res.stdout.splitlines()[0])
+    assert row["legal"] is False and "E5 is set up as both a black and a white stone" in row["error"]
+
+
+def test_a_setup_without_liberties_built_in_code_is_refused_with_the_reason():
+    from services.tools.adjudicate import adjudicate_go
+    from services.tools.score import ScoreError, score_record
+
+    full = GoRecord(size=3, setup_black=tuple((c, r) for c in range(3) for r in range(3)))
+    row = adjudicate_go(full)
+    assert row["legal"] is False and row["first_rejected"]["move"] == "setup"
+    assert "have no liberties" in row["first_rejected"]["reason"]
+    with pytest.raises(ScoreError, match="setup cannot be played: setup black stones at A1"):
+        score_record(full, dead="none")
+
+
+def test_the_handicap_compensated_is_the_stones_placed():
+    # HA[2] with the two AB stones: Chinese 2002 art. 9 gives White back 2 points (1 stone each
+    # half); the record's handicap is read as 2 and the stones placed are those 2
+    r = read_sgf(b"(;GM[1]FF[4]SZ[19]RU[Chinese]HA[2]AB[dd][pp];W[ee])")
+    assert (r.handicap, r.setup_black, r.first_turn()) == (2, ((3, 15), (15, 3)), "white")
+    from services.tools.score import score_record
+
+    # one empty region touches both colours: 361 - 3 stones = 358 dame, 179 each (1988 art. 9);
+    # Black 2 + 179 = 181; White 1 + 179 = 180 + 0 komi (handicap game) + 2 compensation = 182
+    row = score_record(r, dead="none")
+    assert (row["black"], row["white"], row["result"]) == (181, 182, "W+1")
+    assert row["detail"]["handicap_compensation"] == 2

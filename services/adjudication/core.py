@@ -91,7 +91,10 @@ class AdjudicationCore(Core):
                                winner=winner, detail=detail, score=score))]
 
     def _on_MoveAccepted(self, g: _Game, p: MoveAccepted):
-        g.pos.play_coord(p.uci)
+        if g.pos.game == "go":  # a void move is a lost turn, not a pass ending play (1988 art. 19, 21.1)
+            g.pos.play_coord(p.uci, void=p.void is not None)
+        else:
+            g.pos.play_coord(p.uci)
         status = g.pos.status()
         if status not in ("ongoing", "scoring"):  # Go's scoring: the dead stones come next
             result, winner = g.pos.outcome(status, p.colour)

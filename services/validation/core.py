@@ -23,7 +23,9 @@ Go (:class:`shared.rules.games.GoPosition`; Chinese rules 1988 ch. 3 as the arbi
   so the platform stops it as it stops a move on an occupied point. An event that applies the
   articles literally (``void_moves="pass"``, e.g. over-the-board games entered by an arbiter)
   records the move as void: MoveAccepted ``pass`` with ``void`` naming the move and article,
-  counted as a pass, the opponent to move.
+  the opponent to move. A void move loses the turn (弃权一次) but is no declaration of the end
+  (art. 21.1: play ends when both players confirm it), so it does not count towards the two
+  passes in a row that stop play.
 - Playing twice (17.1) cannot happen online (a move out of turn is refused, ``not-your-turn``);
   over the board the arbiter rules it (IssuePenalty ``played-twice``, the penalties service).
 - Two passes in a row stop play (Japanese rules 1989 art. 9-1; MoveAccepted status
@@ -265,7 +267,7 @@ class ValidationCore(Core):
             mv, void = None, VoidMove(move=p.move, reason=e.reason, rule=g.pos.RULES["void-" + e.why])
         except MoveError as e:
             return reject(e.code, e.reason, g.pos.RULES.get("illegal-move") if e.code == "illegal" else None)
-        played = g.pos.play(mv)
+        played = g.pos.play(mv, void=True) if void is not None else g.pos.play(mv)
         g.last_ms = msg.at_ms
         g.proposals.clear()
         g.present.add(colour)

@@ -419,16 +419,21 @@ class GoPosition(Position):
 
         return go.to_gtp(move, self.board.size)
 
-    def play(self, move) -> Played:
+    def play(self, move, *, void: bool = False) -> Played:
+        """Play ``move`` (a point, None = pass). ``void``: the move was void (1988 art. 19 a
+        forbidden point, 20.1 an immediate ko recapture: 着手无效，弃权一次, the turn is lost)
+        and is recorded as a pass on the board, but it is no declaration of the end (art. 21.1:
+        play ends when both players confirm it): it does not count towards the two passes in a
+        row that stop play and breaks a run of passes."""
         played = self.board.play(move)
         self._ply += 1
-        self._passes = self._passes + 1 if move is None else 0
+        self._passes = 0 if (void or move is not None) else self._passes + 1
         gtp = self.coord(move)
         return Played(gtp, gtp, self.fen(), self.status(), len(played.captured),
                       self.board.position_count())
 
-    def play_coord(self, coord: str) -> None:
-        self.play(self.point(coord))
+    def play_coord(self, coord: str, *, void: bool = False) -> None:
+        self.play(self.point(coord), void=void)
 
     def resume(self, asker: str) -> bool:
         """Play resumes at ``asker``'s request (Japanese 1989 art. 9-3: the opponent moves

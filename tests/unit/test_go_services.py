@@ -178,7 +178,7 @@ def test_illegal_moves_refused_with_the_article_online():
     assert rej.code == "illegal" and (rej.rule.ruleset, rej.rule.article) == (C88, "5")
 
 
-def test_void_moves_count_as_passes_when_the_event_applies_art_19_and_20_1():
+def test_void_moves_lose_the_turn_but_stop_no_play_when_the_event_applies_art_19_and_20_1():
     bus = Bus()
     go_game(bus, board_size=9, void_moves="pass")
     bus.play(KO, first="bob")
@@ -191,8 +191,18 @@ def test_void_moves_count_as_passes_when_the_event_applies_art_19_and_20_1():
     bus2.play(["A2", "E5", "B1"], first="bob")
     acc = one(bus2.move("alice", "A1", at=9 * S), MoveAccepted)
     assert acc.uci == "pass" and acc.void.rule.article == "19"
-    # a void move is a pass: Black passing now makes two in a row and stops play
-    assert one(bus2.move("bob", "pass", at=10 * S), MoveAccepted).status == "scoring"
+    # a void move loses the turn (弃权一次, art. 19) but declares no end (art. 21.1: both players
+    # confirm the end): Black's pass after it is the first of a run, not the second
+    assert one(bus2.move("bob", "pass", at=10 * S), MoveAccepted).status == "ongoing"
+    assert one(bus2.move("alice", "pass", at=11 * S), MoveAccepted).status == "scoring"
+    assert bus2.adjudication.games["g1"].pos.status() == "scoring"  # adjudication reads it alike
+    # and a void move after the opponent's pass breaks the run: W pass, B void, W pass = no stop
+    bus4 = Bus()
+    go_game(bus4, board_size=9, void_moves="pass")
+    bus4.play(["E5", "A2", "E6", "B1", "F5", "pass"], first="bob")  # ... W passes
+    void = one(bus4.move("bob", "A1", at=9 * S), MoveAccepted)  # a forbidden point: void
+    assert (void.void.rule.article, void.status) == ("19", "ongoing")  # not a second pass
+    assert one(bus4.move("alice", "pass", at=10 * S), MoveAccepted).status == "ongoing"
     # a move on an occupied point is never void: refused
     bus3 = Bus()
     go_game(bus3, board_size=9, void_moves="pass")

@@ -27,7 +27,7 @@ import networkx as nx
 
 from services.pairing.core import PairingError
 
-__all__ = ["rank_value", "initial_mms", "McMahonPlayer", "McMahonRound", "mcmahon_pair"]
+__all__ = ["rank_value", "normalise_grade", "initial_mms", "McMahonPlayer", "McMahonRound", "mcmahon_pair"]
 
 _GRADE = re.compile(r"^\s*(\d{1,2})\s*(d|dan|段|k|kyu|级)\s*$", re.I)
 
@@ -46,6 +46,15 @@ def rank_value(grade: str) -> int:
     if not 1 <= n <= 25:
         raise PairingError(f"kyu grades run 1-25, got {grade!r}")
     return -n
+
+
+def normalise_grade(grade: str) -> str:
+    """The one stored form of a grade: ``"3d"`` (1-7 dan) or ``"15k"`` (1-25 kyu), from any
+    form :func:`rank_value` reads (``"3D"``, ``" 3d\n"``, ``"01k"``, ``"1 dan"``, ``"3段"``,
+    ``"15级"``). Raises :class:`PairingError` for anything else (Chinese amateur grading: 7 dan
+    down to 25 kyu)."""
+    r = rank_value(grade)
+    return f"{r + 1}d" if r >= 0 else f"{-r}k"
 
 
 def initial_mms(grade: str, bar: str, floor: str) -> int:

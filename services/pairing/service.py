@@ -228,6 +228,12 @@ class PairingCore(Core):
                 rank_value(p.grade or "")
             except pc.PairingError as e:
                 return self._reject(msg, "invalid", f"a McMahon event needs each player's grade: {e}")
+        if p.grade is not None:  # one stored form, "3d" / "15k" (the gateway refuses others)
+            from services.pairing.mcmahon import normalise_grade
+            try:
+                p = p.model_copy(update={"grade": normalise_grade(p.grade)})
+            except pc.PairingError as e:
+                return self._reject(msg, "invalid", f"grade: {e}")
         if p.team is not None:
             try:
                 p = p.model_copy(update={"team": canonical_team(p.team, [x.team for x in t.players])})

@@ -100,7 +100,15 @@ async def test_go_settings_and_grades_are_checked_at_the_gateway():
             if status == 422:
                 assert grade in r.json()["detail"]
         players = (await c.get(f"/tournaments/{tid}")).json()["players"]
-        assert [p["grade"] for p in players] == ["3d", "15级"]
+        assert [p["grade"] for p in players] == ["3d", "15k"]  # one stored form
+        # grades as typed are stored in one form (the McMahon parser's reading)
+        for i, (typed, stored) in enumerate((("3k ", "3k"), ("3d\n", "3d"), ("01k", "1k"),
+                                             ("3D", "3d"), ("1 dan", "1d"), ("七段", None))):
+            r = await c.post(f"/tournaments/{tid}/players", json={
+                "player_id": f"q{i}", "name": "x", "grade": typed})
+            assert r.status_code == (200 if stored else 422), (typed, r.text)
+        players = (await c.get(f"/tournaments/{tid}")).json()["players"]
+        assert [p["grade"] for p in players][2:] == ["3k", "3d", "1k", "3d", "1d"]
 
 
 async def test_impossible_komi_is_refused_at_creation_and_resigning_while_scoring_ends_the_phase():

@@ -116,3 +116,14 @@ def test_no_pairing_without_rematch_is_an_error():
     b = McMahonPlayer("b", 5, 0, opponents=("a",))
     with pytest.raises(PairingError, match="rematch"):
         mcmahon_pair([a, b])
+
+
+def test_grades_normalise_to_one_form():
+    from services.pairing.mcmahon import normalise_grade
+
+    for typed, stored in (("3k ", "3k"), ("3d\n", "3d"), ("01k", "1k"), ("3D", "3d"), ("1 dan", "1d"),
+                          ("3段", "3d"), ("15级", "15k"), ("25 kyu", "25k"), ("7d", "7d")):
+        assert normalise_grade(typed) == stored, typed
+    for bad in ("8d", "0k", "26k", "3p", "3d3d", ""):
+        with pytest.raises(PairingError):
+            normalise_grade(bad)

@@ -178,8 +178,49 @@ def _self_atari(cells: list[int], nb, p: int, colour: int) -> bool:
         cells[p] = 0
 
 
+def _eye_seki(cells: list[int], nb, reg: list[int], region_of: dict[int, int],
+              borders: list[set[int]], sizes: list[int]) -> bool:
+    """Seki by the liberties of the groups around shared region ``reg``: every chain touching it
+    has all its liberties in shared regions (touching both colours) or in one eye (a region
+    touching only its colour) of at most 3 points, and the chains of both colours have eyes of
+    the same size, or all have none and at least two (shared) liberties.  Then whoever fills the
+    shared liberties first runs out of liberties first: one eye each, the last shared point
+    filled leaves the filler with its eye only and the opponent captures it; no eyes, the
+    filler of the second-last shared liberty is left in atari (双活)."""
+    chains: dict[int, tuple[set[int], set[int]]] = {}
+    seen: set[int] = set()
+    for p in reg:
+        for k in nb[p]:
+            if cells[k] and k not in seen:
+                ch, libs = _chain(cells, nb, k)
+                seen |= ch
+                chains[k] = (ch, libs)
+    eye_size = {1: set(), 2: set()}
+    for k, (_ch, libs) in chains.items():
+        colour = cells[k]
+        eyes = {region_of[i] for i in libs if borders[region_of[i]] == {colour}}
+        shared = all(borders[region_of[i]] == {1, 2} for i in libs
+                     if region_of[i] not in eyes)
+        if len(eyes) > 1 or not shared or (not eyes and len(libs) < 2):
+            return False
+        eye_size[colour].add(sizes[next(iter(eyes))] if eyes else 0)
+    return (len(eye_size[1]) == len(eye_size[2]) == 1 and eye_size[1] == eye_size[2]
+            and max(eye_size[1]) <= 3)
+
+
 def _seki(cells: list[int], nb, regions) -> tuple[set[int], set[int]]:
-    """(indices of seki region points, indices of stones of the chains in seki)."""
+    """(indices of seki region points, indices of stones of the chains in seki).
+
+    A shared region (touching both colours) is in seki when one of its points can be filled by
+    neither side without self-atari (a single shared liberty), or, by the groups' liberties
+    (:func:`_eye_seki`), when the groups around it each live by one eye of the same size and
+    share the region's liberties (any number of shared points)."""
+    region_of: dict[int, int] = {}
+    for n, (reg, _b) in enumerate(regions):
+        for i in reg:
+            region_of[i] = n
+    borders = [b for _r, b in regions]
+    sizes = [len(r) for r, _b in regions]
     seki_pts: set[int] = set()
     for reg, border in regions:
         if border != {1, 2}:
@@ -189,6 +230,9 @@ def _seki(cells: list[int], nb, regions) -> tuple[set[int], set[int]]:
             if touch == {1, 2} and all(_self_atari(cells, nb, p, c) for c in (1, 2)):
                 seki_pts.update(reg)
                 break
+        else:
+            if _eye_seki(cells, nb, reg, region_of, borders, sizes):
+                seki_pts.update(reg)
     seki_stones: set[int] = set()
     for p in seki_pts:
         for k in nb[p]:

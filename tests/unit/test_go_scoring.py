@@ -222,3 +222,66 @@ def test_playout_estimate_refuses_bad_input():
         estimate_ownership(board(DAME), to_move="red")
     with pytest.raises(GoError):
         estimate_dead(board(DAME), "guess")
+
+
+# The tester's 9x9 positions (/tmp/brk5 t5, t3, t1).  Outer walls: Black column B (9 stones)
+# with column A (9 points) its territory, White column H (9) with column J (9).  Inside, a
+# White group (columns C-D ...) and a Black group (columns F-G ...) meet on column E.
+SEKI_TWO_SHARED = """
+. X O O . X X O .
+. X O O O X X O .
+. X O . O X X O .
+. X O O O X X O .
+. X O O X X X O .
+. X O O X . X O .
+. X O O X X X O .
+. X O O X X X O .
+. X O O . X X O .
+"""
+
+
+def test_seki_with_one_eye_each_and_two_shared_liberties():
+    # inner White (20 stones) has the eye D7 and the liberties E9, E1; inner Black (21 stones)
+    # the eye F4 and E9, E1.  Filling E9 leaves the filler 2 liberties (not self-atari), but
+    # the filler of the last shared point has only its eye left and is taken: seki (双活).
+    b = board(SEKI_TWO_SHARED)
+    assert sorted(map(sorted, seki_regions(b))) == [[(4, 0)], [(4, 8)]]  # E1, E9
+    # Japanese art. 8: eyes of stones in seki are no territory: Black A column 9, White J
+    # column 9; komi 0 -> Draw (the tester's 10 / 10 counted the eyes D7 and F4)
+    j = score(b, "japanese", komi=0)
+    assert (j.black, j.white, j.detail["territory"]) == (9, 9, {BLACK: 9, WHITE: 9})
+    assert j.ownership[(3, 6)] == "seki" and j.ownership[(5, 3)] == "seki"
+    # Chinese art. 9: Black 30 stones + 9 (A) + eye F4 1 + 2/2 shared = 41; White 29 + 9 + 1
+    # + 1 = 40, + 7.5 = 47.5 -> W+6.5; 41 + 40 = 81 points
+    c = score(b, "chinese")
+    assert (c.black, c.white, c.result) == (41, 47.5, "W+6.5")
+
+
+def test_seki_with_one_shared_liberty_left_t3():
+    b = board(SEKI_TWO_SHARED.strip()[:-17] + ". X O O X X X O .")  # E1 filled by Black
+    assert seki_regions(b) == [frozenset({(4, 8)})]  # E9 only
+    # Japanese: 9 / 9 (eyes in seki not counted); Chinese: Black 31 + 9 + 1 + 1/2 = 41.5;
+    # White 29 + 9 + 1 + 1/2 = 39.5 + 7.5 = 47 -> W+5.5
+    assert (score(b, "japanese", komi=0).black, score(b, "japanese", komi=0).white) == (9, 9)
+    c = score(b, "chinese")
+    assert (c.black, c.white, c.result) == (41.5, 47, "W+5.5")
+
+
+def test_seki_without_eyes_and_three_shared_liberties_t1():
+    # no eyes: inner White (C-D columns, E8-E6: 21 stones) and inner Black (F-G, E4-E2: 21)
+    # share E9, E5, E1 and have no other liberty; the filler of the second-last is left in atari
+    b = board("""
+. X O O . X X O .
+. X O O O X X O .
+. X O O O X X O .
+. X O O O X X O .
+. X O O . X X O .
+. X O O X X X O .
+. X O O X X X O .
+. X O O X X X O .
+. X O O . X X O .
+""")
+    assert len(seki_regions(b)) == 3
+    # Chinese: Black 30 + 9 + 3/2 = 40.5; White 30 + 9 + 1.5 = 40.5 + 7.5 = 48 -> W+7.5
+    c = score(b, "chinese")
+    assert (c.black, c.white, c.detail["seki_points"], c.detail["dame"]) == (40.5, 48, 3, 0)

@@ -64,7 +64,9 @@ SCORING_RULES: dict[str, Rule] = {
     "japanese:komi": _r(J89, "10", "komi 6.5 points by event rule"),
     "ing:count": _r(ING, "4", "子空皆地、填满计点: stones and surrounded points; both sum to the board"),
     "ing:komi": _r(ING, "4", "8-point compensation; 几无和棋"),
-    "seki": _r(C88, "21.2", "双活: groups living by shared liberties (Japanese art. 8)"),
+    "chinese:seki": _r(C88, "21.2", "双活: points open between both sides are treated as seki (shared)"),
+    "japanese:seki": _r(J89, "8", "双活: a live group touching a dame point is in seki; its 目 are not territory"),
+    "ing:seki": _r(ING, "4", "子空皆地: points shared in seki are split between both sides"),
 }
 
 
@@ -375,9 +377,10 @@ def score(board: Board, rules: str | None = None, komi: float | None = None, dea
         else:
             applied = [SCORING_RULES["ing:count"], SCORING_RULES["ing:komi"]]
     if a["seki_points"] or a["seki_stones"]:
-        applied.append(SCORING_RULES["seki"])
+        applied.append(SCORING_RULES[f"{rules}:seki"])  # the game's own ruleset's article
     margin = black - white
-    rule = "; ".join(f"{r.ruleset} art. {r.article}" for r in applied)
+    cites = [f"{r.ruleset} art. {r.article}" for r in applied]
+    rule = "; ".join(dict.fromkeys(cites))  # each article once, in order
     return Score(black=black, white=white, result=format_result(margin), margin=margin, rule=rule,
                  detail=detail, ownership=a["ownership"], rules=tuple(applied))
 

@@ -285,3 +285,12 @@ def test_seki_without_eyes_and_three_shared_liberties_t1():
     # Chinese: Black 30 + 9 + 3/2 = 40.5; White 30 + 9 + 1.5 = 40.5 + 7.5 = 48 -> W+7.5
     c = score(b, "chinese")
     assert (c.black, c.white, c.detail["seki_points"], c.detail["dame"]) == (40.5, 48, 3, 0)
+
+
+def test_seki_cites_the_games_own_ruleset_and_each_article_once():
+    b = board(SEKI_TWO_SHARED)
+    j = score(b, "japanese")
+    # territory (art. 8) and the count (art. 10) once each; no Chinese article in a Japanese count
+    assert j.rule == "Japanese rules 1989 art. 7-1; Japanese rules 1989 art. 8; Japanese rules 1989 art. 10"
+    assert "Ing rules art. 4" == score(b, "ing").rule
+    assert "Chinese rules 1988 art. 21.2" in score(b, "chinese").rule

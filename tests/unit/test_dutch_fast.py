@@ -123,7 +123,7 @@ def test_fast_engine_on_real_trfs(shared_data, rel):
     """Every round of the real TRFs, re-paired from the rounds before it as
     ``arbiter check-pairings`` does: fast == unmodified py4swiss (whether or not the record
     is reproduced; tests/e2e/test_check_pairings.py holds those figures)."""
-    from services.pairing.check import _first_white
+    from services.pairing.check import initial_colour
     from services.pairing.dutch import players_from_trf
     from services.pairing.trf import read_trf
 
@@ -131,5 +131,5 @@ def test_fast_engine_on_real_trfs(shared_data, rel):
     total = max(t.rounds, t.rounds_recorded)
     for rnd in range(1, t.rounds_recorded + 1):
         players = players_from_trf(t, rnd)
-        args = (players, rnd, total, _first_white(t), t.by_rank)
+        args = (players, rnd, total, initial_colour(t), t.by_rank)
         assert pair_dutch(*args) == pair_dutch(*args, reference=True), rnd

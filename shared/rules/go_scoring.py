@@ -37,18 +37,11 @@ from fractions import Fraction
 from contracts.messages import Rule
 from shared.rules.go import (
     BLACK, DEFAULT_KOMI, RULESETS, WHITE, Board, GoError, IllegalMove, Point, _check_point, _neighbours,
-    check_komi, to_gtp,
+    C02, C88, ING, J89, _r, check_komi, to_gtp,
 )
 
 __all__ = ["Score", "score", "ownership", "seki_regions", "komi_from_stones", "SCORING_RULES",
            "chinese_stones_text", "format_result"]
-
-C88, C02, J89, ING = "Chinese rules 1988", "Chinese rules 2002", "Japanese rules 1989", "Ing rules"
-
-
-def _r(ruleset: str, article: str, summary: str) -> Rule:
-    return Rule(game="go", ruleset=ruleset, article=article, summary=summary)
-
 
 #: Scoring articles, by decision (see also :data:`shared.rules.go.RULES`).
 SCORING_RULES: dict[str, Rule] = {

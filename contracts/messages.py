@@ -62,13 +62,17 @@ class GoSettings(BaseModel):
     ``board_size`` lines (19; 9 and 13 for short games), ``go_rules`` (chinese), ``komi`` in
     points given to White (the rules' default: 7.5 Chinese, 6.5 Japanese, 8 Ing; 0 with
     handicap stones), ``handicap`` stones placed for Black on the fixed points (White then moves
-    first), ``void_moves`` (see :data:`VoidMoves`)."""
+    first), ``void_moves`` (see :data:`VoidMoves`), ``stone_removal_s``: seconds the players
+    have to settle the dead stones once play stops, restarted by each proposal (None = 300 s,
+    :data:`shared.rules.go.DEFAULT_STONE_REMOVAL_S`; a platform rule for online play -- no rule
+    text sets such a limit -- see :class:`StoneRemovalExpired`)."""
 
     board_size: int | None = Field(default=None, ge=2, le=25)
     go_rules: GoRules | None = None
     komi: float | None = Field(default=None, ge=-150, le=150, allow_inf_nan=False)
     handicap: int | None = Field(default=None, ge=0, le=9)
     void_moves: VoidMoves = "refuse"
+    stone_removal_s: int | None = Field(default=None, ge=1, le=86_400)
 
 
 class Rule(_M):
@@ -568,7 +572,8 @@ class _GEvt(Payload):
 
 class GameStarted(_GEvt, GoSettings):
     """A game starts. Go: ``start_fen`` is the engine's one-line position (``go 9 chinese black
-    ...``) and the settings are resolved (size, rules, komi, handicap all given)."""
+    ...``) and the settings are resolved (size, rules, komi, handicap and, since the stone-removal
+    limit was added, ``stone_removal_s`` all given; None in older records = the default)."""
 
     white: PlayerId
     black: PlayerId
@@ -627,7 +632,7 @@ class MoveAccepted(_GEvt):
 RejectCode = Literal[
     "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
     "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
-    "ruling-pending", "play-stopped", "not-scoring", "counting",
+    "ruling-pending", "play-stopped", "not-scoring", "counting", "stone-removal-timeout",
 ]
 
 
@@ -728,7 +733,8 @@ class DeadStonesRuled(_GEvt):
 
 class GameScored(_GEvt):
     """Go: the count (adjudication). ``black`` / ``white``: points (komi included); ``result``
-    ``B+3.5`` / ``W+0.5`` / ``Draw``; ``how``: ``agreement`` or ``arbiter``; ``dead`` the stones
+    ``B+3.5`` / ``W+0.5`` / ``Draw``; ``how``: ``agreement``, ``arbiter`` or
+    ``stone-removal-timeout`` (an unanswered proposal stood, :class:`StoneRemovalExpired`); ``dead`` the stones
     removed; ``rule`` the counting articles; ``detail``: the scorer's counts, flattened to
     ``<item>`` / ``<item>.<colour>`` keys (stones, territory, dame, seki points, prisoners, dead
     stones per colour; in points or stones as the item says)."""
@@ -738,7 +744,7 @@ class GameScored(_GEvt):
     result: str
     margin: float
     komi: float
-    how: Literal["agreement", "arbiter"]
+    how: Literal["agreement", "arbiter", "stone-removal-timeout"]
     dead: tuple[str, ...]
     rule: Rule
     detail: dict[str, float] = {}
@@ -755,6 +761,24 @@ class ArbiterCalled(_GEvt):
     reason: Literal["count-failed", "stone-removal-timeout"]
     detail: str = Field(default="", max_length=500)
     rule: Rule | None = None
+
+
+class StoneRemovalExpired(_GEvt):
+    """Go (clock service): the stone-removal time ran out at ``deadline_ms`` (epoch ms; the
+    event's time) -- ``limit_s`` seconds after play stopped or after the latest dead-stone
+    proposal -- with no agreement, resumption or ruling; ``observed_ms`` the timer tick that saw
+    it. ``proposed_by`` / ``dead``: the latest proposal, unanswered, which now stands
+    (adjudication counts on it, GameScored ``how="stone-removal-timeout"``); both None when no
+    proposal stands (adjudication calls the arbiter, ArbiterCalled ``stone-removal-timeout``).
+    ``rule``: the platform rule (no Go rule text sets a time for settling the dead stones; the
+    limit is the platform's, for online play, as OGS's stone-removal timer)."""
+
+    deadline_ms: int
+    observed_ms: int
+    limit_s: int
+    proposed_by: Colour | None = None
+    dead: tuple[str, ...] | None = None
+    rule: Rule
 
 
 class AbsenceReported(_GEvt):
@@ -942,7 +966,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     ClockUpdated, FlagFell, ClockAdjusted, ClockStopped, GameEnded, DrawClaimRejected,
     PenaltyApplied, RepetitionRuled, DeadStonesProposed, ScoringAgreed, PlayResumed,
     DeadStonesRuled, GameScored, ReportArrival, RuleEndlessCycle, ArrivalReported,
-    EndlessCycleFound, EndlessCycleRuled, ArbiterCalled,
+    EndlessCycleFound, EndlessCycleRuled, ArbiterCalled, StoneRemovalExpired,
 )
 
 

@@ -12,10 +12,14 @@ art. 4.2.4 / 23.3; a position occurring a third time is ruled by the 棋例 (art
 :func:`shared.rules.xiangqi_repetition.rule_cycle`) and the ruling, with every move of the cycle
 classified, is written as RepetitionRuled before the GameEnded it may cause.
 
-Go: a game is counted when the players agree on the dead stones (ScoringAgreed) or the arbiter
-rules them (DeadStonesRuled): :func:`shared.rules.go_scoring.score` under the game's rules and
-komi (Chinese 1988 art. 9 / 11 area counting, Japanese 1989 art. 8 / 10 territory counting, Ing
-art. 4), written as GameScored (points, ``B+3.5``, the counts) before the GameEnded whose result
+Go: a game is counted when the players agree on the dead stones (ScoringAgreed), the arbiter
+rules them (DeadStonesRuled) or the stone-removal time runs out on an unanswered proposal
+(StoneRemovalExpired with ``dead``; with no proposal the arbiter is called, ArbiterCalled
+``stone-removal-timeout``: a platform rule for online play, no rule text sets the time):
+:func:`shared.rules.go_scoring.score` under the game's rules and komi (Chinese area counting
+1988 art. 9 with the komi's article, :func:`shared.rules.games.go_score_rule`: 1988 art. 11 for
+2¾ stones = 5.5 points, 2002 art. 9 for the competition's komi, 3¾ stones = 7.5 points;
+Japanese 1989 art. 8 / 10 territory counting; Ing art. 4), written as GameScored (points, ``B+3.5``, the counts) before the GameEnded whose result
 maps Black's win to ``0-1``, White's to ``1-0`` and a jigo to ``1/2-1/2`` (``score`` keeps the
 margin). A flag loses (1988 art. 23.5); resignation 7.2 (Japanese art. 11). A position that
 recurs a third time with stones taken on the way (triple ko, eternal life:
@@ -35,9 +39,9 @@ from contracts.messages import (
     GAME_EVENTS, ArbiterCalled, ClassifiedMove, DeadStonesRuled, DrawAgreed, DrawClaimed, DrawClaimRejected,
     EndlessCycleFound, EndlessCycleRuled,
     FlagFell, GameEnded, GameScored, GameStarted, MoveAccepted, PenaltyApplied, PlayResumed,
-    RepetitionRuled, Resigned, ResultRecorded, Rule, ScoringAgreed,
+    RepetitionRuled, Resigned, ResultRecorded, Rule, ScoringAgreed, StoneRemovalExpired,
 )
-from shared.rules.games import Position, go_kwargs, position
+from shared.rules.games import Position, go_kwargs, go_score_rule, position
 from shared.service import Core, Emit
 
 _OTHER = {"white": "black", "black": "white"}
@@ -219,6 +223,21 @@ class AdjudicationCore(Core):
     def _on_DeadStonesRuled(self, g, p: DeadStonesRuled):
         return self._count(g, p.game_id, p.dead, "arbiter", f"dead stones ruled by the arbiter: {p.reason}")
 
+    def _on_StoneRemovalExpired(self, g, p: StoneRemovalExpired):
+        """The stone-removal time ran out (platform rule, ``p.rule``): the unanswered proposal
+        stands and is counted (GameScored ``how="stone-removal-timeout"``); with no proposal
+        ArbiterCalled ``stone-removal-timeout`` (the arbiter rules the dead stones, Chinese rules
+        1988 art. 16.4 / 25.1)."""
+        if p.dead is not None:
+            return self._count(g, p.game_id, p.dead, "stone-removal-timeout",
+                               f"dead stones proposed by {p.proposed_by}, unanswered when the "
+                               f"stone-removal time ({p.limit_s} s) ran out")
+        return [Emit(stream_for(f"game-{p.game_id}", "result"), ArbiterCalled(
+            game_id=p.game_id, reason="stone-removal-timeout",
+            detail=(f"no dead stones proposed within the stone-removal time ({p.limit_s} s, a "
+                    f"platform rule for online play): the arbiter rules the dead stones"),
+            rule=g.rules["arbiter-dead"]))]
+
     def _count(self, g: _Game, game_id: str, dead: tuple[str, ...], how: str, why: str) -> list[Emit]:
         """Count a Go game on ``dead`` (GTP points, checked by validation): GameScored, then
         GameEnded (B+x -> ``0-1``, W+x -> ``1-0``, Draw -> ``1/2-1/2``). A count the scorer
@@ -237,7 +256,12 @@ class AdjudicationCore(Core):
                 game_id=game_id, reason="count-failed",
                 detail=f"the game cannot be counted ({how}): {e}"[:500],
                 rule=g.rules["arbiter-dead"]))]
-        rule = g.rules["score"].model_copy(update={"summary": f"{g.rules['score'].summary}; {sc.rule}"})
+        base = go_score_rule(board.rules, g.komi)
+        # the scorer names 1988 art. 11 for any Chinese komi; the komi's own article replaces it
+        komi_art = go.komi_rule(g.komi, board.rules)
+        cites = [komi_art if r.article == "11" and r.ruleset == go.C88 else r for r in sc.rules]
+        cited = "; ".join(dict.fromkeys(f"{r.ruleset} art. {r.article}" for r in cites))
+        rule = base.model_copy(update={"summary": f"{base.summary}; {cited}"})
         winner = "black" if sc.result.startswith("B+") else "white" if sc.result.startswith("W+") else None
         result = {"black": "0-1", "white": "1-0", None: "1/2-1/2"}[winner]
         scored = GameScored(game_id=game_id, black=sc.black, white=sc.white, result=sc.result,

@@ -17,6 +17,15 @@ the side to move runs again from that event (ClockStarted ``resumed``). A late p
 own clock deducted from it (Chinese rules 1988 art. 23.3, :func:`services.clock.core.lateness`;
 past the limit the penalties service forfeits the player, 23.1).
 
+Go stone-removal time (a platform rule for online play: no rule text sets a time for settling
+the dead stones): every Go game, timed or not, has ``stone_removal_s`` (GameStarted; 300 s by
+default) from the moment play stops, restarted by each DeadStonesProposed, ended by PlayResumed,
+ScoringAgreed, DeadStonesRuled, ArbiterCalled or the game's end. When a tick finds it run out
+(event times only: the deadline is the stop's or the latest proposal's event time plus the
+limit) the clock writes StoneRemovalExpired dated at the deadline, carrying the latest proposal,
+unanswered, if any (adjudication counts it, else calls the arbiter). As with flags, a dead-stone
+command received before the deadline and not yet ruled on by validation holds the tick.
+
 No flag on a stale view (DESIGN.md invariant 2): the clock also reads the game commands, and a
 timer tick does not call a flag while a SubmitMove of the player to move, received before the
 deadline, has not yet been ruled on by validation; and it waits ``grace_ms`` past the deadline
@@ -30,9 +39,10 @@ from dataclasses import dataclass, field, replace
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_COMMANDS, GAME_EVENTS, ArrivalReported, ClockAdjusted, ClockStarted, ClockStopped,
-    ClockUpdated, FlagFell, GameEnded, GameStarted, MoveAccepted, MoveRejected, PenaltyApplied,
-    PlayResumed, Rule, SubmitMove,
+    GAME_COMMANDS, GAME_EVENTS, AcceptDead, ArbiterCalled, ArrivalReported, ClockAdjusted,
+    ClockStarted, ClockStopped, ClockUpdated, DeadStonesProposed, DeadStonesRuled, FlagFell,
+    GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, PenaltyApplied, PlayResumed,
+    RejectDead, Rule, RuleDeadStones, ScoringAgreed, StoneRemovalExpired, SubmitMove,
 )
 from services.clock import core as clk
 from shared.rules.games import rules_of
@@ -59,6 +69,23 @@ class _Game:
         return rules_of(self.game)["timeout"]
 
 
+@dataclass
+class _Removal:
+    """Go: the stone-removal timer of one game (platform rule). ``deadline_ms`` None while it
+    does not run; ``proposal`` the latest (colour, dead GTP points) since it started;
+    ``pending`` dead-stone commands (event id -> receive ms) validation has not yet ruled on."""
+
+    limit_ms: int
+    deadline_ms: int | None = None
+    proposal: tuple[str, tuple[str, ...]] | None = None
+    cause: Envelope | None = None
+    pending: dict = field(default_factory=dict)
+    over: bool = False
+
+
+_DEAD_COMMANDS = (MarkDead, AcceptDead, RejectDead, RuleDeadStones)
+
+
 def first_to_move(p: GameStarted) -> clk.Colour:
     """The colour whose clock starts (1994 art. 12.3: White; xiangqi: Red in the white seat;
     Go 1988 art. 2.1: Black, or White after handicap stones): the side to move in the start
@@ -78,8 +105,10 @@ class ClockCore(Core):
     games: dict[str, _Game] = field(default_factory=dict)
     # (deadline_ms, game_id) of running clocks; stale entries are skipped when popped
     deadlines: list[tuple[int, str]] = field(default_factory=list)
+    removals: dict[str, _Removal] = field(default_factory=dict)  # Go stone-removal timers
 
     def handle(self, msg: Envelope) -> list[Emit]:
+        self._removal(msg)
         out = self._handle(msg)
         g = self.games.get(getattr(msg.payload, "game_id", ""))
         if g is not None and not g.over:
@@ -242,10 +271,60 @@ class ClockCore(Core):
                  f"the player's clock deducted")
         return self._adjusted(msg, p.game_id, g, p.colour, -unrun, cause, g.timeout_rule, rule)
 
+    # --------------------------------------------------------------- Go: stone-removal time
+    def _removal(self, msg: Envelope) -> None:
+        """Keep the stone-removal timer of a Go game (see the module doc) from ``msg``."""
+        from shared.rules.go import DEFAULT_STONE_REMOVAL_S
+
+        p = msg.payload
+        gid = getattr(p, "game_id", "")
+        if isinstance(p, GameStarted):
+            if p.game == "go" and gid not in self.removals:
+                s = DEFAULT_STONE_REMOVAL_S if p.stone_removal_s is None else p.stone_removal_s
+                self.removals[gid] = _Removal(limit_ms=s * 1000)
+            return
+        r = self.removals.get(gid)
+        if r is None or r.over:
+            return
+        if isinstance(p, _DEAD_COMMANDS):
+            r.pending[msg.event_id] = msg.at_ms
+            return
+        r.pending.pop(msg.causation_id, None)  # validation ruled on it (accepted or refused)
+        if isinstance(p, MoveAccepted):
+            if p.status == "scoring":  # play stopped (J89 9-1 / 1988 art. 21.1): the time runs
+                r.deadline_ms, r.proposal, r.cause = msg.at_ms + r.limit_ms, None, msg
+            else:
+                r.deadline_ms, r.proposal = None, None
+        elif isinstance(p, DeadStonesProposed):  # each proposal restarts the time
+            r.deadline_ms, r.proposal, r.cause = msg.at_ms + r.limit_ms, (p.colour, p.dead), msg
+        elif isinstance(p, (PlayResumed, ScoringAgreed, DeadStonesRuled, ArbiterCalled)):
+            r.deadline_ms, r.proposal = None, None
+        elif isinstance(p, (GameEnded, FlagFell)):
+            r.over = True
+
+    def _removal_expired(self, gid: str, r: _Removal, now_ms: int) -> tuple[Envelope | None, Emit]:
+        """StoneRemovalExpired of ``gid`` at its deadline, observed at ``now_ms``; the timer stops."""
+        from shared.rules.go import rule_for
+
+        d, r.deadline_ms = r.deadline_ms, None
+        who, dead = r.proposal if r.proposal is not None else (None, None)
+        return r.cause, Emit(self._stream(gid), StoneRemovalExpired(
+            game_id=gid, deadline_ms=d, observed_ms=now_ms, limit_s=r.limit_ms // 1000,
+            proposed_by=who, dead=dead, rule=rule_for("stone-removal-timeout")), at_ms=d)
+
+    def _next_removal(self) -> int | None:
+        return min((r.deadline_ms for r in self.removals.values()
+                    if not r.over and r.deadline_ms is not None), default=None)
+
     # -------------------------------------------------------------------------------- timer
     def next_deadline(self) -> int | None:
-        """Earliest deadline of a running clock (epoch ms), or None (the timer wakes at this
-        plus ``grace_ms``)."""
+        """Earliest deadline of a running clock or a Go stone-removal timer (epoch ms), or None
+        (the timer wakes at this plus ``grace_ms``)."""
+        ds = [d for d in (self._next_flag(), self._next_removal()) if d is not None]
+        return min(ds, default=None)
+
+    def _next_flag(self) -> int | None:
+        """Earliest deadline of a running clock (epoch ms), or None."""
         while self.deadlines:
             d, gid = self.deadlines[0]
             g = self.games.get(gid)
@@ -256,9 +335,12 @@ class ClockCore(Core):
 
     def tick(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
         """Flags of every running clock whose deadline passed more than ``grace_ms`` before
-        ``now_ms`` (epoch ms) with no move of the running side received before it."""
-        out, held = [], []
-        while (d := self.next_deadline()) is not None and d + self.grace_ms < now_ms:
+        ``now_ms`` (epoch ms) with no move of the running side received before it; and Go
+        stone-removal times run out likewise (no dead-stone command received before the
+        deadline still unruled): StoneRemovalExpired."""
+        out = self._tick_removals(now_ms)
+        held = []
+        while (d := self._next_flag()) is not None and d + self.grace_ms < now_ms:
             entry = heapq.heappop(self.deadlines)
             gid = entry[1]
             g = self.games[gid]
@@ -270,4 +352,15 @@ class ClockCore(Core):
                 out.append((g.cause, e))
         for entry in held:
             heapq.heappush(self.deadlines, entry)
+        return out
+
+    def _tick_removals(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
+        out = []
+        for gid, r in sorted(self.removals.items()):
+            d = r.deadline_ms
+            if r.over or d is None or d + self.grace_ms >= now_ms:
+                continue
+            if any(at <= d for at in r.pending.values()):
+                continue  # a command received in time is being validated
+            out.append(self._removal_expired(gid, r, now_ms))
         return out

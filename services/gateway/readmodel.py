@@ -21,7 +21,7 @@ _TERMINAL_DRAWS = {"stalemate", "insufficient-material", "fivefold-repetition", 
 _OTHER = {"white": "black", "black": "white"}
 _HALF = "½"
 _GO_EVENTS = {"DeadStonesProposed", "PlayResumed", "ScoringAgreed", "DeadStonesRuled", "GameScored",
-              "ArbiterCalled"}
+              "ArbiterCalled", "StoneRemovalExpired"}
 
 
 def _win_for(colour: str) -> str:
@@ -127,7 +127,9 @@ class GameView(Seats):
         dead stones are agreed or ruled; ``counted``; ``ended`` when the game ended without a count:
         resignation, flag, forfeit, arbiter's result), the board (rows top first, ``X`` black,
         ``O`` white), prisoners, each side's standing dead-stone proposal, the agreed or ruled
-        dead stones, resumptions and the count (GameScored)."""
+        dead stones, resumptions and the count (GameScored); ``stone_removal_s`` the time to settle
+        the dead stones and ``stone_removal_expired`` the clock's StoneRemovalExpired once it ran
+        out (a standing proposal then counts: phase ``counting``)."""
         if self.go is None:
             return None
         from shared.rules import go
@@ -241,6 +243,10 @@ class GameView(Seats):
         elif t == "ArbiterCalled":  # the count failed / stone-removal time ran out: arbiter's turn
             g["phase"], g["proposals"], g["dead"] = "scoring", {}, None
             g["arbiter_called"] = _dump(p)
+        elif t == "StoneRemovalExpired":  # platform rule: a standing proposal is counted
+            g["stone_removal_expired"] = _dump(p)
+            if p.dead is not None:
+                g["phase"], g["dead"] = "counting", list(p.dead)
 
     def apply(self, msg: Envelope) -> None:
         p = msg.payload
@@ -255,7 +261,8 @@ class GameView(Seats):
             self.game = p.game
             if p.game == "go" and self.go is None:
                 self.go = {"board_size": p.board_size, "go_rules": p.go_rules, "komi": p.komi,
-                           "handicap": p.handicap, "void_moves": p.void_moves, "phase": "play",
+                           "handicap": p.handicap, "void_moves": p.void_moves,
+                           "stone_removal_s": p.stone_removal_s, "phase": "play",
                            "proposals": {}, "dead": None, "ruling": None, "resumptions": [],
                            "count": None}
             self.white, self.black = p.white, p.black

@@ -28,8 +28,9 @@ Go (:class:`shared.rules.games.GoPosition`; Chinese rules 1988 ch. 3 as the arbi
   passes in a row that stop play.
 - Playing twice (17.1) cannot happen online (a move out of turn is refused, ``not-your-turn``);
   over the board the arbiter rules it (IssuePenalty ``played-twice``, the penalties service).
-- Two passes in a row stop play (Japanese rules 1989 art. 9-1; MoveAccepted status
-  ``scoring``); moves are then refused (``play-stopped``) and the players settle the dead
+- Two passes in a row stop play (MoveAccepted status ``scoring``; Japanese rules 1989 art. 9-1,
+  under Chinese and Ing rules both sides have confirmed the end, 1988 art. 21.1: the refusal
+  cites the game's own article); moves are then refused (``play-stopped``) and the players settle the dead
   stones: MarkDead (DeadStonesProposed: whole groups), AcceptDead of the opponent's proposal
   (ScoringAgreed), or RejectDead, which resumes play with the asker's opponent to move
   (PlayResumed; Japanese 9-3, Chinese 1988 art. 21.1 / 21.3: disputes are settled by play).
@@ -37,6 +38,12 @@ Go (:class:`shared.rules.games.GoPosition`; Chinese rules 1988 ch. 3 as the arbi
   so the clock passes to the opponent) that does not count towards stopping play. The arbiter
   may rule the dead stones while play is stopped (RuleDeadStones -> DeadStonesRuled, 1988 art.
   16.4 / 25.1). Adjudication counts the game on the agreed or ruled dead stones.
+- Stone-removal time (a platform rule for online play: no rule text sets one): the players have
+  the game's ``stone_removal_s`` (300 s by default) from the stop, restarted by each proposal,
+  to agree, reject or be ruled; a player's dead-stone command received after it is refused
+  (``stone-removal-timeout``; event times only). The clock service reports the expiry
+  (StoneRemovalExpired): an unanswered proposal stands and adjudication counts it, with none it
+  calls the arbiter (ArbiterCalled ``stone-removal-timeout``), whose RuleDeadStones still goes.
 - Endless cycles (triple ko, eternal life ...): adjudication reports one (EndlessCycleFound)
   and play goes on until the arbiter rules (RuleEndlessCycle -> EndlessCycleRuled, 1988 art.
   20.3): ``draw``, ``replay`` (this game ends and a new game between the same players, same
@@ -60,8 +67,8 @@ from contracts.messages import (
     DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined, DrawOffered, FlagFell,
     ArbiterCalled, GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
     PlayResumed, RecordResult, RejectDead, RepetitionRuled, ReportAbsence, Resign, Resigned,
-    ResultRecorded, RoundPaired, RuleDeadStones, ScoringAgreed, SubmitMove, TournamentCreated,
-    VoidMove,
+    ResultRecorded, RoundPaired, RuleDeadStones, ScoringAgreed, StoneRemovalExpired, SubmitMove,
+    TournamentCreated, VoidMove,
 )
 from shared.rules import chess as rules
 from shared.rules.games import (
@@ -102,6 +109,16 @@ class Game(rules.Seats):
     present: set = field(default_factory=set)  # colours that moved or were reported arrived
     cycle_found: bool = False  # Go: adjudication reported an endless cycle (1988 art. 20.3)
     counting: bool = False  # Go: dead stones agreed or ruled, adjudication's count is due
+    removal_deadline_ms: int | None = None  # Go: players' dead-stone commands after it are refused
+
+    @property
+    def removal_limit_ms(self) -> int:
+        """Go: the stone-removal time, ms (the game's ``stone_removal_s``; older records without
+        it: the default)."""
+        from shared.rules.go import DEFAULT_STONE_REMOVAL_S
+
+        s = self.started.stone_removal_s if self.started is not None else None
+        return (DEFAULT_STONE_REMOVAL_S if s is None else s) * 1000
 
     @property
     def to_move(self) -> str:
@@ -169,7 +186,7 @@ class ValidationCore(Core):
             fen = t.start_fen if t and t.start_fen else start_fen(game)
             if game == "go" and t is not None:  # the event's settings (the gateway checks them)
                 try:
-                    go = go_settings(t.board_size, t.go_rules, t.komi, t.handicap)
+                    go = go_settings(t.board_size, t.go_rules, t.komi, t.handicap, t.stone_removal_s)
                     fen = position("go", t.start_fen, **go).fen()
                 except ValueError:  # impossible settings: no game can start (nothing to decide)
                     continue
@@ -194,7 +211,7 @@ class ValidationCore(Core):
         go: dict = {}
         try:
             if p.game == "go":
-                go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap)
+                go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap, p.stone_removal_s)
             pos = position(p.game, p.start_fen, **go)
         except ValueError as e:
             return [self._reject(msg, p, "invalid", f"bad start FEN or Go settings: {e}")]
@@ -255,9 +272,10 @@ class ValidationCore(Core):
                           f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
                           g.pos.RULES["timeout"])
         if g.pos.game == "go" and g.scoring:
-            return reject("play-stopped", "play stopped after two passes (Japanese rules 1989 art. "
-                                          "9-1): mark the dead stones, accept the opponent's, or "
-                                          "reject to resume play", g.pos.RULES["stop"])
+            stop = g.pos.RULES["stop"]  # Japanese 1989 art. 9-1; Chinese / Ing 1988 art. 21.1
+            return reject("play-stopped", f"play stopped after two passes ({stop.ruleset} art. "
+                                          f"{stop.article}): mark the dead stones, accept the "
+                                          f"opponent's, or reject to resume play", stop)
         void = None
         try:
             mv = g.pos.parse(p.move)
@@ -278,6 +296,8 @@ class ValidationCore(Core):
             g.offer_by = None
         if played.status not in ("ongoing", "scoring"):
             g.over = True
+        elif played.status == "scoring":  # play stopped: the stone-removal time runs
+            g.removal_deadline_ms = msg.at_ms + g.removal_limit_ms
         elif g.pos.game == "xiangqi" and played.repetitions >= 3 and (
                 g.rulings == "automatic" or g.must_vary is not None):
             g.ruling_due = True  # adjudication rules before the next move (it may end the game)
@@ -484,9 +504,15 @@ class ValidationCore(Core):
         if g.pos.game != "go":
             return g, None, [self._reject(msg, p, "invalid", f"{msg.type} is a Go command")]
         if not g.scoring:
-            return g, None, [self._reject(msg, p, "not-scoring", "play has not stopped: two passes "
-                                                                 "in a row stop it (Japanese rules "
-                                                                 "1989 art. 9-1)")]
+            stop = g.pos.RULES["stop"]
+            return g, None, [self._reject(msg, p, "not-scoring", f"play has not stopped: two passes "
+                                                                 f"in a row stop it ({stop.ruleset} "
+                                                                 f"art. {stop.article})")]
+        if g.removal_deadline_ms is not None and msg.at_ms > g.removal_deadline_ms:
+            return g, None, [self._reject(msg, p, "stone-removal-timeout", (
+                f"received {msg.at_ms - g.removal_deadline_ms} ms after the stone-removal time "
+                f"({g.removal_limit_ms // 1000} s) ran out: an unanswered proposal stands and is "
+                f"counted, else the arbiter rules (platform rule for online play)"))]
         return g, colour, []
 
     def _on_MarkDead(self, msg, p: MarkDead):
@@ -499,6 +525,7 @@ class ValidationCore(Core):
             return [self._reject(msg, p, "malformed" if e.code == "malformed" else "invalid", e.reason)]
         g.proposals[colour] = dead
         g.last_ms = msg.at_ms
+        g.removal_deadline_ms = msg.at_ms + g.removal_limit_ms  # each proposal restarts the time
         return [Emit(stream_for(f"game-{p.game_id}"), DeadStonesProposed(
             game_id=p.game_id, player_id=p.player_id, colour=colour, dead=dead, ply=g.pos.ply))]
 
@@ -510,6 +537,7 @@ class ValidationCore(Core):
         if dead is None:
             return [self._reject(msg, p, "invalid", "the opponent has proposed no dead stones to accept")]
         g.counting = True  # adjudication counts the game now (GameEnded, or ArbiterCalled)
+        g.removal_deadline_ms = None
         return [Emit(stream_for(f"game-{p.game_id}"), ScoringAgreed(
             game_id=p.game_id, player_id=p.player_id, colour=colour, proposed_by=_OTHER[colour],
             dead=dead, rule=g.pos.RULES["agreement"]))]
@@ -521,6 +549,7 @@ class ValidationCore(Core):
         stream = stream_for(f"game-{p.game_id}")
         g.proposals.clear()
         g.last_ms = msg.at_ms
+        g.removal_deadline_ms = None  # play resumes; the next stop starts the time afresh
         yields = g.pos.resume(colour)
         out = [Emit(stream, PlayResumed(game_id=p.game_id, player_id=p.player_id, colour=colour,
                                         to_move=_OTHER[colour], rule=g.pos.RULES["resumption"]))]
@@ -555,6 +584,7 @@ class ValidationCore(Core):
         except MoveError as e:
             return [self._reject(msg, p, "malformed" if e.code == "malformed" else "invalid", e.reason)]
         g.counting = True
+        g.removal_deadline_ms = None
         return [Emit(stream_for(f"game-{p.game_id}"), DeadStonesRuled(
             game_id=p.game_id, dead=dead, reason=p.reason, rule=g.pos.RULES["arbiter-dead"]))]
 
@@ -588,13 +618,24 @@ class ValidationCore(Core):
         return self._end(p.game_id)
 
     def _on_ArbiterCalled(self, msg, p: ArbiterCalled):
-        """Go: the count failed (or the stone-removal time ran out): the game is not over; play
-        stays stopped, the dead stones may be settled again and the arbiter may record the
+        """Go: the count failed (or the stone-removal time ran out with no proposal): the game
+        is not over; play stays stopped, the dead stones may be settled again (the next
+        proposal restarts the stone-removal time) and the arbiter may rule them or record the
         result (RecordResult)."""
         g = self.games.get(p.game_id)
         if g is not None:
             g.counting = False
             g.proposals.clear()
+            g.removal_deadline_ms = None
+        return []
+
+    def _on_StoneRemovalExpired(self, msg, p: StoneRemovalExpired):
+        """Go: the clock saw the stone-removal time run out. With a standing proposal the
+        game is being counted on it (players' and the arbiter's dead-stone commands are refused
+        as ``counting``); with none adjudication calls the arbiter (ArbiterCalled)."""
+        g = self.games.get(p.game_id)
+        if g is not None and p.dead is not None and not g.over:
+            g.counting = True
         return []
 
     def _on_GameEnded(self, msg, p: GameEnded):

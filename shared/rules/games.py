@@ -25,7 +25,7 @@ from shared.rules import xiangqi
 from shared.rules.chess import MoveError
 
 __all__ = ["GAMES", "MoveError", "Played", "Position", "GoPosition", "GoMoveError", "position",
-           "rules_of", "start_fen", "go_settings", "go_rule_map", "go_kwargs"]
+           "rules_of", "start_fen", "go_settings", "go_rule_map", "go_kwargs", "go_score_rule"]
 
 GAMES = ("chess", "xiangqi", "go")
 
@@ -244,7 +244,11 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
     20.1, endless cycles 20.3 (``endless-cycle`` the detection; ``cycle-draw`` / ``cycle-replay``
     the arbiter's rulings; ``no-result``, Japanese rules only, 1989 art. 12). End of play, resumption, agreement
     and counting follow the game's ruleset: Japanese 1989 art. 9-1 / 9-2 / 9-3, 8 and 10;
-    Chinese 1988 art. 7, 8, 9, 11 and 21; Ing art. 4. Raises ``ValueError`` for unknown rules."""
+    Chinese 1988 art. 7, 8, 9 and 21 (``stop``: two passes = both confirmed the end, 21.1;
+    the komi's article comes with the komi, :func:`go_score_rule`); Ing art. 4 (end of play by
+    the 1988 arbiter law, 21.1). ``stone-removal-timeout`` is the platform's rule for online
+    play (no rule text sets a time for settling the dead stones). Raises ``ValueError`` for
+    unknown rules."""
     from shared.rules import go
 
     if rules not in go.RULESETS:
@@ -260,8 +264,8 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
             "resumption": r(c88, "21.1, 21.3", "a dispute over life and death is settled by play; "
                                                "the opponent of the player who asked moves first"),
             "agreement": r(c88, "8, 9", "dead stones agreed by both players; area counting"),
-            "score": r(c88, "9, 11", "area counting (数子法): stones plus surrounded points, shared "
-                                     "dame halved, against 180.5 on 19x19; komi"),
+            "score": r(c88, "9", "area counting (数子法): stones plus surrounded points, shared "
+                                 "dame halved, against 180.5 on 19x19 (komi: go_score_rule)"),
         },
         "japanese": {
             "resignation": r(j89, "11", "a player who resigns loses (中盘胜)"),
@@ -289,24 +293,46 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
         "arbiter": r(c88, "16.4", "a result ruled by the arbiter; the players must comply"),
         "arbiter-dead": r(c88, "16.4, 25.1", "the arbiter rules which stones are dead when the "
                                               "players do not agree"),
-        "void-suicide": r(c88, "19", "a stone on a forbidden point is void and counts as a pass"),
-        "void-ko": r(c88, "20.1", "an immediate ko recapture is void and counts as a pass"),
+        "void-suicide": r(c88, "19", "a stone on a forbidden point is void and the turn is lost "
+                                     "(着手无效，弃权一次)"),
+        "void-ko": r(c88, "20.1", "an immediate ko recapture is void and the turn is lost "
+                                  "(着手无效，弃权一次)"),
         "void-superko": r(c88, "6, 20.1", "a move repeating a whole-board position is void and "
-                                          "counts as a pass"),
+                                          "the turn is lost"),
         "end": go.rule_for("end", rules),
-        "stop": r(j89, "9-1", "two passes in a row stop play (对局停止) under every ruleset here; "
-                              "the dead stones are settled next"),
+        "stop": go.rule_for("stop", rules),  # Japanese 9-1; Chinese and Ing 1988 art. 21.1
+        "stone-removal-timeout": go.rule_for("stone-removal-timeout", rules),
         "endless-cycle": go.rule_for("endless-cycle", rules),
         **({"no-result": go.rule_for("no-result", rules)} if rules == "japanese" else {}),
         "illegal-move": go.rule_for("occupied", rules),
     }
 
 
+def go_score_rule(rules: str, komi: float) -> Rule:
+    """The counting rule of a Go game under ``rules`` with ``komi`` points: Chinese with 5.5
+    points (2¾ stones) Chinese rules 1988 art. 9, 11; Chinese with another komi (7.5 = 3¾
+    stones in current events) Chinese rules 2002 art. 9, which counts the same way and leaves the
+    komi to the competition; Japanese 1989 art. 8, 10; Ing art. 4. Raises ``ValueError`` for
+    unknown rules."""
+    from shared.rules import go
+
+    base = go_rule_map(rules)["score"]
+    k = go.komi_rule(komi, rules)
+    if rules != "chinese":
+        return base
+    if k.ruleset == go.C88:
+        return base.model_copy(update={"article": f"{base.article}, {k.article}",
+                                       "summary": f"{base.summary}; {k.summary}"})
+    return k.model_copy(update={"summary": f"数子法 as 1988 art. 9, 180.5 baseline on 19x19; {k.summary}"})
+
+
 def go_settings(board_size: int | None, rules: str | None, komi: float | None,
-                handicap: int | None) -> dict:
+                handicap: int | None, stone_removal_s: int | None = None) -> dict:
     """The resolved Go settings of a game: ``board_size`` (default 19), ``go_rules`` (chinese),
     ``komi`` in points (the ruleset's default, :data:`shared.rules.go.DEFAULT_KOMI`; 0 in a
-    handicap game) and ``handicap`` stones (0). Raises ``ValueError`` (a :class:`GoError`) for
+    handicap game), ``handicap`` stones (0) and ``stone_removal_s`` seconds to settle the dead
+    stones (:data:`shared.rules.go.DEFAULT_STONE_REMOVAL_S`, a platform rule). Raises
+    ``ValueError`` (a :class:`GoError`) for
     an impossible board size, rules or handicap placement, or a komi the board cannot count
     (:func:`shared.rules.go.check_komi`: more than the board's points, e.g. the default 7.5 on
     2x2)."""
@@ -322,20 +348,25 @@ def go_settings(board_size: int | None, rules: str | None, komi: float | None,
     if default:
         komi = go.DEFAULT_KOMI[rules] if handicap == 0 else 0.0
     komi = go.check_komi(komi, size, default=default)
-    return {"board_size": size, "go_rules": rules, "komi": komi, "handicap": handicap}
+    removal = go.DEFAULT_STONE_REMOVAL_S if stone_removal_s is None else int(stone_removal_s)
+    if removal <= 0:
+        raise go.GoError(f"the stone-removal time must be a positive number of seconds, got {removal}")
+    return {"board_size": size, "go_rules": rules, "komi": komi, "handicap": handicap,
+            "stone_removal_s": removal}
 
 
 class GoMoveError(MoveError):
     """A refused Go move: ``code`` ``malformed`` (unreadable, off the board) or ``illegal``;
     ``why`` the engine's reason (occupied, suicide, ko, superko, wrong-turn ...); ``rule`` the
-    article it rests on."""
+    article it rests on (None for a malformed move: notation, no rule article)."""
 
-    def __init__(self, code: str, reason: str, why: str, rule: Rule) -> None:
+    def __init__(self, code: str, reason: str, why: str, rule: Rule | None) -> None:
         super().__init__(code, reason)
         self.why, self.rule = why, rule
 
 
-#: Engine reasons of a move that is void and counts as a pass when an event applies Chinese
+#: Engine reasons of a move that is void -- the turn is lost (着手无效，弃权一次), recorded as a
+#: pass on the board that does not count towards ending play -- when an event applies Chinese
 #: rules 1988 art. 19 / 20.1 literally (``void_moves="pass"``).
 VOID_REASONS = ("suicide", "ko", "superko")
 
@@ -395,14 +426,17 @@ class GoPosition(Position):
         return self.board.to_text()
 
     def point(self, text: str):
-        """The engine point (None = pass) of GTP/SGF/``pass`` text. Raises :class:`GoMoveError`
-        (``malformed``) for unreadable text or a point off the board."""
+        """The engine point (None = pass) of typed GTP/SGF/``pass`` text: only ``pass`` passes
+        (SGF's ``tt`` and empty text are passes in SGF files only,
+        :func:`shared.rules.go.parse_point` ``sgf_pass``; typed on a 9x9 board ``tt`` meant no
+        pass). Raises :class:`GoMoveError` ``malformed`` for unreadable text or a point off the
+        board: a notation error, so no rule article (``rule`` None)."""
         from shared.rules import go
 
         try:
-            return go.parse_point(text, self.board.size)
+            return go.parse_point(text, self.board.size, sgf_pass=False)
         except go.IllegalMove as e:
-            raise GoMoveError("malformed", str(e), e.reason, e.rule) from None
+            raise GoMoveError("malformed", e.message, e.reason, None) from None
 
     def parse(self, text: str):
         """The point (None = pass) ``text`` names, if legal now. Raises :class:`GoMoveError`:

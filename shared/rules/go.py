@@ -8,8 +8,13 @@ Sources (../shared/rules/):
   both sides are left without liberties the *opponent's* stones are taken), art. 5 forbidden points
   (禁着点: a stone left without liberties that captures nothing), art. 6 no repetition of a whole-board
   position (禁止全局同形再现 = positional superko); arbiter articles 17.1 (playing twice loses),
-  19 (a move on a forbidden point is void and counts as a pass), 20.1 (an immediate ko recapture is
-  void and counts as a pass), 20.3 (triple ko, eternal life ... : draw or replay).
+  19 (a move on a forbidden point is void and the turn is lost: 着手无效，弃权一次), 20.1 (an
+  immediate ko recapture is void, the turn lost), 20.3 (triple ko, eternal life ... : draw or
+  replay), 21.1 (the end: the side to move confirms it and passes; play ends when both confirm).
+  The 2002 text stored here keeps only its chapter 1 (art. 1-9 titles and art. 9 in full): art. 9
+  counts the same way and leaves the komi to the competition (采用贴子方式的围棋竞赛,另行制定胜负标准),
+  under which current Chinese events give 3¾ stones = 7.5 points; the 1988 rules' art. 11 set
+  2¾ stones = 5.5 points.
 * 日本围棋规则 (1989): art. 4/5 existence and capture of stones, art. 6 ko (劫: the stone taken in a ko
   may not be retaken at once), art. 9-1 two passes stop play, art. 12 no result for an endless
   repetition agreed by both players.
@@ -46,14 +51,19 @@ __all__ = [
     "BLACK", "WHITE", "EMPTY", "RULESETS", "DEFAULT_KOMI", "GoError", "IllegalMove", "Point",
     "Played", "Group", "Board", "Cycle", "parse_point", "to_gtp", "to_sgf", "handicap_points",
     "other", "RULES", "rule_for", "article_for", "endless_cycle", "GTP_LETTERS", "MIN_SIZE",
-    "MAX_SIZE", "check_komi",
+    "MAX_SIZE", "check_komi", "komi_rule", "DEFAULT_STONE_REMOVAL_S", "PLATFORM",
 ]
 
 BLACK, WHITE = "black", "white"
 EMPTY = "empty"
 RULESETS = ("chinese", "japanese", "ing")
-#: Default komi in points (Chinese 2002 practice 3¾ stones = 7.5 points; Japanese 6.5; Ing 8).
+#: Default komi in points (Chinese: 3¾ stones = 7.5 points, the standard of current events under
+#: the 2002 rules' art. 9, see :func:`komi_rule`; Japanese 6.5; Ing 8).
 DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5, "ing": 8.0}
+#: Seconds to settle the dead stones once play stops, restarted by each proposal: a platform rule
+#: for online play (no rule text here sets one; OGS runs a similar stone-removal timer). When it
+#: runs out an unanswered proposal stands and is counted; with none the arbiter is called.
+DEFAULT_STONE_REMOVAL_S = 300
 GTP_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 MIN_SIZE, MAX_SIZE = 2, 25
 
@@ -64,6 +74,8 @@ C88 = "Chinese rules 1988"
 C02 = "Chinese rules 2002"
 J89 = "Japanese rules 1989"
 ING = "Ing rules"
+#: The platform's own rules for online play, where no Go rule text decides (stone-removal time).
+PLATFORM = "Arbiter platform rules (online play)"
 _RULESET_NAME = {"chinese": C88, "japanese": J89, "ing": ING}
 
 
@@ -105,7 +117,7 @@ RULES: dict[str, Rule] = {
     "ing:suicide": _r(ING, "2", "single-stone suicide is no move; multi-stone suicide takes one's own stones"),
     "ing:multi-stone-suicide": _r(ING, "2", "气尽提取: one's own group left without liberties is taken"),
     # ko and superko
-    "chinese:ko": _r(C88, "20.1", "an immediate ko recapture is void and counts as a pass (6)"),
+    "chinese:ko": _r(C88, "20.1", "an immediate ko recapture is void and the turn is lost (6)"),
     "japanese:ko": _r(J89, "6", "劫: the stone taken in a ko may not be retaken at once"),
     "ing:ko": _r(ING, "3", "打劫: the ko may not be retaken at once"),
     "chinese:superko": _r(C88, "6", "禁止全局同形再现: no whole-board position may recur (2002 art. 6)"),
@@ -114,6 +126,22 @@ RULES: dict[str, Rule] = {
     "japanese:pass": _r(J89, "9-1", "a pass; a second pass in a row stops play"),
     "ing:pass": _r(ING, "1", "虚着: a pass"),
     "chinese:end": _r(C88, "7.1", "play ends when both confirm that all moves are made (21.1)"),
+    # two passes in a row: play has stopped (J89 9-1); under Chinese (and, by the 1988 arbiter
+    # law, Ing) rules each pass is a confirmation of the end, both confirming ends play (21.1)
+    "chinese:stop": _r(C88, "21.1", "轮走方确认终局，着手随之弃权: each side has confirmed the end by passing; "
+                                    "both confirmed, play has ended"),
+    "japanese:stop": _r(J89, "9-1", "two passes in a row stop play (对局停止)"),
+    "ing:stop": _r(C88, "21.1", "both sides confirmed the end by passing: play has ended"),
+    # komi (see komi_rule)
+    "chinese:komi-1988": _r(C88, "11", "贴子: Black gives 2¾ stones (5.5 points)"),
+    "chinese:komi": _r(C02, "9", "采用贴子方式的围棋竞赛，另行制定胜负标准: the competition sets the komi; "
+                                 "current events give 3¾ stones (7.5 points)"),
+    # platform rules (no rule text)
+    "stone-removal-timeout": _r(PLATFORM, "stone removal", "no rule text sets a time for settling "
+                                "the dead stones; online the players have the event's "
+                                "stone-removal time (300 s by default), restarted by each "
+                                "proposal: an unanswered proposal then stands and is counted, "
+                                "with none the arbiter rules (Chinese rules 1988 art. 16.4, 25.1)"),
     "japanese:end": _r(J89, "9-1", "two passes in a row stop play (对局停止)"),
     "ing:end": _r(ING, "4", "play ends; points are counted after filling (填满计点)"),
     # endless cycles
@@ -147,6 +175,19 @@ def rule_for(decision: str, rules: str = "chinese") -> Rule:
     return rule
 
 
+def komi_rule(komi: float, rules: str = "chinese") -> Rule:
+    """The article behind a komi of ``komi`` points under ``rules``: Chinese 5.5 points = 2¾
+    stones is the 1988 rules' art. 11; any other Chinese komi (7.5 = 3¾ stones in current
+    events) rests on the 2002 rules' art. 9 (the competition sets the komi); Japanese 1989 art.
+    10 (the event's komi), Ing art. 4 (8 points). Raises GoError for an unknown ruleset."""
+    _check_rules(rules)
+    if rules == "chinese":
+        return RULES["chinese:komi-1988" if float(komi) == 5.5 else "chinese:komi"]
+    from shared.rules.go_scoring import SCORING_RULES
+
+    return SCORING_RULES[f"{rules}:komi"]
+
+
 def article_for(decision: str, rules: str = "chinese") -> str:
     """``"Chinese rules 1988 art. 5"``: the citation text of :func:`rule_for`."""
     rule = rule_for(decision, rules)
@@ -173,6 +214,7 @@ class IllegalMove(GoError):
         if reason not in self.REASONS:
             raise ValueError(f"unknown illegal-move reason {reason!r}")
         self.reason = reason
+        self.message = message  # without the article
         self.rules = rules if rules in RULESETS else "chinese"
         self.article = article_for(reason, self.rules)
         self.rule = rule_for(reason, self.rules)
@@ -226,18 +268,22 @@ _GTP_RE = re.compile(r"^([A-Za-z])(\d{1,2})$")
 _SGF_RE = re.compile(r"^[a-z]{2}$")
 
 
-def parse_point(text: str, size: int) -> Point | None:
-    """Parse a move's point: GTP ("D4", "q16", no letter I), "pass", or SGF ("dd"; "" and, on
-    boards up to 19x19, "tt" = pass).  Returns ``(column, row)`` (row 0 = bottom) or ``None`` for a
-    pass.  Raises IllegalMove(reason="malformed") for unreadable text, ("off-board") for a point
-    outside a ``size`` x ``size`` board.
+def parse_point(text: str, size: int, *, sgf_pass: bool = True) -> Point | None:
+    """Parse a move's point: GTP ("D4", "q16", no letter I), "pass", or SGF ("dd").  With
+    ``sgf_pass`` (SGF text) "" and, on boards up to 19x19, "tt" are passes too (FF[4] ``B[]``;
+    FF[3] wrote ``B[tt]``); without (a typed move) they are refused as malformed: a player who
+    types "tt" on a 9x9 board meant no pass.  Returns ``(column, row)`` (row 0 = bottom) or
+    ``None`` for a pass.  Raises IllegalMove(reason="malformed") for unreadable text, ("off-board")
+    for a point outside a ``size`` x ``size`` board.
     """
     _check_size(size)
     if not isinstance(text, str):
         raise IllegalMove("malformed", f"move must be text, got {type(text).__name__}")
     s = text.strip()
-    if s == "" or s.lower() == "pass":
+    if s.lower() == "pass" or (s == "" and sgf_pass):
         return None
+    if s == "":
+        raise IllegalMove("malformed", "empty move: type 'pass' to pass")
     m = _GTP_RE.match(s)
     if m:
         letter = m.group(1).upper()
@@ -249,7 +295,10 @@ def parse_point(text: str, size: int) -> Point | None:
         return (col, row)
     if _SGF_RE.match(s):
         if s == "tt" and size <= 19:
-            return None
+            if sgf_pass:
+                return None
+            raise IllegalMove("malformed", "'tt' is how old SGF files (FF[3]) wrote a pass, not a "
+                                           "point of the board: type 'pass' to pass")
         col, top = ord(s[0]) - 97, ord(s[1]) - 97
         if not (col < size and top < size):
             raise IllegalMove("off-board", f"SGF point {text!r} is off a {size}x{size} board")

@@ -39,7 +39,7 @@ async def play_disputed_game(c, moves: list[str]) -> dict:
     g = (await c.get(f"/games/{gid}")).json()
     assert g["go"]["phase"] == "scoring" and g["status"] == "ongoing"
     r = await c.post(f"/games/{gid}/moves", json={"player_id": "bob", "move": "J9"})
-    assert r.status_code == 409 and r.json()["code"] == "play-stopped" and "9-1" in r.json()["detail"]
+    assert r.status_code == 409 and r.json()["code"] == "play-stopped" and "21.1" in r.json()["detail"]
 
     assert (await post("dead", {"player_id": "alice", "dead": list(WHITE_DEAD)}))["event"] == "DeadStonesProposed"
     resumed = await post("dead/reject", {"player_id": "bob"})
@@ -66,7 +66,7 @@ async def play_disputed_game(c, moves: list[str]) -> dict:
 
 def check_counted(g: dict) -> None:
     assert (g["result"], g["winner"], g["reason"], g["score"]) == ("1-0", "white", "counting", "W+5.5")
-    assert (g["rule"]["ruleset"], g["rule"]["article"]) == ("Chinese rules 1988", "9, 11")
+    assert (g["rule"]["ruleset"], g["rule"]["article"]) == ("Chinese rules 2002", "9")  # komi 0.5
     count = g["go"]["count"]
     assert (count["black"], count["white"], count["how"], count["komi"]) == (38.0, 43.5, "arbiter", 0.5)
     assert g["go"]["ruling"]["reason"] == "the black group at C3 has a single eye"
@@ -130,3 +130,56 @@ async def test_impossible_komi_is_refused_at_creation_and_resigning_while_scorin
         assert (await c.post(f"/games/{gid}/resign", json={"player_id": "w"})).status_code == 200
         g = (await c.get(f"/games/{gid}")).json()
         assert (g["status"], g["result"], g["go"]["phase"]) == ("ended", "0-1", "ended")
+
+
+async def test_the_stone_removal_time_counts_an_unanswered_proposal_through_the_gateway():
+    """Platform rule (no rule text sets one): 30 s to settle the dead stones. Black proposes no
+    dead stones, White never answers; on the clock's timer (driven by a test clock, event times
+    only) the proposal stands and is counted: Black E5 + the 80 points it surrounds = 81, White
+    0 + komi 7.5 (Chinese default, 3¾ stones: 2002 art. 9) -> B+73.5, 0-1."""
+    now = {"ms": 1_700_000_000_000}
+    async with arbiter_client("memory", ticks=True, now_ms=lambda: now["ms"]) as c:
+        gid = f"go-{uuid.uuid4().hex[:8]}"
+        r = await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob",
+                                          "game": "go", "board_size": 9, "stone_removal_s": 30})
+        assert r.status_code == 200, r.text
+        for who, mv in (("bob", "E5"), ("alice", "pass"), ("bob", "pass")):
+            now["ms"] += 1_000
+            r = await c.post(f"/games/{gid}/moves", json={"player_id": who, "move": mv})
+            assert r.status_code == 200, r.text
+        # "tt" typed on a 9x9 board is no silent pass
+        r = await c.post(f"/games/{gid}/moves", json={"player_id": "alice", "move": "tt"})
+        assert r.status_code == 409 and r.json()["code"] == "play-stopped"
+        now["ms"] += 1_000
+        r = await c.post(f"/games/{gid}/dead", json={"player_id": "bob", "dead": []},
+                         headers=NO_TOKEN)
+        assert r.status_code == 200 and r.json()["event"] == "DeadStonesProposed", r.text
+        g = (await c.get(f"/games/{gid}")).json()
+        assert (g["go"]["stone_removal_s"], g["go"]["phase"]) == (30, "scoring")
+        # 0.2 s past the 30 s since the proposal: too late for White, too early for the timer
+        # (it waits the clock's 0.5 s grace), so the refusal cannot race the tick
+        now["ms"] += 30_200
+        r = await c.post(f"/games/{gid}/dead/accept", json={"player_id": "alice"}, headers=NO_TOKEN)
+        assert r.status_code == 409 and r.json()["code"] == "stone-removal-timeout", r.text
+        now["ms"] += 1_000  # now past the grace: the timer's next tick sees the time run out
+        for _ in range(300):  # the timer ticks on its own task
+            g = (await c.get(f"/games/{gid}")).json()
+            if g["result"] is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert (g["result"], g["score"], g["reason"]) == ("0-1", "B+73.5", "counting")
+        assert (g["rule"]["ruleset"], g["rule"]["article"]) == ("Chinese rules 2002", "9")
+        assert g["go"]["count"]["how"] == "stone-removal-timeout"
+        exp = g["go"]["stone_removal_expired"]
+        assert (exp["proposed_by"], exp["dead"], exp["limit_s"]) == ("black", [], 30)
+
+
+async def test_tt_typed_on_a_9x9_board_is_refused_not_a_pass():
+    async with arbiter_client("memory", ticks=False) as c:
+        gid = f"go-{uuid.uuid4().hex[:8]}"
+        r = await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob",
+                                          "game": "go", "board_size": 9})
+        assert r.status_code == 200, r.text
+        r = await c.post(f"/games/{gid}/moves", json={"player_id": "bob", "move": "tt"})
+        assert r.status_code == 422 and r.json()["code"] == "malformed" and "pass" in r.json()["detail"]
+        assert (await c.get(f"/games/{gid}")).json()["moves"] == []

@@ -27,7 +27,7 @@ from contracts.messages import (
     PenaltyApplied, PlayResumed, RecordResult, RejectDead, Resign, RuleDeadStones, ScoringAgreed,
 )
 from shared.rules import go
-from tests.unit.test_game_services import ALICE, ARBITER, BOB, ORGANISER, S, T0, Bus, of, one
+from tests.unit.test_game_services import ALICE, ARBITER, BOB, ORGANISER, S, T0, Bus, art, of, one
 
 REAL_9X9 = "data/go/sgf/gnugo-regression-kgs-2004-2005/maproom-gnugo3pt6.sgf"
 WHITE_DEAD = ("C3", "E2", "E8", "F7")  # one stone of each dead group (see the module doc)
@@ -76,10 +76,11 @@ def stopped(shared_data) -> Bus:
 
 def test_the_real_9x9_game_counted_on_agreement(stopped):
     bus = stopped
-    # play has stopped: a stone is refused, naming art. 9-1
+    # play has stopped: a stone is refused, naming the Chinese article (both sides confirmed
+    # the end by passing, 1988 art. 21.1), not Japanese 9-1
     rej = one(bus.move("bob", "J9", at=100 * S), MoveRejected)
-    assert rej.code == "play-stopped" and (rej.rule.ruleset, rej.rule.article) == (
-        "Japanese rules 1989", "9-1")
+    assert rej.code == "play-stopped" and (rej.rule.ruleset, rej.rule.article) == (C88, "21.1")
+    assert "Chinese rules 1988 art. 21.1" in rej.reason and "Japanese" not in rej.reason
     prop = one(mark(bus, "alice", WHITE_DEAD, 101 * S), DeadStonesProposed)
     assert prop.colour == "white" and prop.dead == DEAD_ALL and prop.ply == 60  # whole groups
     # the proposer cannot accept its own proposal
@@ -92,7 +93,9 @@ def test_the_real_9x9_game_counted_on_agreement(stopped):
     assert sc.detail["stones.black"] == 17 and sc.detail["territory.white"] == 18
     end = one(got, GameEnded)
     assert (end.result, end.winner, end.reason, end.score) == ("1-0", "white", "counting", "W+5.5")
-    assert (end.rule.ruleset, end.rule.article) == (C88, "9, 11")
+    # komi 0.5 is not the 1988 rules' 2¾ stones (art. 11): the competition's komi, 2002 art. 9
+    assert (end.rule.ruleset, end.rule.article) == ("Chinese rules 2002", "9")
+    assert "Chinese rules 1988 art. 11" not in end.rule.summary
 
 
 def test_disputed_dead_stones_resume_play_then_the_arbiter_rules(stopped):
@@ -340,7 +343,7 @@ def test_absence_reports_use_the_go_articles_23_1_and_23_2():
 def test_the_clocks_stop_with_play_and_run_again_when_play_resumes():
     from contracts.messages import ClockStarted as Started, ClockStopped, ClockUpdated
     bus = Bus()
-    go_game(bus, board_size=9, time_control="60")  # 60 s each, absolute
+    go_game(bus, board_size=9, time_control="60", stone_removal_s=3600)  # 60 s each, absolute
     # Black 0 -> 1 s (E5), White 1 -> 2 s (pass), Black 2 -> 3 s (pass): play stops, White to move
     got = bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)
     assert of(got, MoveAccepted)[-1].status == "scoring"
@@ -525,3 +528,147 @@ def test_while_the_count_is_due_players_are_refused_but_the_arbiter_may_record_a
     assert one(dead_cmd(bus, Resign, "bob", 10 * S), GameCommandRejected).code == "counting"
     got = bus.send(RecordResult(game_id="g1", result="0-1", reason="arbiter"), at=11 * S, actor=ARBITER)
     assert one(got, GameEnded).result == "0-1"
+
+
+# ====================================== stone-removal time (platform rule for online play)
+# No rule text sets a time for settling the dead stones (J89 9-2, 1988 art. 8 / 21.3 leave it
+# to the players and the arbiter); the platform gives ``stone_removal_s`` (300 s by default)
+# from the stop, restarted by each proposal. Event times only: deadline = the stop's or the
+# latest proposal's event time + the limit; the clock's tick sees it ``grace_ms`` (0.5 s) later.
+def test_stone_removal_time_counts_the_unanswered_proposal(stopped):
+    from contracts.messages import StoneRemovalExpired
+
+    bus = stopped
+    assert bus.validation.games["g1"].started.stone_removal_s == go.DEFAULT_STONE_REMOVAL_S == 300
+    # play stopped with the last pass at 60 s (60 moves from 1 s, one a second): the time runs
+    # to 60 + 300 = 360 s; White's proposal at 101 s restarts it: 101 + 300 = 401 s
+    mark(bus, "alice", WHITE_DEAD, 101 * S)
+    assert not bus.tick(361 * S)  # the first deadline no longer holds
+    assert not bus.tick(401 * S + 500)  # 401 s + the 0.5 s grace: not yet past
+    # Black's acceptance received 1 s after the deadline is refused, changing nothing
+    rej = one(dead_cmd(bus, AcceptDead, "bob", 402 * S), GameCommandRejected)
+    assert rej.code == "stone-removal-timeout" and "1000 ms after" in rej.reason
+    got = bus.tick(403 * S)
+    exp = one(got, StoneRemovalExpired)
+    assert (exp.deadline_ms, exp.observed_ms, exp.limit_s) == (T0 + 401 * S, T0 + 403 * S, 300)
+    assert (exp.proposed_by, exp.dead) == ("white", DEAD_ALL)
+    assert exp.rule.ruleset == go.PLATFORM and "no rule text" in exp.rule.summary
+    # the proposal stands: counted as on agreement (Black 38, White 43.5, the record's W+5.5)
+    sc = one(got, GameScored)
+    assert (sc.black, sc.white, sc.result, sc.how) == (38.0, 43.5, "W+5.5", "stone-removal-timeout")
+    end = one(got, GameEnded)
+    assert (end.result, end.winner, end.reason, end.score) == ("1-0", "white", "counting", "W+5.5")
+    assert "unanswered" in end.detail
+    assert not bus.tick(900 * S)  # once
+    assert one(dead_cmd(bus, AcceptDead, "bob", 901 * S), GameCommandRejected).code == "game-over"
+
+
+def test_stone_removal_time_without_a_proposal_calls_the_arbiter():
+    from contracts.messages import StoneRemovalExpired
+
+    bus = Bus()
+    go_game(bus, board_size=9, time_control="-", stone_removal_s=60)  # untimed: the limit holds
+    bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)  # play stops at 3 s
+    assert bus.clock.next_deadline() == T0 + 63 * S
+    got = bus.tick(64 * S)
+    exp = one(got, StoneRemovalExpired)
+    assert (exp.deadline_ms, exp.limit_s, exp.proposed_by, exp.dead) == (T0 + 63 * S, 60, None, None)
+    called = one(got, ArbiterCalled)
+    assert called.reason == "stone-removal-timeout" and (called.rule.ruleset, called.rule.article) == (
+        C88, "16.4, 25.1")
+    assert not of(got, GameEnded)
+    # the arbiter rules: nothing dead. Black: E5 + the 80 points it surrounds = 81; White 0 +
+    # komi 7.5 (Chinese default: 3¾ stones, 2002 art. 9) -> B+73.5
+    got = bus.send(RuleDeadStones(game_id="g1", dead=(), reason="no dead stones"), at=70 * S,
+                   actor=ARBITER)
+    sc = one(got, GameScored)
+    assert (sc.black, sc.white, sc.result, sc.komi, sc.how) == (81.0, 7.5, "B+73.5", 7.5, "arbiter")
+    assert (sc.rule.ruleset, sc.rule.article) == ("Chinese rules 2002", "9")
+
+
+def test_stone_removal_time_stops_with_resumption_and_restarts_at_the_next_stop():
+    bus = Bus()
+    go_game(bus, board_size=9, stone_removal_s=60)
+    bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)  # stop at 3 s: deadline 63 s
+    dead_cmd(bus, RejectDead, "bob", 50 * S)  # play resumes, White first: no removal time runs
+    assert not bus.tick(200 * S)
+    bus.play(["pass", "pass"], first="alice", start=201 * S)  # stop again at 202 s
+    assert bus.clock._next_removal() == T0 + 262 * S
+    assert one(mark(bus, "bob", (), 261 * S), DeadStonesProposed).dead == ()
+    assert bus.clock._next_removal() == T0 + 321 * S  # the proposal restarted it
+
+
+def test_a_dead_stone_command_received_in_time_holds_the_tick():
+    """As with moves (DESIGN.md invariant 2): a command received before the deadline but not
+    yet ruled on by validation holds the stone-removal tick."""
+    from contracts.messages import StoneRemovalExpired
+
+    bus = Bus()
+    go_game(bus, board_size=9, stone_removal_s=60)
+    bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)  # deadline 63 s
+    cmd = envelope(AcceptDead(game_id="g1", player_id="bob"), stream="game-g1.commands", seq=99,
+                   occurred_at=dt_of(T0 + 62 * S), actor=BOB)
+    bus.clock.handle(cmd)  # seen by the clock, not yet by validation
+    assert not bus.clock.tick(T0 + 70 * S)
+    bus.clock.handle(envelope(GameCommandRejected(
+        game_id="g1", command_id=str(cmd.event_id), command_type="AcceptDead", player_id="bob",
+        code="invalid", reason="no proposal"), stream="game-g1", seq=99,
+        occurred_at=dt_of(T0 + 62 * S), actor=BOB, causation_id=cmd.event_id))
+    assert isinstance(bus.clock.tick(T0 + 70 * S)[0][1].payload, StoneRemovalExpired)
+
+
+# ============================================================ citations of each ruleset's article
+def test_cited_articles_are_the_games_own():
+    from shared.rules.games import go_score_rule
+
+    # komi: 5.5 points = 2¾ stones is 1988 art. 11 (二又四分之三子); 7.5 = 3¾ stones is the
+    # competition's komi under 2002 art. 9 (采用贴子方式的围棋竞赛,另行制定胜负标准)
+    assert art(go_score_rule("chinese", 5.5)) == (C88, "9, 11")
+    assert art(go_score_rule("chinese", 7.5)) == ("Chinese rules 2002", "9")
+    assert art(go.komi_rule(7.5)) == ("Chinese rules 2002", "9") and "3¾" in go.komi_rule(7.5).summary
+    assert art(go_score_rule("japanese", 6.5)) == ("Japanese rules 1989", "8, 10")
+    # play stopped: Chinese 1988 art. 21.1 (both confirmed the end), Japanese 1989 art. 9-1
+    for rules, want in (("chinese", (C88, "21.1")), ("japanese", ("Japanese rules 1989", "9-1")),
+                        ("ing", (C88, "21.1"))):
+        bus = Bus()
+        go_game(bus, board_size=9, go_rules=rules)
+        bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)
+        rej = one(bus.move("alice", "D4", at=5 * S), MoveRejected)
+        assert rej.code == "play-stopped" and art(rej.rule) == want, rules
+        assert f"{want[0]} art. {want[1]}" in rej.reason
+    # a malformed coordinate is a notation error: no article
+    bus = Bus()
+    go_game(bus, board_size=9)
+    for text in ("I5", "Z1", "hello", " "):
+        rej = one(bus.move("bob", text, at=1 * S), MoveRejected)
+        assert rej.code == "malformed" and rej.rule is None and "art." not in rej.reason, text
+    # void moves lose the turn (着手无效，弃权一次, art. 19 / 20.1): no "counts as a pass"
+    bus = Bus()
+    go_game(bus, board_size=9, void_moves="pass")
+    bus.play(["A2", "E5", "B1"], first="bob")
+    void = one(bus.move("alice", "A1", at=9 * S), MoveAccepted).void
+    assert art(void.rule) == (C88, "19") and "turn is lost" in void.rule.summary
+    for key in ("void-suicide", "void-ko", "void-superko"):
+        assert "counts as a pass" not in bus.validation.games["g1"].pos.RULES[key].summary
+    assert "counts as a pass" not in go.rule_for("ko").summary
+
+
+# ======================================================= "tt": an old SGF pass, never a typed one
+def test_tt_is_a_pass_in_sgf_files_only():
+    from shared.rules.sgf import read_sgf
+
+    bus = Bus()
+    go_game(bus, board_size=9)
+    rej = one(bus.move("bob", "tt", at=1 * S), MoveRejected)  # on 9x9 't' is off the board anyway
+    assert rej.code == "malformed" and "type 'pass'" in rej.reason
+    assert bus.validation.games["g1"].pos.ply == 0  # nothing changed: no silent pass
+    assert one(bus.move("bob", "pass", at=2 * S), MoveAccepted).uci == "pass"
+    bus = Bus()
+    go_game(bus, board_size=19)
+    assert one(bus.move("bob", "tt", at=1 * S), MoveRejected).code == "malformed"
+    # an FF[3] file's W[tt] on 19x19 is a pass (sgfmill reads it), as go.parse_point with sgf_pass
+    rec = read_sgf(b"(;FF[3]GM[1]SZ[19];B[dd];W[tt];B[pp])")
+    assert rec.moves == [("black", (3, 15)), ("white", None), ("black", (15, 3))]
+    assert go.parse_point("tt", 19) is None
+    with pytest.raises(go.IllegalMove):
+        go.parse_point("tt", 19, sgf_pass=False)

@@ -257,10 +257,7 @@ class AdjudicationCore(Core):
                 detail=f"the game cannot be counted ({how}): {e}"[:500],
                 rule=g.rules["arbiter-dead"]))]
         base = go_score_rule(board.rules, g.komi)
-        # the scorer names 1988 art. 11 for any Chinese komi; the komi's own article replaces it
-        komi_art = go.komi_rule(g.komi, board.rules)
-        cites = [komi_art if r.article == "11" and r.ruleset == go.C88 else r for r in sc.rules]
-        cited = "; ".join(dict.fromkeys(f"{r.ruleset} art. {r.article}" for r in cites))
+        cited = "; ".join(dict.fromkeys(f"{r.ruleset} art. {r.article}" for r in sc.rules))
         rule = base.model_copy(update={"summary": f"{base.summary}; {cited}"})
         winner = "black" if sc.result.startswith("B+") else "white" if sc.result.startswith("W+") else None
         result = {"black": "0-1", "white": "1-0", None: "1/2-1/2"}[winner]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, FlagFell, GameStarted
+from contracts.messages import TOPICS, FlagFell, GameStarted, StoneRemovalExpired
 from shared.eventlog.memory import MemoryLog
 from shared.system import System
 
@@ -67,7 +67,8 @@ async def audit(messages: list[Envelope]) -> list[Difference]:
             if isinstance(m.payload, GameStarted) and m.causation_id not in causes:
                 await log.publish(m.payload.TOPIC, m)
         await log.idle()
-        flags = [m for m in recorded if isinstance(m.payload, FlagFell)]
+        # the clock's timer events: a flag, a Go stone-removal limit (both carry observed_ms)
+        flags = [m for m in recorded if isinstance(m.payload, (FlagFell, StoneRemovalExpired))]
         position = {m.event_id: i for i, m in enumerate(messages)}
         for cmd in commands:
             await _ticks_before(clock, flags, position, position[cmd.event_id], log)

@@ -37,7 +37,7 @@ from fractions import Fraction
 from contracts.messages import Rule
 from shared.rules.go import (
     BLACK, DEFAULT_KOMI, RULESETS, WHITE, Board, GoError, IllegalMove, Point, _check_point, _neighbours,
-    C02, C88, ING, J89, _r, check_komi, to_gtp,
+    C02, C88, ING, J89, _r, check_komi, komi_rule, to_gtp,
 )
 
 __all__ = ["Score", "score", "ownership", "seki_regions", "komi_from_stones", "SCORING_RULES",
@@ -48,7 +48,6 @@ SCORING_RULES: dict[str, Rule] = {
     "chinese:dead": _r(C88, "8", "stones that cannot avoid capture, as both players confirm, are dead"),
     "chinese:count": _r(C88, "9", "数子法: live stones plus surrounded points; points between both split (2002 art. 9)"),
     "chinese:baseline": _r(C88, "9", "归本数: half the board (180.5 on 19x19): more wins, equal draws"),
-    "chinese:komi": _r(C88, "11", "贴子: Black gives 2¾ stones (5.5 points; 3¾ = 7.5 in current events)"),
     "chinese:open-points": _r(C88, "21.2", "points still open at the end are treated as seki (shared)"),
     "chinese:handicap": _r(C02, "9", "采用贴子方式的竞赛另行规定: handicap games give back half the handicap stones"),
     "japanese:dead": _r(J89, "7-1", "stones that can be captured are dead; confirmed after play stops (9-2)"),
@@ -361,12 +360,12 @@ def score(board: Board, rules: str | None = None, komi: float | None = None, dea
             detail.update(black_stones=area_b, baseline=total / 2, komi_stones=komi / 2,
                           margin_stones=margin_stones, result_stones=chinese_stones_text(margin_stones),
                           black_needs_more_than=total / 2 + (komi + comp) / 2)
-            keys = ["chinese:dead", "chinese:count", "chinese:baseline", "chinese:komi"]
+            keys = ["chinese:dead", "chinese:count", "chinese:baseline"]
             if shared:
                 keys.append("chinese:open-points")
             if comp:
                 keys.append("chinese:handicap")
-            applied = [SCORING_RULES[k] for k in keys]
+            applied = [SCORING_RULES[k] for k in keys] + [komi_rule(komi, "chinese")]
         else:
             applied = [SCORING_RULES["ing:count"], SCORING_RULES["ing:komi"]]
     if a["seki_points"] or a["seki_stones"]:

@@ -72,11 +72,12 @@ def test_ogs_japanese_seki_board(shared_data):
     # game_seki_64848549 (rules: japanese), scored with the dead stones its ownership implies.
     _d, s, diffs = ogs_case(shared_data(OGS) / "game_seki_64848549.json")
     # Every point we find in seki (shared liberties and the eyes of groups in seki, art. 8) is a
-    # point OGS gives no one.
+    # point OGS gives no one: 14 points (A1 A3 A19 B17 C1 C3 C19 J1 N1 P11 P19 Q11 R19 T19; the
+    # single-point test alone found 10 of them, the region test of shared liberties adds 4).
     co = _d["correct_ownership"]
     n = len(co)
     seki = [p for p, o in s.ownership.items() if o == "seki"]
-    assert len(seki) == 10 and all(co[n - 1 - r][c] == " " for c, r in seki)
+    assert len(seki) == 14 and all(co[n - 1 - r][c] == " " for c, r in seki)
     # Measured: 13 points differ (OGS mark, ours).  Stones OGS scores for no one (seki stones in
     # its reading) that we keep as live stones: M19 N19 (white), S12 A8 (black).  Empty points
     # OGS gives no one that we count as territory: N13 L4 S4 T4 T8 (black), E5 L8 T1 (white) --

@@ -172,6 +172,14 @@ async def test_the_stone_removal_time_counts_an_unanswered_proposal_through_the_
         assert g["go"]["count"]["how"] == "stone-removal-timeout"
         exp = g["go"]["stone_removal_expired"]
         assert (exp["proposed_by"], exp["dead"], exp["limit_s"]) == ("black", [], 30)
+        # the audit re-derives the game, the timer's StoneRemovalExpired included
+        from contracts.messages import TOPICS
+        from services.tools.audit import audit
+        from services.tools.logio import select
+
+        msgs = select(await c.arbiter_log.read_many(TOPICS), f"game-{gid}")
+        assert any(m.type == "StoneRemovalExpired" for m in msgs)
+        assert await audit(msgs) == []
 
 
 async def test_tt_typed_on_a_9x9_board_is_refused_not_a_pass():

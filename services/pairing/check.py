@@ -13,7 +13,10 @@ Comparison rules (JaVaFo/bbpPairings conventions, FIDE C.04.1):
     recorded colours (``-``), so it matches on the two players alone;
   * round 1 is compared too; the initial colour (the top seed's colour in round 1) is XXC's
     ``white1``/``black1``, else inferred from round 1 of the record by
-    :func:`initial_colour`.
+    :func:`initial_colour`;
+  * lichess Swiss exports (:func:`is_lichess`) are re-paired with lichess's own pairing
+    numbers of 2020, recomputed before each round by :func:`lichess_order` (the export's start
+    numbers are not the numbers lichess gave bbpPairings); see docs/pairing-comparison.md.
 """
 from __future__ import annotations
 
@@ -21,10 +24,11 @@ import time
 from pathlib import Path
 
 from services.pairing.core import PairingError
-from services.pairing.dutch import ENGINE, pair_dutch, players_from_trf
-from services.pairing.trf import Tournament, read_trf
+from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch, players_from_trf
+from services.pairing.trf import RoundEntry, Tournament, read_trf
 
-__all__ = ["check_pairings", "official_round", "compare_round", "initial_colour"]
+__all__ = ["check_pairings", "official_round", "compare_round", "initial_colour", "is_lichess",
+           "lichess_order"]
 
 
 def official_round(t: Tournament, rnd: int) -> tuple[list[list[int]], int | None, set[frozenset]]:
@@ -85,6 +89,59 @@ def initial_colour(t: Tournament, by_rating: bool | None = None) -> bool:
     return True
 
 
+def is_lichess(t: Tournament) -> bool:
+    """True for a lichess Swiss export: lila's ``SwissTrf`` writes ``032 Lichess`` and
+    ``022 https://lichess.org/swiss/<id>`` (either line is enough; re-saved copies keep them)."""
+    return ((t.header("032") or "").strip().lower() == "lichess"
+            or "lichess.org/swiss/" in (t.header("022") or "").lower())
+
+
+# lila 2020 Swiss.makeScore: points * 10^7 + tie-break * 10^4 + performance
+_LILA_POINTS, _LILA_TIEBREAK = 10_000_000, 10_000
+
+
+def lichess_order(t: Tournament, rnd: int) -> list[int]:
+    """Start numbers in the order lichess numbered its players for bbpPairings before ``rnd``.
+
+    lila's pairing of 2020 (``PairingSystem`` with ``SwissRankingApi``, lichess-org/lila
+    modules/swiss) wrote the TRF with each player's current *ranking* as his TRF number:
+    players sorted by ``SwissPlayer.score`` descending, where ``Swiss.makeScore`` is
+    ``points * 10^7 + tieBreak * 10^4 + performance`` (an int) and ``SwissScoring`` computes
+    over the player's games (byes and absences are not games): ``tieBreak`` = Sonneborn-Berger
+    (the opponent's current points for a win, half of them for a draw), ``performance`` = the
+    mean of (opponent's rating +500 for a win, -500 for a loss, +0 for a draw), or the player's
+    own rating without games.  ``points`` are all points recorded before ``rnd`` (``H`` late
+    entry 0.5, ``U`` bye 1).  Before round 1 this is rating order.  Missing ratings count as 0;
+    equal scores (lila: database order, not exported) keep start-number order.
+    """
+    pts = {p.number: sum(e.points for e in p.rounds[:rnd - 1] if e is not None)
+           for p in t.players}
+    score = {}
+    for p in t.players:
+        tb = perf = 0.0
+        games = [e for e in p.rounds[:rnd - 1] if e is not None and e.opponent is not None]
+        for e in games:
+            won = {"1": 1.0, "+": 1.0, "=": 0.5}.get(e.result, 0.0)
+            tb += pts[e.opponent] * won
+            perf += (t.player(e.opponent).rating or 0) + 1000 * (won - 0.5)
+        perf = perf / len(games) if games else (p.rating or 0)
+        score[p.number] = int(pts[p.number] * _LILA_POINTS + tb * _LILA_TIEBREAK + perf)
+    return sorted(score, key=lambda n: (-score[n], n))
+
+
+def _renumber(players: list[DutchPlayer], order: list[int]) -> tuple[list[DutchPlayer], dict]:
+    """The players with start numbers 1..n in ``order`` (opponents remapped), and new -> old."""
+    new = {old: i for i, old in enumerate(order, 1)}
+
+    def entry(e):
+        return e if e is None or e.opponent is None else RoundEntry(new[e.opponent], e.colour,
+                                                                    e.result)
+    out = [DutchPlayer(number=new[p.number], history=tuple(map(entry, p.history)),
+                       rating=p.rating, absent=p.absent, absent_result=p.absent_result)
+           for p in players]
+    return out, {v: k for k, v in new.items()}
+
+
 def check_pairings(path: str | Path, system: str = "dutch", pair=None,
                    by_rating: bool | None = None) -> dict:
     """Re-pair each recorded round of the TRF at ``path``; see the module docstring.
@@ -99,15 +156,22 @@ def check_pairings(path: str | Path, system: str = "dutch", pair=None,
     t = read_trf(path)
     by_rating = t.by_rank if by_rating is None else by_rating
     first_white = initial_colour(t, by_rating)
+    lichess = is_lichess(t)
+    if lichess:
+        by_rating = False  # the numbers are lichess_order's
     total = max(t.rounds, t.rounds_recorded)
     rounds = []
     for rnd in range(1, t.rounds_recorded + 1):
         official, obye, forfeits = official_round(t, rnd)
         t0 = time.perf_counter()
         try:
-            res = pair(players_from_trf(t, rnd), rnd, total, first_white, by_rating)
-            ours = [[int(w), int(b)] for w, b in res.boards]
-            our_bye = int(res.bye) if res.bye is not None else None
+            players, back = players_from_trf(t, rnd), None
+            if lichess:
+                players, back = _renumber(players, lichess_order(t, rnd))
+            res = pair(players, rnd, total, first_white, by_rating)
+            num = (lambda x: back[int(x)]) if back else int
+            ours = [[num(w), num(b)] for w, b in res.boards]
+            our_bye = num(res.bye) if res.bye is not None else None
             error = None
         except PairingError as exc:
             ours, our_bye, error = [], None, str(exc)
@@ -120,5 +184,7 @@ def check_pairings(path: str | Path, system: str = "dutch", pair=None,
         if error:
             row["error"] = error
         rounds.append(row)
-    return {"file": str(path), "system": system, "engine": ENGINE, "rounds": rounds,
+    return {"file": str(path), "system": system, "engine": ENGINE,
+            "pairing_numbers": "lichess-2020-ranking" if lichess else "start-number",
+            "rounds": rounds,
             "matched_all": all(r["matched"] for r in rounds)}

@@ -12,20 +12,25 @@ from services.pairing.dutch import DutchPlayer, pair_dutch
 from services.pairing.trf import RoundEntry
 
 # Rounds reproduced exactly (pairs, colours and bye), measured 2026-11 with py4swiss 0.3.1.
+# The lichess files are re-paired with lila's 2020 pairing numbers (check.lichess_order: the
+# ranking before each round by points, Sonneborn-Berger, performance), not the export's start
+# numbers (with those: Mai {5, 7, 8, 9, 10}, Zulfikar {18}); docs/pairing-comparison.md.
 MATCHED = {
     # Karl-Mala 2005: paired in 2005 under the pre-2013 Dutch rules by another program. Round
     # 1 already differs: 282 players present (276 entered late, 284 is the "spielfrei" dummy),
     # C.04.3 gives 1-142, 2-143, ...; the record has 1-141, 3-143, 5-145 (another split and
     # colour scheme). Later rounds inherit the different history; only round 5 coincides.
     "data/chess/trf/karl-mala-gedenkturnier-2005-frankfurt.trf": {5},
-    # lichess Mai 5+0: no ratings in the export and start numbers are FINAL ranks, so the
-    # initial order lichess gave bbpPairings is lost: rounds 1-4 and 6 differ; once scores
-    # dominate the order, rounds 5, 7-10 are reproduced exactly.
-    "data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf": {5, 7, 8, 9, 10},
-    # lichess Zulfikar Sali bullet: same loss of the initial order (numbers are final ranks,
-    # exported ratings are post-event, players join late); round 1 is not a rating-halves
-    # split of the exported ratings at all (4-5, 2-57), so only round 18 coincides.
-    "data/chess/trf/lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf": {18},
+    # lichess Mai 5+0 (2020-05-29): the export has no ratings, and lila's order before round 1
+    # is by rating and within equal points and SB by performance (opponents' ratings): rounds
+    # 1-3 depend on the lost ratings (round 1 bye: 12 recorded, 13 ours; round 3 only the
+    # colours of 7-13 differ); rounds 4-10 are reproduced exactly.
+    "data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf": {4, 5, 6, 7, 8, 9, 10},
+    # lichess Zulfikar Sali bullet (2020-05-10): paired by lila's first Swiss version, which
+    # numbered players in join order (SwissPlayer.Number), not exported: round 1 pairs 4-5 and
+    # round 2 pairs 2-3 (adjacent in rating and in ranking order, 46 players on 1 point), which
+    # no Dutch pairing does from those orders; only rounds 17-18 coincide.
+    "data/chess/trf/lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf": {17, 18},
 }
 
 
@@ -33,6 +38,8 @@ MATCHED = {
 def test_check_pairings_real_files(shared_data, rel):
     rep = check_pairings(shared_data(rel))
     assert rep["system"] == "dutch" and rep["file"].endswith(rel.rsplit("/", 1)[1])
+    assert rep["pairing_numbers"] == ("lichess-2020-ranking" if "lichess" in rel
+                                      else "start-number")
     matched = {r["round"] for r in rep["rounds"] if r["matched"]}
     assert matched == MATCHED[rel]
     assert rep["matched_all"] is False
@@ -50,6 +57,38 @@ def test_check_pairings_round_detail(shared_data):
     assert r5["official"] == r5["ours"] and r5["official_bye"] == r5["our_bye"]
     r1 = rep["rounds"][0]
     assert (r1["official_bye"], r1["our_bye"]) == (12, 13)  # lowest in the initial order
+    r3 = rep["rounds"][2]  # the same boards, only the colours of 7-13 differ
+    assert not r3["matched"] and [13, 7] in r3["official"] and [7, 13] in r3["ours"]
+    assert {frozenset(p) for p in r3["official"]} == {frozenset(p) for p in r3["ours"]}
+
+
+_LICHESS = """012 Worked example
+022 https://lichess.org/swiss/abcdefgh
+032 Lichess
+XXR 3
+XXC white1
+001    1      a                                 2000                             1.0          3 w 1
+001    2      b                                 1900                             0.5          4 b =
+001    3      c                                 1800                             0.0          1 b 0
+001    4      d                                 1700                             0.5          2 w =
+"""
+
+
+def test_lichess_order_worked_example(tmp_path):
+    """lila 2020 score = points*10^7 + SB*10^4 + performance (Swiss.makeScore, SwissScoring).
+    Before round 2: a 1 pt, SB 0 (beat c, 0 pts), perf 1800+500 = 2300 -> 10,002,300;
+    d 0.5, SB 0.5*0.5 = 0.25 -> 2,500, perf 1900 -> 5,004,400; b 0.5, SB 0.25 -> 2,500,
+    perf 1700 -> 5,004,200; c 0, perf 2000-500 = 1500 -> 1,500.  Round 1: rating order."""
+    from services.pairing.check import is_lichess, lichess_order
+    from services.pairing.trf import read_trf
+    f = tmp_path / "lichess.trf"
+    f.write_text(_LICHESS)
+    t = read_trf(f)
+    assert is_lichess(t)
+    assert lichess_order(t, 1) == [1, 2, 3, 4]
+    assert lichess_order(t, 2) == [1, 4, 2, 3]
+    f.write_text(_LICHESS.replace("022 https://lichess.org/swiss/abcdefgh\n032 Lichess\n", ""))
+    assert not is_lichess(read_trf(f))
 
 
 # ------------------------------------------------------------------ cross-check, generated

@@ -56,6 +56,11 @@ Unplayed rounds (C.07 2023 art. 16), used for BH (and cuts), SB and KS when
 * with low cuts (C1, C2, and the low half of M1, M2), VURs are cut first, the least significant
   of them first.
 
+A round-robin rest (:class:`Bye` with ``rest=True``: the free round of an odd Berger table)
+is no round of the player's under any of these rules: it adds nothing to his own BH/SB/KS and,
+when he is an opponent, counts its real 0 points (art. 16 concerns rounds in which a player
+was due to play; a round robin's tie-breaks count the games its schedule holds).
+
 ``unplayed="fide2009"``: the 2009 rule (FIDE Swiss Pairings Programs Committee, Kallithea):
 an opponent's unplayed rounds count as draws; the player's own unplayed round R is scored
 against a virtual opponent with the player's score before R, the other side of the default
@@ -246,15 +251,26 @@ class GameResult:
 class Bye:
     """A round without an opponent: ``player`` id gets ``points`` (0, 0.5 or 1) in ``round``.
     ``voluntary``: whether it is a VUR (C.07 art. 16); default: a full-point bye is a
-    pairing-allocated bye (not voluntary), a half- or zero-point bye is voluntary."""
+    pairing-allocated bye (not voluntary), a half- or zero-point bye is voluntary.
+
+    ``rest``: a round-robin rest (the free round of an odd Berger table, the player not
+    scheduled; it scores 0).  It is not a game of the player's at all: the C.07 art. 16
+    unplayed-round rules govern rounds in which the player was due to play (Swiss byes,
+    forfeits, absences), while a round robin's tie-breaks count the games its schedule holds
+    (xiangqi 1999 art. 15.1 小分 over the games played).  A rest therefore adds nothing to the
+    player's BH/SB/KS (no dummy opponent), is no VUR, and counts its 0 points, not ½, when
+    he is someone's opponent.  ``points`` must be 0 with ``rest``."""
 
     round: int
     player: str
     points: float = 1.0
     voluntary: bool | None = None
+    rest: bool = False
 
     @property
     def is_vur(self) -> bool:
+        if self.rest:
+            return False
         return self.points < _WIN_POINTS if self.voluntary is None else self.voluntary
 
 
@@ -352,6 +368,9 @@ def _validate(
     for b in byes:
         if isinstance(b.points, bool) or b.points not in (0, 0.5, 1):
             raise StandingsError(f"bye of {b.player!r}: points must be 0, 0.5 or 1, got {b.points!r}")
+        if b.rest and b.points != 0:
+            raise StandingsError(f"rest of {b.player!r} in round {b.round}: a round-robin rest "
+                                 f"scores 0, got {b.points!r}")
         place(b.round, b.player, "bye")
 
 
@@ -364,6 +383,7 @@ class _Entry:
     colour: str  # "w", "b" or ""
     played: bool  # over the board
     vur: bool  # voluntarily unplayed round (C.07 16)
+    rest: bool = False  # a round-robin rest (Bye.rest): no round of the player's for BH/SB
 
 
 def _cut(values: list[tuple[bool, float]], low: int, high: int) -> float:
@@ -446,7 +466,7 @@ def compute_standings(
         table[g.white][g.round - 1] = _Entry(g.black, wp, "w", g.played, not g.played and wp < _WIN_POINTS)
         table[g.black][g.round - 1] = _Entry(g.white, bp, "b", g.played, not g.played and bp < _WIN_POINTS)
     for b in byes:
-        table[b.player][b.round - 1] = _Entry(None, float(b.points), "", False, b.is_vur)
+        table[b.player][b.round - 1] = _Entry(None, float(b.points), "", False, b.is_vur, b.rest)
     absent = _Entry(None, 0.0, "", False, True)
     rec = {pid: [e if e is not None else absent for e in table[pid]] for pid in ids}
 
@@ -467,7 +487,7 @@ def compute_standings(
         if not fide:
             return score[pid]
         if unplayed == "fide2009":  # every unplayed round of an opponent counts as a draw
-            return sum(e.pts if e.played else 0.5 for e in rec[pid])
+            return sum(e.pts if e.played or e.rest else 0.5 for e in rec[pid])
         last = max((i for i, e in enumerate(rec[pid]) if not e.vur), default=-1)
         return sum(e.pts for e in rec[pid][: last + 1]) + 0.5 * (n_rounds - 1 - last)
 
@@ -487,9 +507,11 @@ def compute_standings(
                     theirs = rec[e.opp][i]
                     out.append((e, adj[e.opp] - seen(theirs) + theirs.pts, 0.5 if e.pts >= _WIN_POINTS else 0.0))
             avg = sum(s for _, s, _ in out) / len(out) if out else 0.0
-            return out + [(e, avg, e.pts) for e in rec[pid] if e.opp is None]
+            return out + [(e, avg, e.pts) for e in rec[pid] if e.opp is None and not e.rest]
         before = 0.0
         for i, e in enumerate(rec[pid]):
+            if e.rest:  # a round-robin rest is no round of his (Bye.rest)
+                continue
             if e.played or (not fide and e.opp is not None):
                 out.append((e, adj[e.opp], e.pts))  # adj == score when not fide
             elif unplayed == "fide2009":  # virtual opponent: own score before the round,

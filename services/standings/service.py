@@ -204,9 +204,10 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
         for x in t.players:  # a late entry's missed rounds (Z or H)
             if x.from_round and rnd < x.from_round:
                 byes.append(sc.Bye(round=rnd, player=x.player_id, points=BYE_POINTS[x.missed or "Z"]))
-        if r.bye:  # a Swiss pairing-allocated bye scores a win; a round-robin rest day nothing
-            byes.append(sc.Bye(round=rnd, player=r.bye,
-                               points=1.0 if t.created.system in ("swiss", "chinese-swiss", "mcmahon") else 0.0))
+        if r.bye:  # a Swiss pairing-allocated bye scores a win; a round-robin rest nothing and
+            # is no round of the player's in BH/SB (core.Bye.rest)
+            swiss = t.created.system in ("swiss", "chinese-swiss", "mcmahon")
+            byes.append(sc.Bye(round=rnd, player=r.bye, points=1.0 if swiss else 0.0, rest=not swiss))
         for pid, kind in r.requested_byes.items():  # TRF F / H / Z
             byes.append(sc.Bye(round=rnd, player=pid, points=BYE_POINTS[kind]))
     annulled: set[str] = set()
@@ -219,6 +220,16 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
         byes = [b for b in byes if b.player not in annulled]
     players = [sc.Player(id=x.player_id, name=x.name, rating=x.rating) for x in t.players
                if x.player_id not in annulled]
+    if t.created.system in ("round-robin", "double-round-robin"):
+        # a round-robin round in which a player has no game counted — his rest, or a game
+        # against a player whose results were annulled (20.3) — is no round of his (Bye.rest)
+        taken = {(g.round, pid) for g in games for pid in (g.white, g.black)}
+        taken |= {(b.round, b.player) for b in byes}
+        taken |= {(rnd, pid) for rnd, r in t.rounds.items() for b in r.boards
+                  if b.game_id not in t.results for pid in (b.white, b.black)}
+        byes += [sc.Bye(round=rnd, player=x.id, points=0.0, rest=True)
+                 for rnd in sorted(t.rounds) if rnd <= upto for x in players
+                 if (rnd, x.id) not in taken]
     mcmahon = None
     if t.created.system == "mcmahon":  # MMS = initial McMahon score from the grade + points
         from services.pairing.mcmahon import initial_mms

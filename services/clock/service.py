@@ -1,8 +1,8 @@
 """Clock service: turns event time into remaining time (pure event handler around core.py).
 
 Consumes game events: GameStarted (the clock starts, white's time runs; 1994 art. 12.3),
-MoveAccepted (the mover's clock is pressed at the move's receive time), MoveRejected with code
-``flag-fallen`` and the timer's ticks (a deadline passed with no move received before it),
+MoveAccepted (the mover's clock is pressed at the move's receive time), MoveRejected or
+GameCommandRejected (a late arrival) with code ``flag-fallen`` and the timer's ticks (a deadline passed with no move received before it),
 PenaltyApplied (time penalties and bonuses), GameEnded (stop). Writes ``game-<id>.clock``:
 ClockStarted, ClockUpdated, ClockAdjusted, FlagFell, ClockStopped. All times integer ms.
 
@@ -41,7 +41,7 @@ from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, AcceptDead, ArbiterCalled, ArrivalReported, ClockAdjusted,
     ClockStarted, ClockStopped, ClockUpdated, DeadStonesProposed, DeadStonesRuled, FlagFell,
-    GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, PenaltyApplied, PlayResumed,
+    GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, PenaltyApplied, PlayResumed,
     RejectDead, Rule, RuleDeadStones, ScoringAgreed, StoneRemovalExpired, SubmitMove,
 )
 from services.clock import core as clk
@@ -139,8 +139,8 @@ class ClockCore(Core):
             return self._resume(msg, p, g)
         if isinstance(p, ArrivalReported):
             return self._arrival(msg, p, g)
-        if isinstance(p, MoveRejected) and p.code == "flag-fallen":
-            return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
+        if isinstance(p, (MoveRejected, GameCommandRejected)) and p.code == "flag-fallen":
+            return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)  # a move or an arrival
         if isinstance(p, PenaltyApplied) and p.kind in ("time", "bonus"):
             return self._adjust(msg, p, g)
         if isinstance(p, GameEnded):
@@ -255,10 +255,16 @@ class ClockCore(Core):
         limit the late time is deducted from the player's clock, less the part of it the
         player's own clock already ran (the first mover's clock runs from the start; the
         other's from the first move): :func:`services.clock.core.lateness`. Past the limit
-        nothing here: the penalties service forfeits the player (23.1)."""
+        nothing here: the penalties service forfeits the player (23.1).
+
+        A flag that fell before the arrival's event time is settled first (FlagFell dated at
+        the deadline, 23.5; validation normally refuses such an arrival as ``flag-fallen``, this
+        covers a deadline it had not yet read): nothing is deducted after it."""
         rule = rules_of(g.game).get("lateness")
         if rule is None or g.state.flagged is not None:
             return []
+        if (fell := self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)):
+            return fell
         if p.limit_ms and p.late_ms > p.limit_ms:
             return []
         ran_from = g.first_run.get(p.colour)

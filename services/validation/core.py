@@ -424,7 +424,10 @@ class ValidationCore(Core):
     def _on_ReportArrival(self, msg, p: ReportArrival):
         """A late player arrived (arbiter only): ArrivalReported with the late time, ms after
         the game's start, and the event's limit (1988 art. 23.1-23.3: penalties and the clock
-        rule on it). Refused for a player who has moved or was already reported arrived."""
+        rule on it). Refused for a player who has moved or was already reported arrived; and
+        refused as ``flag-fallen`` when the running clock's deadline (as the clock last gave it)
+        passed before the arrival's event time: that flag fell first and decided the game
+        (1988 art. 23.5), so the clock calls it on this rejection, dated at the deadline."""
         g = self.games.get(p.game_id)
         if g is None:
             return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
@@ -440,6 +443,12 @@ class ValidationCore(Core):
                                                     f"or was reported arrived)")]
         if (late := _backwards(msg, g)):
             return [self._reject(msg, p, "invalid", late)]
+        if g.deadline_ms is not None and msg.at_ms > g.deadline_ms:
+            rule = g.pos.RULES["timeout"]
+            return [self._reject(msg, p, "flag-fallen", (
+                f"{p.player_id} reported arrived {msg.at_ms - g.started_ms} ms after the start, "
+                f"{msg.at_ms - g.deadline_ms} ms after {g.deadline_for}'s flag fell: the time "
+                f"out came first and loses ({rule.ruleset} art. {rule.article})"))]
         g.present.add(colour)
         limit = (g.started.default_time_s if g.started else 0) * 1000
         return [Emit(stream_for(f"game-{p.game_id}"), ArrivalReported(

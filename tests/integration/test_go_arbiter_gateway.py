@@ -67,3 +67,29 @@ async def test_a_late_white_arrival_through_the_gateway():
         assert clock["white_ms"] == 570_000 and clock["deadline_ms"] == t0 + 600_000
         r = await c.post(f"/games/{gid}/arrival", json={"player_id": "alice", "at_ms": t0 + 130_000})
         assert r.status_code == 409
+
+
+async def test_an_arrival_after_the_running_flag_fell_loses_nothing_to_the_arriver_and_audits_clean():
+    """600 s absolute, limit 900 s, no moves: Black's clock runs from the start and falls at
+    600 s; White reported arrived at 700 s is refused (``flag-fallen``) and Black's time out,
+    dated at 600 s, gives 1-0 (1988 art. 23.5). The audit re-derives the same."""
+    from contracts.messages import TOPICS
+    from services.tools.audit import audit
+    from services.tools.logio import select
+
+    async with arbiter_client("memory", ticks=False) as c:
+        gid = f"go-{uuid.uuid4().hex[:8]}"
+        t0 = int(time.time() * 1000)
+        r = await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob",
+                                          "game": "go", "board_size": 9, "time_control": "600",
+                                          "default_time_s": 900, "at_ms": t0})
+        assert r.status_code == 200, r.text
+        r = await c.post(f"/games/{gid}/arrival", json={"player_id": "alice", "at_ms": t0 + 700_000})
+        assert r.status_code == 409 and r.json()["code"] == "flag-fallen", r.text
+        g = await _ended(c, gid)
+        assert (g["result"], g["reason"], g["rule"]["article"]) == ("1-0", "timeout", "23.5")
+        assert (g["clock"]["white_ms"], g["clock"]["black_ms"]) == (600_000, 0)
+        msgs = select(await c.arbiter_log.read_many(TOPICS), f"game-{gid}")
+        flag = next(m for m in msgs if m.type == "FlagFell")
+        assert (flag.payload.colour, flag.payload.deadline_ms) == ("black", t0 + 600_000)
+        assert await audit(msgs) == []

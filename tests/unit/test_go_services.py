@@ -310,7 +310,8 @@ def test_a_late_white_has_the_late_time_off_its_clock_deducted_23_3():
 def test_a_late_first_mover_has_nothing_more_deducted_and_past_the_limit_loses_23_1():
     from contracts.messages import ArrivalReported, ClockAdjusted
     bus = Bus()
-    go_game(bus, board_size=9, time_control="600", default_time_s=900)
+    # an hour on the clocks, so no flag falls before the 900 s limit (White's runs from 61 s)
+    go_game(bus, board_size=9, time_control="3600", default_time_s=900)
     got = arrive(bus, "bob", 60 * S)  # Black's clock has run the 60 s already
     assert one(got, ArrivalReported).late_ms == 60_000 and not of(got, ClockAdjusted)
     assert one(bus.move("bob", "E5", at=61 * S), MoveAccepted)
@@ -320,6 +321,48 @@ def test_a_late_first_mover_has_nothing_more_deducted_and_past_the_limit_loses_2
     assert pen.kind == "forfeit" and art_of(pen.rule) == (C88, "23.1") and not of(got, ClockAdjusted)
     end = one(got, GameEnded)
     assert (end.result, end.reason, end.winner) == ("0-1", "forfeit", "black")
+
+
+def test_an_arrival_after_the_running_flag_fell_settles_that_flag_first_23_5():
+    from contracts.messages import ArrivalReported, ClockAdjusted
+    bus = Bus()
+    # 600 s absolute, limit 900 s, no moves: Black (to move) has his clock running from the
+    # start, so his flag falls at 600 s. White is reported arrived at 700 s, within the limit:
+    # Black's time out came 100 s before and decides the game for White (23.5), not a 700 s
+    # deduction from White's clock (which would flag White).
+    go_game(bus, board_size=9, time_control="600", default_time_s=900)
+    got = arrive(bus, "alice", 700 * S)
+    rej = one(got, GameCommandRejected)
+    assert rej.code == "flag-fallen" and "100000 ms after black's flag fell" in rej.reason
+    assert not of(got, ArrivalReported) and not of(got, ClockAdjusted)
+    flag = one(got, FlagFell)
+    assert (flag.colour, flag.deadline_ms, flag.black_ms, flag.white_ms) == ("black", T0 + 600 * S, 0, 600_000)
+    end = one(got, GameEnded)
+    assert (end.result, end.reason, art_of(end.rule)) == ("1-0", "timeout", (C88, "23.5"))
+    # Black moved at 1 s, White's clock runs from 1 s and falls at 601 s; White reported at 700 s
+    # loses on that flag, not by a deduction.
+    bus = Bus()
+    go_game(bus, board_size=9, time_control="600", default_time_s=900)
+    bus.play(["E5"], first="bob", start=1 * S)
+    got = arrive(bus, "alice", 700 * S)
+    assert one(got, GameCommandRejected).code == "flag-fallen"
+    flag = one(got, FlagFell)
+    assert (flag.colour, flag.deadline_ms) == ("white", T0 + 601 * S)
+    assert one(got, GameEnded).result == "0-1"
+
+
+def test_the_clock_settles_a_fallen_flag_before_an_arrival_validation_let_through():
+    """The clock's own check (validation had not yet read the deadline): the flag first."""
+    from contracts.messages import ArrivalReported, ClockAdjusted
+    bus = Bus()
+    go_game(bus, board_size=9, time_control="600", default_time_s=900)
+    gs = next(m for m in bus.log if isinstance(m.payload, GameStarted))
+    rep = envelope(ArrivalReported(game_id="g1", player_id="alice", colour="white", late_ms=700_000,
+                                   limit_ms=900_000), stream=stream_for("game-g1"), seq=99,
+                   occurred_at=dt_of(T0 + 700 * S), actor=ARBITER, causation_id=gs.event_id)
+    out = bus.clock.handle(rep)
+    assert [type(e.payload) for e in out] == [FlagFell]  # nothing deducted (no ClockAdjusted)
+    assert (out[0].payload.colour, out[0].at_ms) == ("black", T0 + 600 * S)
 
 
 def test_absence_reports_use_the_go_articles_23_1_and_23_2():

@@ -406,8 +406,12 @@ class TournamentView:
         colour and score (``5w1``, ``3b½``, ``7w0``; ``5w`` while unfinished), ``+``/``-`` for a
         forfeit win/loss and ``-`` for both players of a double forfeit or another ``0-0``
         (xiangqi 1999 art. 21.3-21.4, as the TRF export writes them), ``bye`` for a pairing
-        bye or a round-robin rest, ``F``/``H``/``Z`` for a requested bye (TRF-16 letters)."""
+        bye or a round-robin rest, ``F``/``H``/``Z`` for a requested bye (TRF-16 letters),
+        ``annulled`` for a round robin's game (played or forfeited) of a withdrawn player whose
+        results are annulled (xiangqi 1999 art. 20.3, as the standings and the TRF export
+        count it: not at all)."""
         numbers = {p["player_id"]: p["number"] for p in self.player_list()}
+        annulled = self._annulled(games)
         ranks = {r["player_id"]: r["rank"] for r in (self.standings or {}).get("rows", [])}
         st_score = {r["player_id"]: r["score"] for r in (self.standings or {}).get("rows", [])}
         rounds = sorted(self.rounds)
@@ -423,6 +427,9 @@ class TournamentView:
                     score += {"H": 0.5}.get(cell, 0.0)
                 for wb in rd.get("withdrawn_boards", ()):  # art. 20.3: a forfeit
                     if pid in (wb["white"], wb["black"]):
+                        if {wb["white"], wb["black"]} & annulled:
+                            cell = "annulled"
+                            continue
                         cell = "-" if p.get("withdrawn_from") else "+"
                         score += 0.0 if p.get("withdrawn_from") else 1.0
                 if rd["bye"] == pid:
@@ -438,6 +445,9 @@ class TournamentView:
                         continue
                     colour = "white" if b["white"] == pid else "black"
                     opp = b["black"] if colour == "white" else b["white"]
+                    if {pid, opp} & annulled:  # 20.3: results annulled, not counted
+                        cell = "annulled"
+                        continue
                     g = games.get(b["game_id"])
                     res = g.result if g else None
                     if g is not None and g.code in ("+-", "-+", "--"):  # corrected to a forfeit
@@ -471,6 +481,20 @@ class TournamentView:
                          "score": st_score.get(pid, score), "cells": cells})
         rows.sort(key=lambda x: x["number"])
         return {"tournament_id": self.tournament_id, "rounds": rounds, "rows": rows}
+
+    def _annulled(self, games: dict[str, GameView]) -> set[str]:
+        """Withdrawn players of a round robin whose results are annulled (art. 20.3,
+        :func:`services.standings.core.annulled_withdrawals` over the games ended so far)."""
+        if self.system not in ("round-robin", "double-round-robin"):
+            return set()
+        from services.standings.core import GameResult, annulled_withdrawals
+        left = {pid: p["withdrawn_from"] - 1 for pid, p in self.players.items()
+                if p.get("withdrawn_from") and p["withdrawn_from"] <= max(self.rounds, default=0)}
+        if not left:
+            return set()
+        ended = [GameResult(r, b["white"], b["black"], "ended") for r, rd in self.rounds.items()
+                 for b in rd["boards"] if (g := games.get(b["game_id"])) is not None and g.result]
+        return annulled_withdrawals(self.players, ended, left)
 
     def apply(self, msg: Envelope) -> None:
         p = msg.payload

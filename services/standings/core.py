@@ -119,6 +119,7 @@ __all__ = [
     "compute_standings",
     "xiangqi_standings",
     "apply_withdrawals",
+    "annulled_withdrawals",
 ]
 
 # base codes; BH, SB, ARO also take -C1 -C2 -M1 -M2 and PS takes -C1 -C2 (see _parse_code)
@@ -661,6 +662,24 @@ def xiangqi_standings(
                              penalties=penalties)
 
 
+def annulled_withdrawals(
+    player_ids: Iterable[str], games: Iterable[GameResult], withdrawn: Mapping[str, int]
+) -> set[str]:
+    """The withdrawn players of a round robin whose results are annulled, xiangqi 1999 art.
+    20.3: those who met fewer than half of their opponents (``len(player_ids) - 1``) in the
+    games up to their last round (``withdrawn``: id -> last round he took part in; a game
+    with result ``"*"``, not played, does not count; forfeits do)."""
+    n_opp = len(list(player_ids)) - 1
+    games = list(games)
+    out: set[str] = set()
+    for w, last in withdrawn.items():
+        met = {g.black if g.white == w else g.white for g in games
+               if w in (g.white, g.black) and g.round <= last and g.result != "*"}
+        if len(met) * 2 < n_opp:
+            out.add(w)
+    return out
+
+
 def apply_withdrawals(
     player_ids: Iterable[str],
     games: Iterable[GameResult],
@@ -689,11 +708,7 @@ def apply_withdrawals(
     games = list(games)
     annulled: set[str] = set()
     if system == "round_robin":
-        for w, last in withdrawn.items():
-            met = {g.black if g.white == w else g.white for g in games
-                   if w in (g.white, g.black) and g.round <= last and g.result != "*"}
-            if len(met) * 2 < len(ids) - 1:
-                annulled.add(w)
+        annulled = annulled_withdrawals(ids, games, withdrawn)
         games = [g for g in games if g.white not in annulled and g.black not in annulled]
 
     def forfeit(g: GameResult, loser: str) -> GameResult:

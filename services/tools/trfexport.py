@@ -10,7 +10,10 @@ TRF keeps its own), else the pairing numbers of the Swiss systems (rating, highe
 name). Round entries: the opponent's start number, colour ``w``/``b`` and ``1 = 0`` for games
 played, ``+``/``-`` for forfeits (xiangqi 1999 art. 21.4, FIDE TRF), ``-``/``-`` for a double
 forfeit, ``0000 - U`` for a pairing bye, ``0000 - F/H/Z`` for a requested bye; a player not
-paired in a round gets ``0000 - Z``. A game not finished yet is left blank. For an imported TRF
+paired in a round gets ``0000 - Z``. A round robin is written as its standings count it: a rest
+(odd Berger table) ``0000 - Z`` (0 points), the games of a withdrawn player whose results are
+annulled (xiangqi 1999 art. 20.3) ``0000 - Z`` on both lines, the boards a withdrawal left
+unplayed ``+``/``-`` forfeits (21.4). A game not finished yet is left blank. For an imported TRF
 the letters of the rounds without an opponent are the file's own (``PlayerRegistered.trf_cells``:
 ``-``, ``+``, a blank cell...) wherever they are worth the same points as our entry, and a
 forfeit the file wrote without colours (``153 - -``) is written so again.
@@ -30,10 +33,12 @@ from __future__ import annotations
 
 from contracts.envelope import Envelope
 from contracts.messages import (
-    GameEnded, PlayerRegistered, ResultCorrected, RoundPaired, StandingsUpdated, TournamentCreated,
+    GameEnded, PlayerRegistered, PlayerWithdrawn, ResultCorrected, RoundPaired, StandingsUpdated,
+    TournamentCreated,
 )
 from services.pairing.service import pairing_order, result_code, round_entries
 from services.pairing.trf import RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, write_trf
+from services.standings.core import GameResult, annulled_withdrawals
 from services.tools.logio import applied_once
 
 
@@ -70,6 +75,42 @@ def _recorded_letters(entries: list[RoundEntry | None], cells: str | None) -> li
     return out
 
 
+#: Systems whose pairing "bye" is a rest (no game scheduled, 0 points) and whose withdrawals
+#: follow xiangqi 1999 art. 20.3.
+ROUND_ROBINS = ("round-robin", "double-round-robin")
+
+
+def _round_robin_entries(entries: dict[str, list[RoundEntry | None]], no: dict[str, int],
+                         rounds: list[RoundPaired], results: dict[str, str],
+                         withdrawn: dict[str, int]) -> dict[str, list[RoundEntry | None]]:
+    """A round robin's entries as its standings count them
+    (:func:`services.standings.service.compute`): a rest (the odd table's free round) is the
+    zero-point ``0000 - Z``, not the one-point pairing bye ``U``; after a withdrawal (art.
+    20.3) the games of a player whose results are annulled are ``0000 - Z`` on both lines,
+    and a board not played because of a withdrawal (``RoundPaired.withdrawn_boards``) is a
+    forfeit, ``+`` for the opponent and ``-`` for the withdrawn player (21.4)."""
+    out = {pid: list(es) for pid, es in entries.items()}
+    zero = RoundEntry(None, "-", "Z")
+    games = [GameResult(r.round, b.white, b.black, results[b.game_id])
+             for r in rounds for b in r.boards if b.game_id in results]
+    games += [GameResult(r.round, b.white, b.black, "*") for r in rounds for b in r.withdrawn_boards]
+    left = {pid: fr - 1 for pid, fr in withdrawn.items() if fr <= len(rounds)}
+    annulled = annulled_withdrawals(list(no), games, left)
+    for i, r in enumerate(rounds):
+        if r.bye in out:
+            out[r.bye][i] = zero
+        for b in r.boards:
+            if {b.white, b.black} & annulled:
+                out[b.white][i] = out[b.black][i] = zero
+        for b in r.withdrawn_boards:
+            if {b.white, b.black} & annulled:
+                continue
+            w_out = b.white in left and r.round > left[b.white]
+            out[b.white][i] = RoundEntry(no[b.black], "w", "-" if w_out else "+")
+            out[b.black][i] = RoundEntry(no[b.white], "b", "+" if w_out else "-")
+    return out
+
+
 def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
     """Fold the messages of tournament ``tournament_id`` into a TRF tournament (see the module
     docstring). Raises ``ValueError`` when the messages hold no TournamentCreated for it."""
@@ -78,6 +119,7 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
     rounds: dict[int, RoundPaired] = {}
     results: dict[str, str] = {}
     standings: StandingsUpdated | None = None
+    withdrawn: dict[str, int] = {}  # player id -> first round missed
     for m in applied_once(messages):
         p = m.payload
         if isinstance(p, TournamentCreated) and p.tournament_id == tournament_id:
@@ -92,11 +134,15 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
             results[p.game_id] = p.result  # the arbiter's correction (a result code)
         elif isinstance(p, StandingsUpdated) and p.tournament_id == tournament_id:
             standings = p
+        elif isinstance(p, PlayerWithdrawn) and p.tournament_id == tournament_id:
+            withdrawn[p.player_id] = p.from_round
     if created is None:
         raise ValueError(f"no tournament {tournament_id} in the log")
     no = _start_numbers(players)
     written = [rounds[r] for r in sorted(rounds)]
     entries = round_entries(no, written, results, players)  # late entries' missed rounds
+    if created.system in ROUND_ROBINS:
+        entries = _round_robin_entries(entries, no, written, results, withdrawn)
     complete = all(b.game_id in results for r in written for b in r.boards)
     ranked = standings is not None and complete and standings.round >= len(written)
     rows = {row.player_id: row for row in (standings.rows if ranked else ())}

@@ -111,7 +111,7 @@ def run_tournament(pgn: Path = typer.Option(..., "--pgn", exists=True, dir_okay=
                    bus: str = typer.Option("memory", help=BUS_HELP),
                    gateway: Optional[str] = typer.Option(None, help="URL of a running gateway (arbiter up); overrides --bus"),
                    pairings: str = typer.Option("auto", help="berger | recorded | auto"),
-                   tiebreaks: str = typer.Option("SB,WIN,DE", help="tie-break codes in order"),
+                   tiebreaks: str = typer.Option("", help="tie-break codes in order (default: the game's own, xiangqi art. 15.1/15.2)"),
                    tournament_id: Optional[str] = typer.Option(None, help="id of the hosted tournament"),
                    json_out: Optional[Path] = typer.Option(None, "--json", help="write the report as JSON")):
     """Host the tournament recorded in PGN (or a xiangqi record, with its recorded pairings)

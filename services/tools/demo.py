@@ -202,7 +202,8 @@ async def run_demo(bus: str = "memory", *, players: int = 6, seed: int = 2026,
     async with _client(bus) as c:
         r = await c.post("/tournaments", json={"tournament_id": tid, "name": "Arbiter demo",
                                                 "system": "round-robin", "time_control": time_control,
-                                                "tiebreaks": ["SB", "WIN", "DE"], "game": game,
+                                                "game": game,  # no tiebreaks: the game's own
+                                                # (xiangqi art. 15.1 with FOULS, else SB WIN DE)
                                                 **go_settings})
         if r.status_code >= 400:
             raise ValueError(r.json().get("detail"))

@@ -114,7 +114,8 @@ class Host:
                   "double-round-robin" if rec.cycles == 2 else "round-robin")
         await self.call("POST", "/tournaments", json={
             "tournament_id": self.tid, "name": rec.name, "system": system, "time_control": tc,
-            "tiebreaks": list(self.tiebreaks), "game": rec.game,
+            # no tiebreaks given: the event takes its game's default (xiangqi art. 15.1/15.2)
+            **({"tiebreaks": list(self.tiebreaks)} if self.tiebreaks else {}), "game": rec.game,
             "rounds": len(rec.rounds) if rec.kind == "recorded" else None,
             # an over-the-board record: 棋例 rulings only when asked (nobody asked in the record)
             "repetition_rulings": "on-request"})
@@ -333,11 +334,14 @@ def record_scores(rec: RoundRobinRecord) -> dict[str, float]:
 
 async def host_record(c: httpx.AsyncClient, path: str, *, pairings: str = "auto",
                       tournament_id: str | None = None,
-                      tiebreaks: tuple[str, ...] = ("SB", "WIN", "DE"), progress=None) -> HostReport:
+                      tiebreaks: tuple[str, ...] = (), progress=None) -> HostReport:
     """Host the event recorded in ``path`` through gateway client ``c``: a complete round robin
     in PGN, or a xiangqi record (any event; hosted round by round with the recorded pairings,
     see :func:`shared.rules.pgnrecord.read_event`).
 
+    ``tiebreaks``: FIDE codes in order; empty (default) = the game's own order, which the
+    tournament takes when created without one (xiangqi art. 15.1/15.2 with FOULS, chess and
+    Go SB, WIN, DE).
     ``pairings``: ``berger``, ``recorded`` or ``auto`` (Berger when the record's rounds are the
     Berger tables with round 1's draw numbers, else recorded). Raises :class:`RecordError` for
     a file that is not a complete round robin, :class:`HostError` when the platform refuses

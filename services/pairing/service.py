@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import astuple, dataclass, field
 
 from contracts.envelope import Envelope, stream_for
@@ -714,15 +715,17 @@ def team_match_rounds(created: TournamentCreated) -> int:
 
 
 def team_key(name: str) -> str:
-    """The identity of a team name: spaces trimmed and runs of spaces made one, case folded
-    (``" A "``, ``"a"`` and ``"A"`` are one team)."""
-    return " ".join(name.split()).casefold()
+    """The identity of a team name: Unicode NFKC-normalised (full-width ``"Ｄ"`` is ``"D"``,
+    a no-break space a space), spaces trimmed and runs of spaces made one, case folded
+    (``" A "``, ``"a"``, ``"Ａ"`` and ``"A"`` are one team)."""
+    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
 
 def canonical_team(name: str, known: list[str | None]) -> str:
     """A team name as registered: trimmed (runs of spaces made one); ``known``: the team names
     registered so far. Raises ``PairingError`` naming the existing team when ``name`` differs
-    from one only by case or spaces (a second, one-member team nobody meant), or when nothing
+    from one only by case, spaces or character width (:func:`team_key`: a second, one-member
+    team nobody meant), or when nothing
     is left after trimming."""
     clean = " ".join(name.split())
     if not clean:
@@ -730,7 +733,7 @@ def canonical_team(name: str, known: list[str | None]) -> str:
     for k in known:
         if k is not None and k != clean and team_key(k) == team_key(clean):
             raise pc.PairingError(f"team {name!r} differs from the registered team {k!r} only by "
-                                  f"case or spaces: register the player in {k!r}")
+                                  f"case, spaces or character width: register the player in {k!r}")
     return clean
 
 

@@ -111,3 +111,35 @@ def test_audit_cli_exit_codes(hosted_log, tmp_path):
                        capture_output=True, text=True, timeout=300)
     err = " ".join(r.stderr.split())
     assert r.returncode == 2 and "line 1 of" in err and "junk.ndjson" in err and "Traceback" not in err
+
+
+async def test_the_export_of_a_go_game_ruled_a_replay_audits_clean_and_so_does_the_replay():
+    """A triple ko ruled a replay (1988 art. 20.3) starts game ``<id>-replay1``: each game's own
+    export (``export-log --stream game-<id>``) audits with 0 differences, the replay game's
+    GameStarted and ClockStarted belonging to the other export, and tampering is still found."""
+    from tests.unit.test_go_services import CYCLE, TRIPLE_KO
+
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/games", json={"game_id": "cyc", "white": "alice", "black": "bob", "game": "go",
+                                          "board_size": 9, "go_rules": "japanese",
+                                          "start_fen": TRIPLE_KO, "time_control": "600"})
+        assert r.status_code == 200, r.text
+        for i, mv in enumerate(CYCLE * 2):
+            r = await c.post("/games/cyc/moves", json={"player_id": ["bob", "alice"][i % 2], "move": mv})
+            assert r.status_code == 200, r.text
+        r = await c.post("/games/cyc/cycle/ruling", json={"ruling": "replay", "reason": "triple ko"})
+        assert r.status_code == 200, r.text
+        for who in ("bob", "alice"):
+            r = await c.post("/games/cyc-replay1/moves", json={"player_id": who, "move": "pass"})
+            assert r.status_code == 200, r.text
+        everything = await c.arbiter_log.read_many(TOPICS)
+    game, replay = select(everything, "game-cyc"), select(everything, "game-cyc-replay1")
+    assert {m.aggregate for m in game} == {"game-cyc"} and any(m.type == "EndlessCycleRuled" for m in game)
+    assert [m.type for m in replay][:2] == ["GameStarted", "ClockStarted"]
+    assert await audit(game) == []
+    assert await audit(replay) == []
+    # a forged ruling in the game's own log is still named
+    i = next(i for i, m in enumerate(game) if m.type == "EndlessCycleRuled")
+    forged = game[i].payload.model_copy(update={"reason": "forged"})
+    game[i] = game[i].model_copy(update={"payload": forged})
+    assert [(d.type, d.what) for d in await audit(game)] == [("EndlessCycleRuled", "payload.reason")]

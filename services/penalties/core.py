@@ -16,7 +16,8 @@ Go (Chinese rules 1988 ch. 3): a ``warning`` is recorded with its count and the 
 game loses it (25.2); ``played-twice`` (a player moved twice in a row over the board) loses
 (17.1); ``loss`` is the arbiter's decision of 25.1; lateness 23.1 / 23.2 as above, and a late
 player reported arrived (ArrivalReported) past the event's limit loses by default (23.1; within
-the limit the clock service deducts the late time, 23.3). The arrival rule holds for every game
+the limit the clock service deducts the late time, 23.3), and both lose (23.2) when the opponent
+has neither moved nor arrived by then. The arrival rule holds for every game
 (chess 1994 art. 10.15, xiangqi 1999 art. 21.1: past the limit loses).
 
 Writes ``game-<id>.penalties``: PenaltyApplied, or GameCommandRejected for a refused command.
@@ -44,6 +45,7 @@ class _Game(rules.Seats):
     started_ms: int
     default_time_s: int
     moved: set = field(default_factory=set)
+    arrived: set = field(default_factory=set)  # colours reported arrived within the limit
     warnings: dict = field(default_factory=dict)
     over: bool = False
     game: str = "chess"
@@ -86,11 +88,32 @@ class PenaltiesCore(Core):
             return out
         elif isinstance(p, AbsenceReported):
             return self._absence(msg, p, g)
-        elif isinstance(p, ArrivalReported) and p.limit_ms and p.late_ms > p.limit_ms:
-            return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, g.rules["absence"],
-                                f"arrived {p.late_ms // 1000} s after the start, past the limit "
-                                f"of {p.limit_ms // 1000} s")]
+        elif isinstance(p, ArrivalReported):
+            return self._arrival(p, g)
         return []
+
+    def _arrival(self, p: ArrivalReported, g: _Game) -> list[Emit]:
+        """A late player reported arrived. Within the limit: now present (the clock deducts the
+        late time, 1988 art. 23.3). Past it (``late_ms > limit_ms``): the player loses by
+        default (23.1) if the opponent is present (has moved or was reported arrived); if the
+        opponent has neither moved nor arrived, the opponent, absent since the same start, is
+        past the limit too, and both lose (23.2; xiangqi 1999 art. 21.3), as ReportAbsence
+        ``both`` rules: never a win for the absent opponent."""
+        if not p.limit_ms or p.late_ms <= p.limit_ms:
+            g.arrived.add(p.colour)
+            return []
+        late = f"arrived {p.late_ms // 1000} s after the start, past the limit of {p.limit_ms // 1000} s"
+        other = "black" if p.colour == "white" else "white"
+        if other not in g.moved and other not in g.arrived:
+            return [self._double(g, p.game_id, p.player_id, p.colour,
+                                 f"{p.colour} {late}; {other} neither moved nor arrived")]
+        return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, g.rules["absence"], late)]
+
+    def _double(self, g: _Game, game_id: str, player_id: str, colour: str, cause: str) -> Emit:
+        """Both players lose by default (Go 1988 art. 23.2, xiangqi 1999 art. 21.3): the
+        ``double-forfeit`` PenaltyApplied (adjudication ends the game 0-0)."""
+        return self._apply(game_id, player_id, colour, "double-forfeit", 0,
+                           g.rules.get("double-absence", g.rules["absence"]), cause)
 
     def _apply(self, game_id, player_id, colour, kind, delta, rule, cause) -> Emit:
         return Emit(stream_for(f"game-{game_id}", "penalties"), PenaltyApplied(
@@ -172,10 +195,9 @@ class PenaltiesCore(Core):
         if p.both:  # xiangqi 1999 art. 21.3: both past the limit forfeit both
             if g.moved:
                 return self._reject(msg, p, "invalid", "a move has been made: both players cannot be absent")
-            return [self._apply(p.game_id, p.player_id, p.colour, "double-forfeit", 0,
-                                g.rules.get("double-absence", g.rules["absence"]),
-                                f"both absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
-                                f"(default time {g.default_time_s} s)")]
+            return [self._double(g, p.game_id, p.player_id, p.colour,
+                                 f"both absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
+                                 f"(default time {g.default_time_s} s)")]
         return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, g.rules["absence"],
                             f"absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
                             f"(default time {g.default_time_s} s)")]

@@ -365,6 +365,28 @@ def test_the_clock_settles_a_fallen_flag_before_an_arrival_validation_let_throug
     assert (out[0].payload.colour, out[0].at_ms) == ("black", T0 + 600 * S)
 
 
+def test_an_arrival_past_the_limit_with_the_opponent_absent_too_loses_both_23_2():
+    bus = Bus()
+    # an hour on the clocks (no flag before 1000 s), limit 900 s; White never comes, Black is
+    # reported arrived at 1000 s: both were absent past the 900 s limit -> both lose (23.2),
+    # 0-0, not a win for the absent White
+    go_game(bus, board_size=9, time_control="3600", default_time_s=900)
+    got = arrive(bus, "bob", 1000 * S)
+    pen = one(got, PenaltyApplied)
+    assert pen.kind == "double-forfeit" and art_of(pen.rule) == (C88, "23.2")
+    assert "white neither moved nor arrived" in pen.cause
+    end = one(got, GameEnded)
+    assert (end.result, end.reason, end.winner) == ("0-0", "double-forfeit", None)
+    assert one(arrive(bus, "alice", 1001 * S), GameCommandRejected).code == "game-over"
+    # Black reported arrived at 200 s (within the limit), White at 950 s: only White loses (23.1)
+    bus = Bus()
+    go_game(bus, board_size=9, time_control="3600", default_time_s=900)
+    assert not of(arrive(bus, "bob", 200 * S), PenaltyApplied)
+    got = arrive(bus, "alice", 950 * S)
+    assert one(got, PenaltyApplied).kind == "forfeit"
+    assert (one(got, GameEnded).result, art_of(one(got, GameEnded).rule)) == ("0-1", (C88, "23.1"))
+
+
 def test_absence_reports_use_the_go_articles_23_1_and_23_2():
     from contracts.messages import ReportAbsence
     bus = Bus()

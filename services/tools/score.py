@@ -51,7 +51,11 @@ def load(path: str | Path) -> GoRecord:
 def score_record(record: GoRecord, rules: str | None = None, komi: float | None = None,
                  dead: list | str | None = None) -> dict:
     """Score ``record``'s final board. ``rules``: "chinese"/"japanese"/"ing" (default the
-    record's); ``komi`` in points (default the record's, else the rules' default);
+    record's); ``komi`` in points (default the record's, else the rules' default,
+    :data:`shared.rules.go.DEFAULT_KOMI`, 0 with 2+ handicap stones; when neither the caller nor
+    the record gives one and that default exceeds the board's points, e.g. 7.5 on a 2x2 board,
+    :class:`ScoreError` "no komi given ...: pass --komi": we do not silently count with 0,
+    which could change the result);
     ``dead``: Points; "none" (no dead stones); "auto" (the Monte-Carlo estimate); or None: the
     stones the ``TB``/``TW`` marks imply, else (no marks) the estimate.
 
@@ -92,6 +96,15 @@ def score_record(record: GoRecord, rules: str | None = None, komi: float | None 
     rec_komi, handicap, note = scoring_terms(record, rules)
     if komi is not None:  # the komi asked for replaces the record's (and any compensation in it)
         rec_komi, note = komi, None
+    elif rec_komi is None and handicap < 2:  # the ruleset's default: say so when it cannot fit
+        default = go.DEFAULT_KOMI[rules]
+        try:
+            go.check_komi(default, record.size, default=True)
+        except go.GoError:
+            n = record.size
+            raise ScoreError(f"no komi given (no --komi, no KM[] in the record); the {rules} default "
+                             f"{default:g} does not fit a {n}x{n} board of {n * n} points: pass "
+                             f"--komi") from None
     try:
         s = go_scoring.score(board, rules, rec_komi, dead, handicap=handicap)
     except go.GoError as e:

@@ -236,6 +236,20 @@ def test_cli_score_refusals(tmp_path):
     assert code == 2 and "RE[whatever]" in out
 
 
+def test_cli_score_without_komi_on_a_board_too_small_for_the_default(tmp_path):
+    f = tmp_path / "sz2.sgf"
+    f.write_bytes(b"(;GM[1]FF[4]SZ[2];B[aa];W[bb])")  # no KM: the Chinese default 7.5 > 4 points
+    code, out = _cli(["score", "--sgf", str(f), "--json"])
+    out = " ".join(out.split())
+    assert code == 2 and "no komi given" in out and "7.5 does not fit a 2x2 board" in out
+    assert "pass --komi" in out and "Traceback" not in out
+    # with a komi: Chinese area, no dead stones: Black A2 + White B1 are 1 stone each, the two
+    # empty points A1 and B2 touch both colours (dame, split 0.5 each): 1 + 1 = 2 for Black,
+    # 2 + komi 0.5 = 2.5 for White -> W+0.5
+    code, row = _cli(["score", "--sgf", str(f), "--komi", "0.5", "--dead", "none", "--json"])
+    assert code == 0 and (row["black"], row["white"], row["result"]) == (2.0, 2.5, "W+0.5")
+
+
 def test_cli_adjudicate_go(tmp_path):
     f = tmp_path / "walls.sgf"
     f.write_bytes(_walls())

@@ -546,10 +546,20 @@ class PairingCore(Core):
         players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating,
                                absent=x.player_id in absent, absent_result=absent.get(x.player_id, "-"))
                    for x in order]
-        sr = pair_dutch(players, rnd, t.created.rounds)
         by_no = {n: pid for pid, n in no.items()}
-        pairs = [(by_no[int(w)], by_no[int(b)]) for w, b in sr.boards]
-        bye = by_no[int(sr.bye)] if sr.bye else None
+        present = [x for x in players if not x.absent]
+        if len(present) <= 1 and (present or any(k in "FHZ" for k in absent.values())):
+            # nothing to pair: a round of byes only — the requested ones, and the one player
+            # left unpaired gets the pairing-allocated bye (C.04.1 c: an odd player out)
+            pairs, bye = [], (by_no[present[0].number] if present else None)
+        else:
+            try:
+                sr = pair_dutch(players, rnd, t.created.rounds)
+            except pc.PairingError as e:  # our engine's name, not the library's
+                msg = str(e).removeprefix("py4swiss: ")
+                raise pc.PairingError(f"Dutch (C.04.3): {msg[:1].lower() + msg[1:]}") from e
+            pairs = [(by_no[int(w)], by_no[int(b)]) for w, b in sr.boards]
+            bye = by_no[int(sr.bye)] if sr.bye else None
         inputs = {"players": [[pid, no[pid], [astuple(e) for e in hist[pid]]] for pid in no], "round": rnd,
                   "_extra": {"system_version": ENGINE}}
         if absent:

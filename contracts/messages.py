@@ -234,6 +234,14 @@ class CorrectResult(_TCmd):
     reason: str = Field(min_length=1, max_length=500)
 
 
+class FinishTournament(_TCmd):
+    """An arbiter ends the tournament before its last round (an event that cannot go on: every
+    player withdrawn, a Swiss nobody can pair, an event cut short), with the ``reason``; the
+    rounds played stand. Refused while a game is running or when the event has finished."""
+
+    reason: str = Field(min_length=1, max_length=500)
+
+
 class SubmitLineup(_TCmd):
     """A team's line-up for the match it plays in ``round`` (xiangqi 1999 art. 12.2, 12.3):
     ``members`` in board order (board 1 first), as many as the event's ``team_boards``; sent
@@ -958,7 +966,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     CreateTournament, RegisterPlayer, DrawLots, StartRound,
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
     TournamentFinished, TournamentCommandRejected, SubmitLineup, LineupSubmitted,
-    WithdrawPlayer, CorrectResult, PlayerWithdrawn, ResultCorrected,
+    WithdrawPlayer, CorrectResult, PlayerWithdrawn, ResultCorrected, FinishTournament,
     CreateGame, SubmitMove, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
     IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,

@@ -45,7 +45,7 @@ from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
     AcceptDead, AcceptDraw, ClaimDraw, CorrectResult, CreateGame, CreateTournament, DeclineDraw,
-    DrawLots, WithdrawPlayer,
+    DrawLots, FinishTournament, WithdrawPlayer,
     IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
     ReportArrival, Resign, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     envelope,
@@ -107,6 +107,7 @@ DrawLotsBody = _body("DrawLotsBody", DrawLots, drop=("tournament_id",), at_ms=Fa
 StartRoundBody = _body("StartRoundBody", StartRound, drop=("tournament_id",), at_ms=False)
 LineupBody = _body("LineupBody", SubmitLineup, drop=("tournament_id",), at_ms=False)
 WithdrawBody = _body("WithdrawBody", WithdrawPlayer, drop=("tournament_id",), at_ms=False)
+FinishBody = _body("FinishBody", FinishTournament, drop=("tournament_id",), at_ms=False)
 CorrectionBody = _body("CorrectionBody", CorrectResult, drop=("tournament_id", "game_id"), at_ms=False)
 CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",))
 MoveBody = _body("MoveBody", SubmitMove, drop=("game_id",))
@@ -569,6 +570,15 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         """A player leaves from round ``from_round`` (not yet paired) on (art. 20.3 / 20.4):
         200 PlayerWithdrawn, 409 with a reason."""
         return await tournament_command(WithdrawPlayer, tid, body, x_arbiter_token, wait,
+                                        x_correlation_id)
+
+    @app.post("/tournaments/{tid}/finish", tags=["tournaments"])
+    async def finish_tournament(tid: str, body: FinishBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
+                                x_arbiter_token: str | None = TOKEN,
+                                x_correlation_id: str | None = CORR) -> JSONResponse:
+        """The arbiter ends the event before its last round, with a reason (the rounds played
+        stand): 200 TournamentFinished, 409 while a game runs or once finished."""
+        return await tournament_command(FinishTournament, tid, body, x_arbiter_token, wait,
                                         x_correlation_id)
 
     @app.get("/tournaments/{tid}", tags=["tournaments"])

@@ -45,7 +45,7 @@ from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, CorrectResult, CreateTournament,
     DrawLots, GameEnded, LineupSubmitted, LotsDrawn, ManualBoard, PlayerRegistered, PlayerWithdrawn,
     RegisterPlayer, ResultCorrected, RoundPaired, Rule, StartRound, SubmitLineup,
-    TournamentCommandRejected, TournamentCreated, TournamentFinished, WithdrawPlayer,
+    TournamentCommandRejected, TournamentCreated, TournamentFinished, WithdrawPlayer, FinishTournament,
 )
 from services.pairing import core as pc
 from shared.service import Core, Emit
@@ -365,8 +365,24 @@ class PairingCore(Core):
                 return names[a - 1]
         return None
 
+    def _on_FinishTournament(self, msg, p: FinishTournament):
+        """The arbiter ends the event before its last round: TournamentFinished with the reason
+        in ``decisions``; the rounds played stand. Refused while a game runs or once finished."""
+        t = self.tournaments[p.tournament_id]
+        if t.finished:
+            return self._reject(msg, "closed", f"tournament {p.tournament_id} is finished")
+        if t.open_games():
+            return self._reject(msg, "round-running", f"{len(t.open_games())} game(s) running: "
+                                                      "record their results first")
+        t.finished = True
+        return [Emit(self._stream(p.tournament_id), TournamentFinished(
+            tournament_id=p.tournament_id, rounds=len(t.rounds),
+            decisions=(f"ended by the arbiter after round {len(t.rounds)}: {p.reason}",)))]
+
     def _on_StartRound(self, msg, p: StartRound):
         t = self.tournaments[p.tournament_id]
+        if t.finished:
+            return self._reject(msg, "closed", f"tournament {p.tournament_id} is finished")
         expected = len(t.rounds) + 1
         if p.round != expected:
             return self._reject(msg, "invalid", f"the next round is {expected}, not {p.round}")

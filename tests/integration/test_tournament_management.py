@@ -362,3 +362,33 @@ async def test_swiss_requested_bye_withdrawal_and_late_entry():
         assert (await c.post("/tournaments/rr/rounds", json={"round": 1})).status_code == 200
         r = await c.post("/tournaments/rr/players", json={"player_id": "late", "name": "Late"})
         assert r.status_code == 409 and "registration is closed" in r.json()["detail"]
+
+
+async def test_the_arbiter_finishes_an_event_that_cannot_go_on():
+    """Swiss, 4 players, 5 rounds: after round 1 all four withdraw, so no later round can be
+    paired; the arbiter ends the event (FinishTournament): refused while round 1 is running,
+    then TournamentFinished after round 1 with the reason; a later round and a second finish
+    are refused. The round played stands (standings after round 1 unchanged)."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "fin"
+        assert (await _create(c, tid, system="swiss", rounds=5)).status_code == 200
+        await _players(c, tid, 4)
+        assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
+        rd = await paired_round(c, tid, 1)
+        r = await c.post(f"/tournaments/{tid}/finish", json={"reason": "hall closed"})
+        assert r.status_code == 409 and "running" in r.json()["detail"], r.text
+        for b in rd["boards"]:
+            await _result(c, b["game_id"], "1-0")
+        for i in range(4):
+            r = await c.post(f"/tournaments/{tid}/withdrawals", json={"player_id": f"p{i + 1}", "from_round": 2})
+            assert r.status_code == 200, r.text
+        st = await standings_after(c, tid, 1)
+        r = await c.post(f"/tournaments/{tid}/finish", json={"reason": "every player withdrew"})
+        assert r.status_code == 200, r.text
+        assert (r.json()["event"], r.json()["rounds"]) == ("TournamentFinished", 1)
+        assert r.json()["decisions"] == ["ended by the arbiter after round 1: every player withdrew"]
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": 2})
+        assert r.status_code == 409 and "is finished" in r.json()["detail"]
+        r = await c.post(f"/tournaments/{tid}/finish", json={"reason": "again"})
+        assert r.status_code == 409 and "is finished" in r.json()["detail"]
+        assert sorted(_scores(await standings_after(c, tid, 1)).values()) == sorted(_scores(st).values()) == [0, 0, 1, 1]

@@ -6,12 +6,14 @@ running platform would make: the first illegal move, the end of the game (mate, 
 insufficient material, a 棋例 ruling on a repeated position) and the article applied. For xiangqi
 every move is classified by the 棋例 (1999 rules art. 28: check, mate-threat, chase, idle); the
 moves of a ruled cycle carry the ruling's classification (art. 27.2 can turn a soldier's threat
-into a chase when both sides attack).
+into a chase when both sides attack). Go (:func:`adjudicate_go`, an SGF record and extra moves)
+goes through the same two cores: its refusals, stopped play and endless cycles are the services'.
 """
 from __future__ import annotations
 
 from contracts.messages import (
-    CreateGame, GameCommandRejected, GameEnded, MoveAccepted, MoveRejected, RepetitionRuled, SubmitMove,
+    CreateGame, EndlessCycleFound, GameCommandRejected, GameEnded, MoveAccepted, MoveRejected, RejectDead,
+    RepetitionRuled, SubmitMove,
 )
 from pydantic import ValidationError
 
@@ -88,67 +90,102 @@ def _move(iccs: str):
 def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = ()) -> dict:
     """Go: play ``record`` (a :class:`shared.rules.sgf.GoRecord`; None = an empty 19x19 board),
     then ``moves`` (GTP "D4"/"pass", no letter I, or SGF "dd"/"" coordinates), all under
-    ``rules`` (default the record's RU, else chinese), on the Go engine directly (the services do
-    not host Go yet). A record move by the colour that just moved is read as an unwritten pass
-    (YuanYu records); an extra move is always for the player to move.
+    ``rules`` (default the record's RU, else chinese), through the services' own cores as a
+    gateway would send them (:class:`ValidationCore` and :class:`AdjudicationCore`, see
+    :mod:`services.tools.replay`): the game starts from the record's setup (``AB``/``AW``,
+    handicap stones), each move is a SubmitMove, so a refusal is the service's (its code,
+    reason and article), e.g. ``play-stopped`` for a move after two passes (Chinese / Ing 1988
+    art. 21.1, Japanese 1989 art. 9-1). Record conventions: a record move by the colour that just
+    moved is read as an unwritten pass (YuanYu records), sent as the other side's pass; a record
+    move after two passes means play was resumed (Japanese 9-3), sent as the opponent's
+    RejectDead. An extra move is always for the player to move.
 
-    Returns ``{"legal": bool, "first_rejected": null|{"ply", "move", "reason", "article",
-    "rule"}, "result", "reason", "rule", "rules", "plies", "implicit_passes",
-    "recorded_result", "score"}``: ``result`` "*" while play goes on; after two passes in a row
-    (Japanese art. 9-1) the board is counted (:mod:`shared.rules.go_scoring`) with the dead
-    stones the record's TB/TW marks imply when no extra move was played, else with every stone
-    alive; an endless cycle (a position seen a third time with captures inside) gives "Draw"
-    (Chinese 1988 art. 20.3: draw or replay, the arbiter's choice) or "Void" (Japanese 1989
-    art. 12: no result). A setup that is no position (stones without liberties) gives
-    ``legal`` false with ``first_rejected`` ``{"ply": 0, "move": "setup", "reason"}``. Raises
+    Returns ``{"legal": bool, "first_rejected": null|{"ply", "move", "reason", "code",
+    "article", "rule"}, "result", "reason", "rule", "rules", "plies", "implicit_passes",
+    "recorded_result", "score", "endless_cycle"}``: ``result`` "*" while play goes on; after two
+    passes in a row play stops and the board is counted (:mod:`shared.rules.go_scoring`) with the
+    dead stones the record's TB/TW marks imply when no extra move was played, else with every
+    stone alive; an endless cycle the adjudication service reports (EndlessCycleFound: a position
+    seen a third time with captures by both sides; ``endless_cycle`` is its payload) gives "Draw"
+    under Chinese rules (1988 art. 20.3: draw or replay, the arbiter's choice), "Void" under
+    Japanese (1989 art. 12: no result), and under Ing rules "*" with the article (Ing art. 3)
+    for the arbiter. A setup that is no position (stones without liberties) gives ``legal``
+    false with ``first_rejected`` ``{"ply": 0, "move": "setup", "reason"}``. Raises
     ``ValueError`` for unknown rules."""
     from shared.rules import go, go_scoring
-    from shared.rules.sgf import GoRecord, dead_from_marks, play_record, scoring_terms
+    from shared.rules.sgf import GoRecord, dead_from_marks, scoring_terms
 
     record = record if record is not None else GoRecord()
     rules = rules or record.rules
     if rules not in go.RULESETS:
         raise ValueError(f"unknown Go rules {rules!r}: chinese, japanese or ing")
-    try:
-        run = play_record(record, rules)
-    except go.GoError as e:  # a setup that is no position: no move can be judged
-        return {"legal": False, "first_rejected": {"ply": 0, "move": "setup", "reason": str(e),
-                                                   "article": None, "rule": None},
-                "result": "*", "reason": f"the record's setup cannot be played: {e}", "rule": None,
-                "rules": rules, "plies": 0, "implicit_passes": [],
-                "recorded_result": record.result.raw if record.result else None, "score": None}
-    board = run.board
     row: dict = {"legal": True, "first_rejected": None, "result": "*", "reason": "game goes on",
-                 "rule": None, "rules": rules, "plies": run.accepted,
-                 "implicit_passes": run.implicit_passes,
-                 "recorded_result": record.result.raw if record.result else None, "score": None}
-
-    def refuse(ply: int, move: str, e) -> None:
-        row["legal"] = False
-        row["first_rejected"] = {"ply": ply, "move": move, "reason": e.reason, "article": e.article,
-                                 "rule": e.rule.model_dump()}
-
-    if run.first_rejected:
-        fr = run.first_rejected
-        row["legal"] = False
-        row["first_rejected"] = {"ply": fr["ply"], "move": fr["move"], "reason": fr["reason"],
-                                 "article": fr["article"],
-                                 "rule": go.rule_for(fr["reason"], rules).model_dump()}
+                 "rule": None, "rules": rules, "plies": 0, "implicit_passes": [],
+                 "recorded_result": record.result.raw if record.result else None, "score": None,
+                 "endless_cycle": None}
+    try:  # the setup as the services' start position (size, rules, side to move, stones)
+        start = go.Board(record.size, rules, setup_black=record.setup_black,
+                         setup_white=record.setup_white, turn=record.first_turn()).to_text()
+    except go.GoError as e:  # a setup that is no position: no move can be judged
+        row.update(legal=False, reason=f"the record's setup cannot be played: {e}",
+                   first_rejected={"ply": 0, "move": "setup", "reason": str(e), "article": None,
+                                   "rule": None})
         return row
-    for ply, text in enumerate(moves, start=len(record.moves) + 1):
+    pipe = _Pipe()
+    # komi 0 at creation: the count below uses the record's terms; nothing else depends on it
+    out = pipe.send(CreateGame(game_id="adj", white="white", black="black", time_control="-",
+                               game="go", start_fen=start, board_size=record.size,
+                               go_rules=rules, komi=0.0))
+    bad = next((e.payload for e in out if isinstance(e.payload, GameCommandRejected)), None)
+    if bad is not None:
+        raise ValueError(bad.reason)
+    game = pipe.v.games["adj"]
+    other = {"black": "white", "white": "black"}
+
+    def submit(ply: int, colour: str, text: str) -> bool:
+        """SubmitMove by ``colour``; False (and ``first_rejected``) when refused."""
         try:
-            board.play(go.parse_point(text, board.size))
-        except go.IllegalMove as e:
-            refuse(ply, text, e)
+            cmd = SubmitMove(game_id="adj", player_id=colour, move=text)
+        except ValidationError:
+            row.update(legal=False, first_rejected={"ply": ply, "move": text[:40], "code": "malformed",
+                                                    "reason": "not a move: 1 to 16 characters expected",
+                                                    "article": None, "rule": None})
+            return False
+        for e in pipe.send(cmd):
+            if isinstance(e.payload, MoveRejected):
+                r = e.payload
+                row.update(legal=False, first_rejected={
+                    "ply": ply, "move": text, "code": r.code, "reason": r.reason,
+                    "article": r.rule.article if r.rule else None,
+                    "rule": r.rule.model_dump() if r.rule else None})
+                return False
+            if isinstance(e.payload, EndlessCycleFound) and row["endless_cycle"] is None:
+                row["endless_cycle"] = e.payload.model_dump(mode="json", exclude={"game_id"})
+        return True
+
+    for ply, (colour, p) in enumerate(record.moves, start=1):
+        if game.scoring:  # the record plays on after two passes: play was resumed (J89 9-3)
+            pipe.send(RejectDead(game_id="adj", player_id=other[colour]))
+        if colour != game.to_move:  # an unwritten pass of the side to move
+            row["implicit_passes"].append(ply)
+            if not submit(ply, game.to_move, "pass"):
+                return row
+        if not submit(ply, colour, "pass" if p is None else go.to_gtp(p, record.size)):
             return row
         row["plies"] += 1
-    cycle = go.endless_cycle(board)
-    if cycle is not None and rules in ("chinese", "japanese"):
-        rule = go.rule_for("endless-cycle", rules)
-        row.update(result="Draw" if rules == "chinese" else "Void", rule=rule.model_dump(),
-                   reason=f"endless cycle: the position of ply {cycle.first_ply} seen {cycle.count} "
-                          f"times with captures by both sides ({rule.summary})")
-    elif board.consecutive_passes >= 2:
+    for ply, text in enumerate(moves, start=len(record.moves) + 1):
+        if not submit(ply, game.to_move, text):
+            return row
+        row["plies"] += 1
+    board = game.pos.board
+    if row["endless_cycle"] is not None:
+        cyc, rule = row["endless_cycle"], go.rule_for("endless-cycle", rules)
+        what = (f"endless cycle: the position seen {cyc['occurrences']} times with captures by "
+                f"both sides ({rule.summary})")
+        result = {"chinese": "Draw", "japanese": "Void"}.get(rules, "*")
+        row.update(result=result, rule=rule.model_dump(),
+                   reason=what if result != "*" else what + "; the arbiter rules")
+    elif game.scoring:  # two passes stopped play
         dead = sorted(dead_from_marks(record, board.stones)) if not moves else []
         komi, handicap, _ = scoring_terms(record, rules)
         s = go_scoring.score(board, rules, komi, dead, handicap=handicap)

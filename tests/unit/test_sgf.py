@@ -269,6 +269,43 @@ def test_cli_adjudicate_go(tmp_path):
     assert code == 1  # no letter I in GTP coordinates
 
 
+def test_adjudicate_go_answers_as_the_services_do(tmp_path):
+    """The tool plays through the services' validation and adjudication cores: after two passes
+    a move is refused ``play-stopped`` (1988 art. 21.1 under Chinese rules) and a triple ko
+    under Ing rules is the EndlessCycleFound the services report (the position and its cycle
+    are worked out in tests/unit/test_go_services.py)."""
+    import json
+
+    from contracts.messages import EndlessCycleFound
+    from tests.unit.test_go_services import CYCLE, TRIPLE_KO, cycled
+
+    f = tmp_path / "walls.sgf"
+    f.write_bytes(_walls())
+    code, out = _cli(["adjudicate", "--game", "go", "--sgf", str(f), "--rules", "chinese",
+                      "--moves", "pass pass F5", "--json"])
+    row = json.loads(out)
+    # 18 recorded moves + 2 passes accepted; ply 21 (F5) refused as the service refuses it
+    assert code == 1 and row["plies"] == 20 and row["result"] == "*"
+    fr = row["first_rejected"]
+    assert (fr["ply"], fr["move"], fr["code"], fr["article"]) == (21, "F5", "play-stopped", "21.1")
+    # the triple ko from its position, Ing rules: the same finding as the services'
+    words = TRIPLE_KO.split()
+    stones = dict(part.split(":") for part in words[7:])  # "B:ae,bd,..." "W:ab,..."
+    ko = tmp_path / "tko.sgf"
+    ko.write_text("(;GM[1]FF[4]SZ[9]KM[8]PL[B]AB" + "".join(f"[{p}]" for p in stones["B"].split(","))
+                  + "AW" + "".join(f"[{p}]" for p in stones["W"].split(",")) + ")")
+    code, row = _cli(["adjudicate", "--game", "go", "--sgf", str(ko), "--rules", "ing",
+                      "--moves", " ".join(CYCLE * 2), "--json"])
+    _, got = cycled(TRIPLE_KO.replace(" japanese ", " ing "))
+    service = next(m.payload for m in got if isinstance(m.payload, EndlessCycleFound))
+    assert code == 0 and row["legal"] is True and row["plies"] == 12
+    assert row["endless_cycle"] == service.model_dump(mode="json", exclude={"game_id"})
+    # found at ply 12 (the start position a third time), 3 stones taken by each side
+    assert (service.ply, service.occurrences, service.captured_black, service.captured_white) == (12, 3, 3, 3)
+    assert row["result"] == "*" and (row["rule"]["ruleset"], row["rule"]["article"]) == ("Ing rules", "3")
+    assert "the arbiter rules" in row["reason"]
+
+
 def test_cli_replay_sgf(tmp_path):
     f = tmp_path / "walls.sgf"
     f.write_bytes(FINISHED)

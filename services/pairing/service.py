@@ -46,6 +46,7 @@ from contracts.messages import (
     DrawLots, GameEnded, LineupSubmitted, LotsDrawn, ManualBoard, PlayerRegistered, PlayerWithdrawn,
     RegisterPlayer, ResultCorrected, RoundPaired, Rule, StartRound, SubmitLineup,
     TournamentCommandRejected, TournamentCreated, TournamentFinished, WithdrawPlayer, FinishTournament,
+    GameStarted,
 )
 from services.pairing import core as pc
 from shared.service import Core, Emit
@@ -123,11 +124,15 @@ class PairingCore(Core):
     outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)
     tournaments: dict[str, _Tournament] = field(default_factory=dict)
     game_index: dict[str, str] = field(default_factory=dict)
+    replays: dict[str, str] = field(default_factory=dict)  # Go replay game -> the board's game
 
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameEnded):
             return self._result(p)
+        if isinstance(p, GameStarted):
+            self._replay(p)
+            return []
         h = getattr(self, "_on_" + type(p).__name__, None)
         if h is None:
             return []
@@ -279,6 +284,7 @@ class PairingCore(Core):
         is not edited). A knockout's is refused once a later round is paired (that round was
         drawn from the result), and in a finished knockout when it would leave a match level."""
         t = self.tournaments[p.tournament_id]
+        p = p.model_copy(update={"game_id": self.replays.get(p.game_id, p.game_id)})  # a replay: its board
         rnd = next((r.round for r in t.rounds for b in r.boards if b.game_id == p.game_id), None)
         if rnd is None:
             return self._reject(msg, "invalid", f"game {p.game_id} is not a game of {p.tournament_id}")
@@ -669,12 +675,20 @@ class PairingCore(Core):
                                opponents=tuple(opps[x.player_id]), colours=tuple(cols[x.player_id]),
                                had_bye=x.player_id in byes) for i, x in enumerate(order)]
 
+    def _replay(self, p: GameStarted) -> None:
+        """A Go game replayed by the arbiter's ruling (1988 art. 20.3, 重下) stands for the
+        board of the game it replays: its result is that board's result."""
+        board = self.replays.get(p.replay_of or "", p.replay_of)
+        if board is not None and board in self.game_index:
+            self.replays[p.game_id] = board
+            self.game_index[p.game_id] = self.game_index[board]
+
     def _result(self, p: GameEnded) -> list[Emit]:
         tid = self.game_index.get(p.game_id)
-        if tid is None:
+        if tid is None or p.reason == "replay":  # a replayed game: the round waits for the replay
             return []
         t = self.tournaments[tid]
-        t.results[p.game_id] = result_code(p)
+        t.results[self.replays.get(p.game_id, p.game_id)] = result_code(p)
         return self._maybe_finish(tid)
 
     def _maybe_finish(self, tid: str) -> list[Emit]:

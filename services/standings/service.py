@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, LotsDrawn, PenaltyApplied, PlayerRegistered,
+    GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, GameStarted, LotsDrawn, PenaltyApplied, PlayerRegistered,
     PlayerWithdrawn, ResultCorrected, RoundPaired, StandingRow, StandingsUpdated, TeamStandingRow,
     TournamentCreated,
 )
@@ -61,6 +61,7 @@ class StandingsCore(Core):
     outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)
     tournaments: dict[str, _T] = field(default_factory=dict)
     game_index: dict[str, tuple[str, int]] = field(default_factory=dict)
+    replays: dict[str, str] = field(default_factory=dict)  # Go replay game -> the board's game
 
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
@@ -93,10 +94,15 @@ class StandingsCore(Core):
             t.results[p.game_id] = p.result
             if t.published and p.round <= max(t.published):
                 return self._publish(p.tournament_id, max(t.published), again=True)
-        elif isinstance(p, GameEnded) and p.game_id in self.game_index:
+        elif isinstance(p, GameStarted) and p.replay_of:  # Go replay (1988 art. 20.3): same board
+            board = self.replays.get(p.replay_of, p.replay_of)
+            if board in self.game_index:
+                self.replays[p.game_id] = board
+                self.game_index[p.game_id] = self.game_index[board]
+        elif isinstance(p, GameEnded) and p.game_id in self.game_index and p.reason != "replay":
             tid, rnd = self.game_index[p.game_id]
             t = self.tournaments[tid]
-            t.results[p.game_id] = result_code(p)
+            t.results[self.replays.get(p.game_id, p.game_id)] = result_code(p)
             if all(b.game_id in t.results for b in t.rounds[rnd].boards):
                 return self._publish(tid, rnd)
         return []

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, RoundPaired, parse_message
+from contracts.messages import TOPICS, GameStarted, RoundPaired, parse_message
 from shared.eventlog.base import Deduper, open_log
 
 
@@ -51,8 +51,9 @@ def applied_once(messages: list[Envelope]) -> list[Envelope]:
 
 def select(messages: list[Envelope], aggregate: str) -> list[Envelope]:
     """Messages of ``aggregate`` (``game-<id>`` or ``tournament-<id>``), in log order. A
-    tournament includes every message of the games it paired. Raises ``ValueError`` for an id
-    of another form."""
+    tournament includes every message of the games it paired and of the Go games replaying them
+    (GameStarted ``replay_of``, 1988 art. 20.3: a replay's result is its board's). Raises
+    ``ValueError`` for an id of another form."""
     if not (aggregate.startswith("game-") or aggregate.startswith("tournament-")):
         raise ValueError(f"--stream must be game-<id> or tournament-<id>, not {aggregate!r}")
     keys = {aggregate}
@@ -60,6 +61,9 @@ def select(messages: list[Envelope], aggregate: str) -> list[Envelope]:
         for m in messages:
             if m.aggregate == aggregate and isinstance(m.payload, RoundPaired):
                 keys |= {f"game-{b.game_id}" for b in m.payload.boards}
+        for m in messages:  # log order: a replay starts after the game it replays
+            if isinstance(m.payload, GameStarted) and f"game-{m.payload.replay_of}" in keys:
+                keys.add(f"game-{m.payload.game_id}")
     return [m for m in messages if m.aggregate in keys]
 
 

@@ -75,3 +75,11 @@ async def test_a_replayed_tournament_game_counts_the_replay_result():
         assert {row["player_id"]: row["score"] for row in st["rows"]} == {bp: 1.0, wp: 0.0}
         r = await c.post(f"/games/{replay}/correction", json={"result": "1/2-1/2", "reason": "count error"})
         assert r.status_code == 200 and r.json()["game_id"] == gid, r.text
+        # the tournament's log (its games and the replay) re-derives with no difference
+        from contracts.messages import TOPICS
+        from services.tools.audit import audit
+        from services.tools.logio import select
+
+        msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}")
+        assert any(m.aggregate == f"game-{replay}" for m in msgs)
+        assert await audit(msgs) == []

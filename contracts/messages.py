@@ -798,7 +798,8 @@ class AbsenceReported(_GEvt):
 class ArrivalReported(_GEvt):
     """A late player arrived: ``late_ms`` after the game's start (ms); ``limit_ms`` the event's
     limit (``default_time_s`` x 1000; 0 = none). Past the limit the penalties service forfeits
-    the player (Go 1988 art. 23.1); within it the clock deducts the late time (23.3)."""
+    the player (Go 1988 art. 23.1), or both players when the opponent has neither moved nor
+    arrived (23.2, a double forfeit 0-0); within it the clock deducts the late time (23.3)."""
 
     player_id: PlayerId
     colour: Colour

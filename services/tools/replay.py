@@ -9,8 +9,8 @@ repeated position, art. 24, which records replay with rulings on request only, a
 board); whatever else the record says (resignation, time, agreement) the platform
 reports as not decided on the board.
 
-SGF Go records (``.sgf``) are played on the Go engine directly (:func:`replay_sgf`): the
-validation and adjudication services do not host Go yet.
+SGF Go records (``.sgf``) are played through the same validation and adjudication cores the
+services run (:func:`replay_sgf`, via :func:`services.tools.adjudicate.adjudicate_go`).
 """
 from __future__ import annotations
 
@@ -136,8 +136,8 @@ def is_sgf(path: str | Path) -> bool:
 
 def replay_sgf(file: str | Path) -> dict:
     """Replay one SGF Go record: the same row as :func:`replay_game` plus ``"game": "go"``,
-    ``rules``, ``implicit_passes``, ``score``. Go is played on the engine directly
-    (:func:`services.tools.adjudicate.adjudicate_go`), not yet through the services. ``result``
+    ``rules``, ``implicit_passes``, ``score``. Go is played through the
+    services' validation and adjudication cores (:func:`services.tools.adjudicate.adjudicate_go`). ``result``
     is the board's count when play stopped with two passes, with the dead stones the record's
     TB/TW marks imply (``reason`` says which), else ``*`` ("not decided on the board":
     resignation, time, or a count we cannot re-derive without the dead stones).

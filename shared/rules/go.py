@@ -49,7 +49,7 @@ from contracts.messages import Rule
 
 __all__ = [
     "BLACK", "WHITE", "EMPTY", "RULESETS", "DEFAULT_KOMI", "GoError", "IllegalMove", "Point",
-    "Played", "Group", "Board", "Cycle", "parse_point", "to_gtp", "to_sgf", "handicap_points",
+    "Played", "Group", "Board", "Cycle", "chain_at", "parse_point", "to_gtp", "to_sgf", "handicap_points",
     "other", "RULES", "rule_for", "article_for", "endless_cycle", "GTP_LETTERS", "MIN_SIZE",
     "MAX_SIZE", "check_komi", "komi_rule", "DEFAULT_STONE_REMOVAL_S", "PLATFORM",
 ]
@@ -443,6 +443,24 @@ class _State:
     seen: set[int] = field(default_factory=set)
 
 
+
+def chain_at(cells: list[int], nb, i: int) -> tuple[set[int], set[int]]:
+    """Flood fill on a flat board: the chain (cell indices) of the stone at index ``i`` and its
+    liberties (empty neighbour indices). ``cells``: 0 empty, else a colour code; ``nb[j]``: the
+    neighbour indices of cell ``j``. Shared by the engine and the scoring."""
+    colour = cells[i]
+    stack, chain, libs = [i], {i}, set()
+    while stack:
+        j = stack.pop()
+        for k in nb[j]:
+            v = cells[k]
+            if v == 0:
+                libs.add(k)
+            elif v == colour and k not in chain:
+                chain.add(k)
+                stack.append(k)
+    return chain, libs
+
 class Board:
     """A Go board and game state under one ruleset.
 
@@ -559,18 +577,7 @@ class Board:
 
     # --------------------------------------------------------------------------- groups
     def _chain(self, cells: list[int], i: int) -> tuple[list[int], set[int]]:
-        colour = cells[i]
-        nb = self._nb
-        stack, chain, libs = [i], {i}, set()
-        while stack:
-            j = stack.pop()
-            for k in nb[j]:
-                v = cells[k]
-                if v == 0:
-                    libs.add(k)
-                elif v == colour and k not in chain:
-                    chain.add(k)
-                    stack.append(k)
+        chain, libs = chain_at(cells, self._nb, i)
         return list(chain), libs
 
     def _pt(self, i: int) -> Point:

@@ -37,7 +37,7 @@ from fractions import Fraction
 from contracts.messages import Rule
 from shared.rules.go import (
     BLACK, DEFAULT_KOMI, RULESETS, WHITE, Board, GoError, IllegalMove, Point, _check_point, _neighbours,
-    C02, C88, ING, J89, _r, check_komi, komi_rule, to_gtp,
+    C02, C88, ING, J89, _r, chain_at, check_komi, komi_rule, to_gtp,
 )
 
 __all__ = ["Score", "score", "ownership", "seki_regions", "komi_from_stones", "SCORING_RULES",
@@ -121,19 +121,7 @@ def _cells(board: Board) -> list[int]:
     return cells
 
 
-def _chain(cells: list[int], nb, i: int) -> tuple[set[int], set[int]]:
-    colour = cells[i]
-    stack, chain, libs = [i], {i}, set()
-    while stack:
-        j = stack.pop()
-        for k in nb[j]:
-            v = cells[k]
-            if v == 0:
-                libs.add(k)
-            elif v == colour and k not in chain:
-                chain.add(k)
-                stack.append(k)
-    return chain, libs
+_chain = chain_at  # flood fill of a chain and its liberties (shared with the engine)
 
 
 def _regions(cells: list[int], nb) -> list[tuple[list[int], set[int]]]:

@@ -196,15 +196,21 @@ RULESETS: dict[str, Ruleset] = {
                                  "points, Buchholz, Sonneborn-Berger, wins, start number, forfeits "
                                  "counted as draws, withdrawn players not ranked; reproduces all "
                                  "276 recorded ranks", unranked_withdrawn=True),
+    "mcmahon": Ruleset(("MMS", "SOS", "SOSOS"), "none",
+                       "McMahon (Go): McMahon score, then the sum of the opponents' McMahon scores "
+                       "(SOS) and of their SOS (SOSOS), as OpenGotha's and the EGF's default "
+                       "placement criteria; real opponents only"),
 }
 
 
 def default_ruleset(game: str, system: str) -> Ruleset | None:
     """The tie-break rule an event gets when created without an explicit order: xiangqi round
     robins (``round-robin``, ``double-round-robin``) :data:`RULESETS` ``"xiangqi-round-robin"``
-    (art. 15.1), xiangqi Swiss events (``swiss``, ``chinese-swiss``) ``"xiangqi-swiss"`` (15.2);
-    ``None`` for anything else (the caller keeps its own default, e.g. the contract's
+    (art. 15.1), xiangqi Swiss events (``swiss``, ``chinese-swiss``) ``"xiangqi-swiss"`` (15.2),
+    McMahon events ``"mcmahon"`` (MMS, SOS, SOSOS); ``None`` for anything else (the caller keeps its own default, e.g. the contract's
     ``("SB", "WIN", "DE")`` for chess).  Knockouts and team events rank by their own rules."""
+    if system == "mcmahon":
+        return RULESETS["mcmahon"]
     if game == "xiangqi":
         if system in ("round-robin", "double-round-robin"):
             return RULESETS["xiangqi-round-robin"]

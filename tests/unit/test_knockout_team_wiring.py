@@ -64,6 +64,8 @@ def test_seeding_and_unshared_places_are_checked():
     ("xiangqi", "chinese-swiss", 7, (), ("BH", "WIN", "FOULS")),
     ("xiangqi", "swiss", 7, (), ("BH", "WIN", "FOULS")),
     ("chess", "swiss", 7, (), ("SB", "WIN", "DE")),
+    # McMahon (Go): OpenGotha's default placement criteria after the McMahon score
+    ("go", "mcmahon", 5, (), ("MMS", "SOS", "SOSOS")),
     ("xiangqi", "swiss", 7, ("BH-C1", "SB"), ("BH-C1", "SB")),  # an explicit order is kept
 ])
 def test_tournament_created_records_the_games_default_tiebreak_order(game, system, rounds, given, recorded):
@@ -73,8 +75,9 @@ def test_tournament_created_records_the_games_default_tiebreak_order(game, syste
     from contracts.messages import CreateTournament, TournamentCreated, envelope
     from services.pairing.service import PairingCore
 
+    extra = {"mcmahon_bar": "1d", "mcmahon_floor": "20k"} if system == "mcmahon" else {}
     cmd = CreateTournament(tournament_id="t1", name="t", game=game, system=system, rounds=rounds,
-                           tiebreaks=given)
+                           tiebreaks=given, **extra)
     msg = envelope(cmd, stream=stream_for("tournament-t1", "commands"), seq=1,
                    occurred_at=dt_of(1_700_000_000_000), actor=Actor(kind="arbiter", id="a"),
                    event_id=UUID(int=1))

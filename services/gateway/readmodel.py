@@ -217,12 +217,14 @@ class GameView(Seats):
 
     def correct(self, p: Any) -> None:
         """A ResultCorrected: the result shown becomes the corrected one (a forfeit code as
-        ``1-0``/``0-1`` with reason ``forfeit``, ``--`` as ``0-0``); the correction is listed."""
+        ``1-0``/``0-1`` with reason ``forfeit``, ``--`` as ``0-0``); a Go count (``score``) and the
+        article of the first result are cleared; the correction is listed."""
         self.code = p.result
         self.result = {"+-": "1-0", "-+": "0-1", "--": "0-0"}.get(p.result, p.result)
         self.reason = ("forfeit" if p.result in ("+-", "-+") else "double-forfeit" if p.result == "--"
                        else "correction")
         self.winner = {"1-0": "white", "0-1": "black"}.get(self.result)
+        self.score = self.rule = None  # the count and its articles no longer give the result
         self.corrections.append(_dump(p))
 
     def _go_event(self, t: str, p: Any) -> None:

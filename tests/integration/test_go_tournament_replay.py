@@ -83,3 +83,33 @@ async def test_a_replayed_tournament_game_counts_the_replay_result():
         msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}")
         assert any(m.aggregate == f"game-{replay}" for m in msgs)
         assert await audit(msgs) == []
+
+
+async def test_a_corrected_go_result_clears_the_count_in_the_game_view():
+    """A counted tournament game (Black E5, both pass, nothing dead: B+73.5 under Chinese rules,
+    81 - 7.5) corrected by the arbiter to a draw: the view shows the draw with reason
+    'correction' and no longer the count B+73.5 or its articles."""
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "gocor"
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": tid, "system": "round-robin",
+                                               "game": "go", "board_size": 9, "time_control": "600"})
+        assert r.status_code == 200, r.text
+        for pid in ("p1", "p2"):
+            assert (await c.post(f"/tournaments/{tid}/players", json={"player_id": pid, "name": pid})).status_code == 200
+        assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 1})).status_code == 200
+        b = (await paired_round(c, tid, 1))["boards"][0]
+        gid, wp, bp = b["game_id"], b["white"], b["black"]
+        for who, mv in ((bp, "E5"), (wp, "pass"), (bp, "pass")):
+            await _move(c, gid, who, mv)
+        assert (await c.post(f"/games/{gid}/dead", json={"player_id": wp, "dead": []})).status_code == 200
+        assert (await c.post(f"/games/{gid}/dead/accept", json={"player_id": bp})).status_code == 200
+        g = await _ended(c, gid)
+        assert (g["result"], g["score"]) == ("0-1", "B+73.5")
+        r = await c.post(f"/games/{gid}/correction", json={"result": "1/2-1/2", "reason": "miscount"})
+        assert r.status_code == 200, r.text
+        for _ in range(100):
+            g = (await c.get(f"/games/{gid}")).json()
+            if g["result"] == "1/2-1/2":
+                break
+            await asyncio.sleep(0.05)
+        assert (g["result"], g["reason"], g["score"], g["rule"]) == ("1/2-1/2", "correction", None, None)

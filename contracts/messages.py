@@ -221,7 +221,7 @@ class WithdrawPlayer(_TCmd):
 
 #: A game's result as the standings count it: ``1-0``, ``0-1``, ``1/2-1/2`` played, ``+-`` /
 #: ``-+`` won / lost by forfeit (xiangqi 1999 art. 21.4), ``--`` a double forfeit (21.3).
-ResultCode = Literal["1-0", "0-1", "1/2-1/2", "+-", "-+", "--"]
+ResultCode = Literal["1-0", "0-1", "1/2-1/2", "+-", "-+", "--", "0-0"]  # 0-0 = -- (as RecordResult)
 
 
 class CorrectResult(_TCmd):

@@ -284,7 +284,8 @@ class PairingCore(Core):
         is not edited). A knockout's is refused once a later round is paired (that round was
         drawn from the result), and in a finished knockout when it would leave a match level."""
         t = self.tournaments[p.tournament_id]
-        p = p.model_copy(update={"game_id": self.replays.get(p.game_id, p.game_id)})  # a replay: its board
+        p = p.model_copy(update={"game_id": self.replays.get(p.game_id, p.game_id),  # a replay: its board
+                                 "result": "--" if p.result == "0-0" else p.result})  # 0-0 = double forfeit
         rnd = next((r.round for r in t.rounds for b in r.boards if b.game_id == p.game_id), None)
         if rnd is None:
             return self._reject(msg, "invalid", f"game {p.game_id} is not a game of {p.tournament_id}")

@@ -212,6 +212,10 @@ async def test_an_arbiter_corrects_a_mistyped_result_and_standings_follow():
             "ResultCorrected", wrong, right, 1)
         r = await c.post(f"/games/{b1['game_id']}/correction", json={"result": right, "reason": "again"})
         assert r.status_code == 409 and "already has the result" in r.json()["detail"]
+        r = await c.post(f"/games/{b1['game_id']}/correction", json={"result": "0-0", "reason": "both absent"})
+        assert r.status_code == 200 and r.json()["result"] == "--", r.text  # 0-0 as /result takes it
+        r = await c.post(f"/games/{b1['game_id']}/correction", json={"result": right, "reason": "they were there"})
+        assert r.status_code == 200 and r.json()["previous"] == "--", r.text
         st = await _standings_where(c, tid, lambda s: _scores(s)["p1"] == 1.0)
         assert _scores(st)[opp] == 0.0 and st["round"] == 1
         g = (await c.get(f"/games/{b1['game_id']}")).json()

@@ -358,7 +358,8 @@ def standings_cmd(
 
 @app.command("export")
 def export(what: str = typer.Argument(..., help="trf"),
-           tournament: str = typer.Option(..., "--tournament", help="tournament id"),
+           tournament: Optional[str] = typer.Option(None, "--tournament",
+                                                    help="tournament id (with --log: default the log's only tournament)"),
            bus: Optional[str] = typer.Option(None, help=BUS_HELP),
            log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_okay=False, help="NDJSON from export-log"),
            out_file: Optional[Path] = typer.Option(None, "--out", help="file (default stdout)")):
@@ -370,9 +371,18 @@ def export(what: str = typer.Argument(..., help="trf"),
         _fail(f"unknown export {what!r}: trf")
     if (bus is None) == (log is None):
         _fail("give exactly one of --bus or --log")
+    if tournament is None and bus is not None:
+        _fail("give --tournament ID with --bus")
     try:
         if log is not None:
             msgs = read_ndjson(log)  # a malformed line: "line N of FILE: ..."
+            if tournament is None:
+                from contracts.messages import TournamentCreated
+                ids = sorted({m.payload.tournament_id for m in msgs if isinstance(m.payload, TournamentCreated)})
+                if len(ids) != 1:
+                    _fail(f"the log holds {len(ids)} tournaments ({', '.join(ids) or 'none'}): "
+                          "give --tournament ID")
+                tournament = ids[0]
         else:
             msgs = _run(export_messages(bus, f"tournament-{tournament}"))
         text = export_trf(msgs, tournament)

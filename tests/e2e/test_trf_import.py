@@ -92,6 +92,12 @@ def test_arbiter_import_trf_writes_a_log_that_exports(shared_data, tmp_path):
     assert res.exit_code == 0
     assert {p.name: p.points for p in parse_trf(res.stdout).players} == {
         p.name: p.points for p in read_trf(path).players}
+    # the log's only tournament is the default; two tournaments need --tournament
+    assert CliRunner().invoke(app, ["export", "trf", "--log", str(log)]).stdout == res.stdout
+    two = tmp_path / "two.ndjson"
+    two.write_text(log.read_text() + log.read_text().replace('"mai"', '"mai2"'))
+    res = CliRunner().invoke(app, ["export", "trf", "--log", str(two)])
+    assert res.exit_code == 2 and "2 tournaments" in " ".join(res.output.split())
     bad = tmp_path / "bad.trf"
     bad.write_text("012 nothing\n")
     res = CliRunner().invoke(app, ["import", "trf", str(bad), "--log", str(log)])

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from shared.checks import player_ids
+
 __all__ = [
     "SYSTEM",
     "VERSION",
@@ -234,15 +236,8 @@ def _validate(players: list[CSPlayer], round_no: int, total_rounds: int, seed: i
         raise ChineseSwissError(f"seed must be an int, got {seed!r}")
     if not isinstance(players, (list, tuple)) or len(players) < 2:
         raise ChineseSwissError("need a list of at least 2 players to pair")
-    by_id: dict[str, CSPlayer] = {}
+    by_id: dict[str, CSPlayer] = player_ids(players, CSPlayer, ChineseSwissError)  # type: ignore[assignment]
     for p in players:
-        if not isinstance(p, CSPlayer):
-            raise ChineseSwissError(f"expected CSPlayer, got {type(p).__name__}")
-        if not isinstance(p.id, str) or not p.id:
-            raise ChineseSwissError(f"player id must be a non-empty str, got {p.id!r}")
-        if p.id in by_id:
-            raise ChineseSwissError(f"duplicate player id {p.id!r}")
-        by_id[p.id] = p
         if p.rating is not None and not _num(p.rating):
             raise ChineseSwissError(f"rating of {p.id!r} must be a number or None, got {p.rating!r}")
         if not _num(p.score) or p.score < 0:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from shared.checks import player_ids
+
 __all__ = [
     "PairingError",
     "RoundPlan",
@@ -196,16 +198,9 @@ def _validate(players: list[SwissPlayer], round_no: int) -> None:
     _check_int("round_no", round_no, 1)
     if len(players) < 2:
         raise PairingError(f"need at least 2 players to pair, got {len(players)}")
-    ids: set[str] = set()
+    player_ids(players, SwissPlayer, PairingError)
     numbers: set[int] = set()
     for p in players:
-        if not isinstance(p, SwissPlayer):
-            raise PairingError(f"expected SwissPlayer, got {type(p).__name__}")
-        if not isinstance(p.id, str) or not p.id:
-            raise PairingError(f"player id must be a non-empty str, got {p.id!r}")
-        if p.id in ids:
-            raise PairingError(f"duplicate player id {p.id!r}")
-        ids.add(p.id)
         _check_int(f"pairing_no of {p.id!r}", p.pairing_no, 1)
         if p.pairing_no in numbers:
             raise PairingError(f"duplicate pairing_no {p.pairing_no} ({p.id!r})")

@@ -99,6 +99,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Iterable, Mapping
 
+from shared.checks import player_ids
+
 __all__ = [
     "StandingsError",
     "UNPLAYED_RULES",
@@ -336,15 +338,7 @@ def _parse_code(code: str) -> tuple[str, int, int] | None:
 def _validate(
     players: list[Player], games: list[GameResult], byes: list[Bye], order: tuple[str, ...]
 ) -> None:
-    ids: set[str] = set()
-    for p in players:
-        if not isinstance(p, Player):
-            raise StandingsError(f"expected Player, got {type(p).__name__}")
-        if not isinstance(p.id, str) or not p.id:
-            raise StandingsError(f"player id must be a non-empty str, got {p.id!r}")
-        if p.id in ids:
-            raise StandingsError(f"duplicate player id {p.id!r}")
-        ids.add(p.id)
+    ids = player_ids(players, Player, StandingsError)
     unknown = [code for code in order if _parse_code(code) is None]
     if unknown:
         raise StandingsError(f"unknown tie-break {unknown[0]!r}; supported: {', '.join(TIEBREAKS)} "

@@ -80,7 +80,6 @@ class _Removal:
     proposal: tuple[str, tuple[str, ...]] | None = None
     cause: Envelope | None = None
     pending: dict = field(default_factory=dict)
-    over: bool = False
 
 
 _DEAD_COMMANDS = (MarkDead, AcceptDead, RejectDead, RuleDeadStones)
@@ -290,7 +289,7 @@ class ClockCore(Core):
                 self.removals[gid] = _Removal(limit_ms=s * 1000)
             return
         r = self.removals.get(gid)
-        if r is None or r.over:
+        if r is None:  # not a Go game, or it has ended (its timer is dropped)
             return
         if isinstance(p, _DEAD_COMMANDS):
             r.pending[msg.event_id] = msg.at_ms
@@ -306,7 +305,7 @@ class ClockCore(Core):
         elif isinstance(p, (PlayResumed, ScoringAgreed, DeadStonesRuled, ArbiterCalled)):
             r.deadline_ms, r.proposal = None, None
         elif isinstance(p, (GameEnded, FlagFell)):
-            r.over = True
+            del self.removals[gid]
 
     def _removal_expired(self, gid: str, r: _Removal, now_ms: int) -> tuple[Envelope | None, Emit]:
         """StoneRemovalExpired of ``gid`` at its deadline, observed at ``now_ms``; the timer stops."""
@@ -320,7 +319,7 @@ class ClockCore(Core):
 
     def _next_removal(self) -> int | None:
         return min((r.deadline_ms for r in self.removals.values()
-                    if not r.over and r.deadline_ms is not None), default=None)
+                    if r.deadline_ms is not None), default=None)
 
     # -------------------------------------------------------------------------------- timer
     def next_deadline(self) -> int | None:
@@ -364,7 +363,7 @@ class ClockCore(Core):
         out = []
         for gid, r in sorted(self.removals.items()):
             d = r.deadline_ms
-            if r.over or d is None or d + self.grace_ms >= now_ms:
+            if d is None or d + self.grace_ms >= now_ms:
                 continue
             if any(at <= d for at in r.pending.values()):
                 continue  # a command received in time is being validated

@@ -8,18 +8,10 @@ import time
 import uuid
 
 from services.tools.embedded import arbiter_client
+from tests.integration.tournament_steps import game_ended
 from tests.unit.test_go_services import CYCLE, TRIPLE_KO
 
 NO_TOKEN = {"X-Arbiter-Token": ""}  # a player's request (the test client carries the arbiter's)
-
-
-async def _ended(c, gid: str) -> dict:
-    for _ in range(100):
-        g = (await c.get(f"/games/{gid}")).json()
-        if g["status"] == "ended":
-            return g
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{gid} did not end")
 
 
 async def test_a_triple_ko_ruled_a_replay_through_the_gateway():
@@ -40,7 +32,7 @@ async def test_a_triple_ko_ruled_a_replay_through_the_gateway():
         r = await c.post(f"/games/{gid}/cycle/ruling", json=ruling)
         assert r.status_code == 200, r.text
         assert (r.json()["event"], r.json()["replay_game_id"]) == ("EndlessCycleRuled", f"{gid}-replay1")
-        g = await _ended(c, gid)
+        g = await game_ended(c, gid)
         assert (g["result"], g["reason"], g["rule"]["article"]) == ("0-0", "replay", "20.3")
         new = (await c.get(f"/games/{gid}-replay1")).json()
         assert (new["white"], new["black"], new["fen"]) == ("alice", "bob", TRIPLE_KO)
@@ -86,7 +78,7 @@ async def test_an_arrival_after_the_running_flag_fell_loses_nothing_to_the_arriv
         assert r.status_code == 200, r.text
         r = await c.post(f"/games/{gid}/arrival", json={"player_id": "alice", "at_ms": t0 + 700_000})
         assert r.status_code == 409 and r.json()["code"] == "flag-fallen", r.text
-        g = await _ended(c, gid)
+        g = await game_ended(c, gid)
         assert (g["result"], g["reason"], g["rule"]["article"]) == ("1-0", "timeout", "23.5")
         assert (g["clock"]["white_ms"], g["clock"]["black_ms"]) == (600_000, 0)
         msgs = select(await c.arbiter_log.read_many(TOPICS), f"game-{gid}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from services.tools.embedded import arbiter_client
-from tests.integration.tournament_steps import paired_round, standings_after
+from tests.integration.tournament_steps import game_ended, paired_round, standings_after
 from tests.unit.test_go_services import CYCLE
 
 # the triple-ko position of tests/unit/test_go_services.py (TRIPLE_KO), reached by moves
@@ -17,15 +17,6 @@ WHITE_SETUP = "ab,ah,ba,bc,bg,bi,cb,cd,cf,ch,de".split(",")
 async def _move(c, gid: str, who: str, mv: str) -> None:
     r = await c.post(f"/games/{gid}/moves", json={"player_id": who, "move": mv})
     assert r.status_code == 200, (mv, r.text)
-
-
-async def _ended(c, gid: str) -> dict:
-    for _ in range(200):
-        g = (await c.get(f"/games/{gid}")).json()
-        if g["status"] == "ended":
-            return g
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{gid} did not end")
 
 
 async def test_a_replayed_tournament_game_counts_the_replay_result():
@@ -54,7 +45,7 @@ async def test_a_replayed_tournament_game_counts_the_replay_result():
             await _move(c, gid, (bp, wp)[i % 2], mv)
         r = await c.post(f"/games/{gid}/cycle/ruling", json={"ruling": "replay", "reason": "triple ko"})
         assert r.status_code == 200, r.text
-        g = await _ended(c, gid)
+        g = await game_ended(c, gid)
         assert (g["result"], g["reason"]) == ("0-0", "replay")
         replay = f"{gid}-replay1"
         t = (await c.get(f"/tournaments/{tid}")).json()
@@ -69,7 +60,7 @@ async def test_a_replayed_tournament_game_counts_the_replay_result():
         assert r.status_code == 200, r.text
         r = await c.post(f"/games/{replay}/dead/accept", json={"player_id": bp})
         assert r.status_code == 200, r.text
-        g = await _ended(c, replay)
+        g = await game_ended(c, replay)
         assert (g["result"], g["score"]) == ("0-1", "B+73.5")
         st = await standings_after(c, tid, 1)
         assert {row["player_id"]: row["score"] for row in st["rows"]} == {bp: 1.0, wp: 0.0}
@@ -103,7 +94,7 @@ async def test_a_corrected_go_result_clears_the_count_in_the_game_view():
             await _move(c, gid, who, mv)
         assert (await c.post(f"/games/{gid}/dead", json={"player_id": wp, "dead": []})).status_code == 200
         assert (await c.post(f"/games/{gid}/dead/accept", json={"player_id": bp})).status_code == 200
-        g = await _ended(c, gid)
+        g = await game_ended(c, gid)
         assert (g["result"], g["score"]) == ("0-1", "B+73.5")
         r = await c.post(f"/games/{gid}/correction", json={"result": "1/2-1/2", "reason": "miscount"})
         assert r.status_code == 200, r.text

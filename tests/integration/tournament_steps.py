@@ -1,4 +1,4 @@
-"""Waiting on a tournament through the gateway (the services consume independently)."""
+"""Waiting on a tournament or a game through the gateway (the services consume independently)."""
 from __future__ import annotations
 
 import asyncio
@@ -23,3 +23,13 @@ async def standings_after(c, tid: str, rnd: int) -> dict:
             return st
         await asyncio.sleep(0.05)
     raise AssertionError(f"no standings after round {rnd} of {tid}")
+
+
+async def game_ended(c, gid: str) -> dict:
+    """The view of game ``gid`` once it has ended; fails the test after ~5 s."""
+    for _ in range(100):
+        g = (await c.get(f"/games/{gid}")).json()
+        if g["status"] == "ended":
+            return g
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{gid} did not end")

@@ -23,18 +23,13 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from prometheus_client import Counter, Histogram
-
 from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import envelope
 from shared.eventlog.base import Deduper, EventLog
 
 log = logging.getLogger("arbiter.service")
 
-HANDLED = Counter("arbiter_messages_handled_total", "Messages handled", ["service", "type"])
-EMITTED = Counter("arbiter_messages_emitted_total", "Messages emitted", ["service", "type"])
-ERRORS = Counter("arbiter_handler_errors_total", "Messages a core failed on (logged)", ["service", "type"])
-LATENCY = Histogram("arbiter_handle_seconds", "Time to handle one message", ["service"])
+from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY
 
 _NS = uuid.UUID("6f1c1a8e-0c4e-4d7e-9a57-2b8d6c1f3e10")
 

@@ -1,0 +1,34 @@
+"""The Prometheus metrics of every back-end service (one place; the gateway adds its own in
+:mod:`services.gateway.app`). Names are what ``deploy/`` dashboards and alert rules use; a test
+checks that every metric they reference is defined here or in the gateway.
+
+Labels: ``service`` is the process's service name (``game``, ``pairing`` ...), ``type`` a message
+type, ``partition`` an input partition number.
+"""
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+HANDLED = Counter("arbiter_messages_handled_total", "Input messages handled", ["service", "type"])
+EMITTED = Counter("arbiter_messages_emitted_total", "Decisions (events) written", ["service", "type"])
+ERRORS = Counter("arbiter_handler_errors_total", "Messages a core failed on (logged)", ["service", "type"])
+LATENCY = Histogram("arbiter_handle_seconds", "Time to decide one input message (core only), seconds",
+                    ["service"], buckets=(.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1))
+BATCH = Histogram("arbiter_batch_seconds", "Consume-decide-commit time of one input batch, seconds",
+                  ["service"], buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5))
+LAG = Gauge("arbiter_consumer_lag_messages", "Input messages not yet handled, per partition",
+            ["service", "topic", "partition"])
+REBALANCES = Counter("arbiter_rebalances_total", "Partition assignments and revocations",
+                     ["service", "change"])
+ASSIGNED = Gauge("arbiter_assigned_partitions", "Input partitions this instance owns", ["service"])
+SNAPSHOT_AGE = Gauge("arbiter_snapshot_age_seconds", "Seconds since this instance last wrote a snapshot",
+                     ["service"])
+TXN_ABORTS = Counter("arbiter_transaction_aborts_total", "Kafka transactions aborted", ["service"])
+RECOVERY = Gauge("arbiter_recovery_messages", "Messages read to restore state at the latest assignment",
+                 ["service"])
+RECOVERY_SECONDS = Gauge("arbiter_recovery_seconds", "Time to restore state at the latest assignment",
+                         ["service"])
+READY = Gauge("arbiter_ready", "1 when the instance serves (state restored), else 0", ["service"])
+RESTARTS = Counter("arbiter_restarts_total", "Restarts of a service process by its supervisor",
+                   ["service"])
+TIMERS = Counter("arbiter_timer_commands_total", "Timer commands (CheckClock) published", ["service"])

@@ -4,7 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 KAFKA  := deploy/kafka/kafka.sh
-KAFKA_PORT ?= 19092
+# The broker a person runs (make kafka-up / make up); tests start their own elsewhere.
+KAFKA_PORT            ?= 19092
+KAFKA_CONTROLLER_PORT ?= 19093
+KAFKA_DATA_DIR        ?= $(CURDIR)/deploy/kafka/.data
+KAFKA_ENV := KAFKA_PORT=$(KAFKA_PORT) KAFKA_CONTROLLER_PORT=$(KAFKA_CONTROLLER_PORT) KAFKA_DATA_DIR=$(KAFKA_DATA_DIR)
 
 .PHONY: setup demo test test-fast kafka-up kafka-down up schemas bench loadtest clean
 
@@ -19,8 +23,9 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/arbiter demo
 
-# The whole suite, Kafka integration tests included: the kafka_bootstrap fixture starts the
-# local broker (deploy/kafka) when KAFKA_BOOTSTRAP_SERVERS is unset and no Docker engine answers.
+# The whole suite, Kafka integration tests included: the kafka_bootstrap fixture starts a broker
+# of its own (deploy/kafka on free ports, temporary data folder, stopped at the end) when
+# KAFKA_BOOTSTRAP_SERVERS is unset and no Docker engine answers; it never uses the kafka-up one.
 test: setup
 	$(BIN)/python -m pytest -q -rs
 
@@ -29,10 +34,10 @@ test-fast: setup
 	$(BIN)/python -m pytest -q -m "not kafka" tests/unit tests/contract
 
 kafka-up:
-	KAFKA_PORT=$(KAFKA_PORT) $(KAFKA) up
+	$(KAFKA_ENV) $(KAFKA) up
 
 kafka-down:
-	KAFKA_PORT=$(KAFKA_PORT) $(KAFKA) down
+	$(KAFKA_ENV) $(KAFKA) down
 
 up: setup kafka-up
 	$(BIN)/arbiter up --bus kafka://127.0.0.1:$(KAFKA_PORT)

@@ -5,6 +5,8 @@
 #   deploy/kafka/kafka.sh status  exit 0 when the broker answers
 # Environment: KAFKA_PORT (default 19092), KAFKA_CONTROLLER_PORT (default 19093),
 #              KAFKA_DATA_DIR (default deploy/kafka/.data), KAFKA_HEAP (default 512m).
+#              down and status act on the broker of that KAFKA_DATA_DIR (its pid file and log;
+#              status also probes KAFKA_PORT), so pass them the same values as up.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 jars="$here/.jars"

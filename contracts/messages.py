@@ -440,6 +440,19 @@ class CreateGame(_GCmd, GoSettings):
     repetition_rulings: RepetitionRulings = "automatic"
 
 
+class CheckClock(_GCmd):
+    """The timer's command (DESIGN.md invariant 2): are any of this game's deadlines past at this
+    command's event time? Published by the game processor's timer on stream
+    ``game-<id>.timer`` when a flag deadline or a Go stone-removal limit passed (plus a grace for
+    moves in flight); decided at its place in the game's command stream, like any command, so a
+    move ordered before it is judged first and one ordered after it finds the flag fallen. The
+    clock core answers FlagFell dated at the deadline (FIDE 1994 art. 10.14, xiangqi 1999 art.
+    4.1.4, Go 1988 art. 23.5) or StoneRemovalExpired, and nothing when no deadline is past: a
+    CheckClock sent twice, early or after the game ended changes nothing."""
+
+    deadline_ms: int | None = Field(default=None, ge=0)
+
+
 class SubmitMove(_GCmd):
     """A move. Chess: UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``). Xiangqi:
     ICCS (``h2e2``), WXF (``C2.5``) or Chinese notation (``炮二平五``, ``马８进７``). Go: GTP
@@ -968,7 +981,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
     TournamentFinished, TournamentCommandRejected, SubmitLineup, LineupSubmitted,
     WithdrawPlayer, CorrectResult, PlayerWithdrawn, ResultCorrected, FinishTournament,
-    CreateGame, SubmitMove, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
+    CreateGame, SubmitMove, CheckClock, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
     IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,
     DrawAgreed, Resigned, DrawClaimed, ResultRecorded, AbsenceReported, ClockStarted,

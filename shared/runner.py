@@ -13,8 +13,7 @@ import logging
 import os
 from contextlib import asynccontextmanager
 
-PORTS = {"gateway": 8000, "validation": 8001, "clock": 8002, "adjudication": 8003,
-         "penalties": 8004, "pairing": 8005, "standings": 8006}
+PORTS = {"gateway": 8000, "game": 8001, "pairing": 8002, "standings": 8003}
 DEFAULT_BUS = os.environ.get("ARBITER_BUS", "kafka://127.0.0.1:19092")
 
 

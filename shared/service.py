@@ -1,18 +1,21 @@
-"""The thin adapter around every service's pure core (DESIGN.md invariants 1 and 3).
+"""The thin adapter around every service's pure cores (DESIGN.md invariants 1 and 3).
 
-A core is a deterministic state machine: ``handle(msg) -> [Emit]`` for each consumed message
-(and, for the clock, ``tick(now_ms) -> [Emit]``). It never reads a clock, draws a random number or
-does I/O. :class:`ServiceHost` does the rest:
+A core is a deterministic state machine: ``handle(msg) -> [Emit]`` for each message it reads. It
+never reads a clock, draws a random number or does I/O. Two layers do the rest:
 
-- subscribes the core's input topics in consumer group ``core.name``;
-- skips redelivered messages (:class:`shared.eventlog.base.Deduper`);
-- wraps each emitted payload in its envelope: the core's own single-writer stream, gap-free
-  ``seq``, ``occurred_at`` = the cause's event time, ``causation_id`` = the cause,
-  ``correlation_id`` inherited, and a deterministic ``event_id`` (UUIDv5 of cause and index), so a
-  re-derived decision is byte-for-byte the recorded one;
-- on start, rebuilds the core's state by replaying its inputs from the start of the log, and
-  publishes only decisions that are not in the log yet (a crash anywhere, then a restart, gives
-  the same log as no crash).
+- :class:`Processor` (pure): one or more cores composed over ONE ordered input. Every input
+  message is handed to each core in a fixed order; each decision is wrapped in its envelope (the
+  core's own single-writer stream, gap-free ``seq``, ``occurred_at`` = the cause's event time,
+  ``causation_id`` = the cause, ``correlation_id`` inherited, a deterministic ``event_id``:
+  UUIDv5 of service, cause and index) and handed to the composed cores in turn, breadth first,
+  before the next input. So a decision is a function of the input's order and the decisions
+  before it, never of which of two topics delivered first; re-deriving a log gives it byte for
+  byte. Timers do not decide: a core's :meth:`Core.due` names the commands a timer publishes
+  on the stream they decide (the clock's CheckClock).
+- :class:`ServiceHost`: runs a processor on an event log: subscribes its inputs in consumer
+  group ``processor.name``, publishes its decisions, runs the timer, and on start rebuilds state
+  by replaying the inputs the log holds, publishing only decisions missing from the log (a crash
+  anywhere, then a restart, gives the same log as no crash).
 """
 from __future__ import annotations
 
@@ -20,16 +23,16 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from contracts.envelope import Actor, Envelope, Payload, dt_of
+from contracts.envelope import Actor, Envelope, Payload, dt_of, stream_for
 from contracts.messages import envelope
 from shared.eventlog.base import Deduper, EventLog
+from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY, TIMERS
 
 log = logging.getLogger("arbiter.service")
-
-from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY
 
 _NS = uuid.UUID("6f1c1a8e-0c4e-4d7e-9a57-2b8d6c1f3e10")
 
@@ -48,8 +51,8 @@ class Emit:
 
 
 class Core:
-    """Base of the pure service cores. Subclasses set ``name`` and ``inputs`` (topics) and
-    implement :meth:`handle`; the clock also implements :meth:`tick`."""
+    """Base of the pure service cores. Subclasses set ``name``, ``inputs`` and ``outputs``
+    (topics) and implement :meth:`handle`; the clock also implements :meth:`due`."""
 
     name: str = "core"
     inputs: tuple[str, ...] = ()
@@ -57,12 +60,13 @@ class Core:
     def handle(self, msg: Envelope) -> list[Emit]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def tick(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
-        """Time-driven decisions at ``now_ms`` (epoch ms): pairs of (cause, decision)."""
+    def due(self, now_ms: int) -> list[Payload]:
+        """Timer commands to publish at ``now_ms`` (epoch ms); they are decided in order like
+        any input (the clock's CheckClock). Not a decision: asking twice is harmless."""
         return []
 
     def next_deadline(self) -> int | None:
-        """Earliest epoch ms at which :meth:`tick` may decide something, or None."""
+        """Earliest epoch ms at which :meth:`due` may have a command, or None."""
         return None
 
 
@@ -71,9 +75,114 @@ def derived_id(service: str, cause: uuid.UUID | None, index: int, extra: str = "
     return uuid.uuid5(_NS, f"{service}:{cause}:{index}:{extra}")
 
 
+class Processor:
+    """``cores`` composed over one ordered input (pure, no I/O; see the module doc).
+
+    ``name``: the consumer group and metrics label (default: the first core's name).
+    ``inputs``: the topics read from the log (default: every topic a core reads); a topic that
+    only the composed cores write is left out, as its messages are delivered inside. ``recorded``: decisions already in
+    the log, by event id (recovery): re-derived, they are delivered inside but not returned.
+
+    :meth:`decide` returns the envelopes to append, in order. A core that raises is logged and
+    counted (``arbiter_handler_errors_total``) and decides nothing for that message.
+    """
+
+    def __init__(self, cores: Sequence[Core], name: str | None = None,
+                 inputs: Sequence[str] | None = None) -> None:
+        self.cores = tuple(cores)
+        self.name = name or self.cores[0].name
+        self.inputs = tuple(inputs or dict.fromkeys(t for c in self.cores for t in c.inputs))
+        self.outputs = tuple(sorted({t for c in self.cores for t in getattr(c, "outputs", ())}))
+        self.dedupe = Deduper()
+        self.seqs: dict[str, int] = {}
+        self.recorded: dict[uuid.UUID, Envelope] = {}
+        self._timer_seqs: dict[str, int] = {}
+        self._actors = {c.name: Actor(kind="service", id=c.name) for c in self.cores}
+
+    def core(self, name: str) -> Core:
+        """The composed core called ``name``; ``KeyError`` if none."""
+        for c in self.cores:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def owns(self, msg: Envelope) -> bool:
+        """True when ``msg`` is a decision of one of the composed cores."""
+        return msg.actor.kind == "service" and msg.actor.id in self._actors
+
+    def remember(self, msg: Envelope) -> None:
+        """Note a decision already in the log (recovery): its seq is taken, and re-deriving it
+        delivers the recorded message instead of appending it again."""
+        self.recorded[msg.event_id] = msg
+        self.seqs[msg.stream] = max(self.seqs.get(msg.stream, 0), msg.seq)
+
+    def decide(self, msg: Envelope) -> list[Envelope]:
+        """The decisions caused by input ``msg`` and, breadth first, by those decisions; ``[]``
+        for a message already applied (redelivery: same stream and seq)."""
+        if self.dedupe.seen(msg):
+            return []
+        out: list[Envelope] = []
+        queue = deque([msg])
+        while queue:
+            m = queue.popleft()
+            self.dedupe.mark(m)
+            HANDLED.labels(self.name, m.type).inc()
+            for core in self.cores:
+                if m.payload.TOPIC not in core.inputs:
+                    continue
+                for i, e in enumerate(self._handle(core, m)):
+                    d = self._wrap(core.name, m, i, e)
+                    queue.append(d)
+                    if d.event_id not in self.recorded:
+                        out.append(d)
+        return out
+
+    def _handle(self, core: Core, m: Envelope) -> list[Emit]:
+        t0 = time.perf_counter()
+        try:
+            return core.handle(m)
+        except Exception:  # a core bug must not stop the service or its recovery
+            ERRORS.labels(core.name, m.type).inc()
+            log.exception("%s: no decision on %s %s#%s (event %s)", core.name, m.type,
+                          m.stream, m.seq, m.event_id)
+            return []
+        finally:
+            LATENCY.labels(core.name).observe(time.perf_counter() - t0)
+
+    def _wrap(self, service: str, cause: Envelope, index: int, e: Emit) -> Envelope:
+        event_id = derived_id(service, cause.event_id, index)
+        if (known := self.recorded.get(event_id)) is not None:
+            return known
+        seq = self.seqs[e.stream] = self.seqs.get(e.stream, 0) + 1
+        at = dt_of(e.at_ms) if e.at_ms is not None else cause.occurred_at
+        return envelope(e.payload, stream=e.stream, seq=seq, occurred_at=at,
+                        actor=self._actors[service], causation_id=cause.event_id,
+                        correlation_id=cause.correlation_id or cause.event_id, event_id=event_id)
+
+    # --------------------------------------------------------------------------- timers
+    def next_deadline(self) -> int | None:
+        """Earliest epoch ms at which a core's timer may have a command, or None."""
+        return min((d for c in self.cores if (d := c.next_deadline()) is not None), default=None)
+
+    def due(self, now_ms: int) -> list[Envelope]:
+        """The timer commands to publish at ``now_ms`` (epoch ms), as envelopes on stream
+        ``<aggregate>.timer`` (one writer: the processor that owns the aggregate; the seq
+        follows the last one applied or published)."""
+        out = []
+        for c in self.cores:
+            for p in c.due(now_ms):
+                stream = stream_for(f"game-{p.game_id}", "timer")
+                seq = self._timer_seqs[stream] = max(self._timer_seqs.get(stream, 0),
+                                                     self.dedupe.last(stream)) + 1
+                out.append(envelope(p, stream=stream, seq=seq, occurred_at=dt_of(now_ms),
+                                    actor=self._actors[c.name]))
+        return out
+
+
 class ServiceHost:
-    """Runs ``core`` on ``log``. ``ticks=True`` runs the core's timer (clock flags) on wall time
-    given by ``now_ms`` (epoch ms callable).
+    """Runs ``processor`` on ``log``. ``ticks=True`` runs its timer on wall time given by
+    ``now_ms`` (epoch ms callable): the timer publishes the commands :meth:`Processor.due`
+    names, which come back through the log and are decided in order.
 
     ``commit``: when consumer offsets are committed (see :meth:`EventLog.subscribe`). The log,
     not the offsets, is what makes a restart safe: :meth:`recover` replays every input from the
@@ -83,102 +192,80 @@ class ServiceHost:
     in the background; ``"after"`` commits each message after its decisions are published.
     """
 
-    def __init__(self, core: Core, log: EventLog, *, ticks: bool = False,
+    def __init__(self, processor: Processor | Core, log: EventLog, *, ticks: bool = False,
                  now_ms: Callable[[], int] | None = None, commit: str = "periodic") -> None:
-        self.core = core
+        self.processor = processor if isinstance(processor, Processor) else Processor([processor])
         self.commit = commit
         self.log = log
         self.ticks = ticks
         self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)
-        self.dedupe = Deduper()
-        self.seqs: dict[str, int] = {}
-        self.actor = Actor(kind="service", id=core.name)
-        self._recorded: set[uuid.UUID] = set()
         self._lock = asyncio.Lock()
         self._timer: asyncio.Task | None = None
         self._wake = asyncio.Event()
 
+    @property
+    def name(self) -> str:
+        return self.processor.name
+
     def attach(self) -> None:
-        """Subscribe the core's inputs (call before ``log.start()``)."""
-        self.log.subscribe(self.core.inputs, self.core.name, self.on_message, commit=self.commit)
+        """Subscribe the processor's inputs (call before ``log.start()``)."""
+        self.log.subscribe(self.processor.inputs, self.name, self.on_message, commit=self.commit)
 
     async def recover(self, log_messages: list[Envelope] | None = None) -> int:
         """Rebuild state from the log before consuming live: replay every input message in
         append order (as it was consumed), publishing only decisions not yet in the log.
-        ``log_messages``: the log's messages of (at least) the core's input and output topics in
-        append order, when the caller already read them (several services in one process read
-        the log once). Returns the number of messages replayed."""
-        topics = set(self.core.inputs) | set(_output_topics(self.core))
+        ``log_messages``: the log's messages of (at least) the processor's input and output
+        topics in append order, when the caller already read them (several services in one
+        process read the log once). Returns the number of messages replayed."""
+        pr = self.processor
+        topics = set(pr.inputs) | set(pr.outputs)
         if log_messages is None:
             log_messages = await self.log.read_many(sorted(topics))
-        inputs = [m for m in log_messages if m.payload.TOPIC in self.core.inputs]
+        inputs = [m for m in log_messages if m.payload.TOPIC in pr.inputs]
         for m in log_messages:
-            if m.actor == self.actor and m.payload.TOPIC in topics:
-                self._recorded.add(m.event_id)
-                self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
+            if m.payload.TOPIC in pr.outputs and pr.owns(m):
+                pr.remember(m)
         for m in inputs:
             await self.on_message("", m)
         return len(inputs)
 
     async def on_message(self, topic: str, msg: Envelope) -> None:
         async with self._lock:
-            if self.dedupe.seen(msg):
-                return
-            if msg.actor == self.actor:  # one of our own decisions (recovery, audit seeding)
-                self.seqs[msg.stream] = max(self.seqs.get(msg.stream, 0), msg.seq)
-            t0 = time.perf_counter()
-            try:
-                emits = self.core.handle(msg)
-            except Exception:  # a core bug must not stop the service or its recovery
-                ERRORS.labels(self.core.name, msg.type).inc()
-                log.exception("%s: no decision on %s %s#%s (event %s)", self.core.name, msg.type,
-                              msg.stream, msg.seq, msg.event_id)
-                emits = []
-            self.dedupe.mark(msg)
-            HANDLED.labels(self.core.name, msg.type).inc()
-            await self._publish(msg, emits)
-            LATENCY.labels(self.core.name).observe(time.perf_counter() - t0)
-        if self.ticks and emits:
+            out = self.processor.decide(msg)
+            for d in out:
+                await self.log.publish(d.payload.TOPIC, d)
+                EMITTED.labels(self.name, d.type).inc()
+        if self.ticks and out:
             self._wake.set()
 
-    async def _publish(self, cause: Envelope | None, emits: Iterable[Emit], extra: str = "") -> None:
-        for i, e in enumerate(emits):
-            event_id = derived_id(self.core.name, cause.event_id if cause else None, i, extra)
-            if event_id in self._recorded:
-                # Already in the log (recovery after a crash): its seq is already counted in
-                # self.seqs (recover() starts from the recorded maximum), so take none.
-                continue
-            seq = self.seqs.get(e.stream, 0) + 1
-            self.seqs[e.stream] = seq
-            at = dt_of(e.at_ms) if e.at_ms is not None else (cause.occurred_at if cause else dt_of(self.now_ms()))
-            out = envelope(
-                e.payload, stream=e.stream, seq=seq, occurred_at=at, actor=self.actor,
-                causation_id=cause.event_id if cause else None,
-                correlation_id=(cause.correlation_id or cause.event_id) if cause else None,
-                event_id=event_id,
-            )
-            await self.log.publish(e.payload.TOPIC, out)
-            EMITTED.labels(self.core.name, out.type).inc()
+    async def publish_due(self) -> int:
+        """Publish the timer commands due now; returns how many."""
+        async with self._lock:
+            cmds = self.processor.due(self.now_ms())
+            for c in cmds:
+                await self.log.publish(c.payload.TOPIC, c)
+                TIMERS.labels(self.name).inc()
+        return len(cmds)
 
     async def _tick_loop(self) -> None:
+        grace = max((getattr(c, "grace_ms", 0) for c in self.processor.cores), default=0)
         while True:
-            deadline = self.core.next_deadline()
-            now = self.now_ms()
-            grace = getattr(self.core, "grace_ms", 0)
-            delay = 0.5 if deadline is None else max(0.0, (deadline + grace - now) / 1000 + 0.001)
+            deadline = self.processor.next_deadline()
+            delay = 0.5 if deadline is None else max(0.0, (deadline + grace - self.now_ms()) / 1000 + 0.001)
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=min(delay, 0.5))
                 continue
             except asyncio.TimeoutError:
                 pass
-            async with self._lock:
-                for cause, emit in self.core.tick(self.now_ms()):
-                    await self._publish(cause, [emit], extra="tick")
+            try:
+                await self.publish_due()
+            except Exception:  # the broker is down: ask again on the next round
+                log.exception("%s: timer commands not published", self.name)
 
     async def start_timer(self) -> None:
         if self.ticks and self._timer is None:
-            self._timer = asyncio.create_task(self._tick_loop(), name=f"tick-{self.core.name}")
+            self._timer = asyncio.create_task(self._tick_loop(), name=f"tick-{self.name}")
 
     async def stop(self) -> None:
         if self._timer:
@@ -187,5 +274,3 @@ class ServiceHost:
             self._timer = None
 
 
-def _output_topics(core: Core) -> tuple[str, ...]:
-    return tuple(getattr(core, "outputs", ()))

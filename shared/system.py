@@ -1,15 +1,35 @@
-"""Assembly of the six back-end services on one event log (the gateway is separate).
+"""Assembly of the back-end services on one event log (the gateway is separate).
 
-``System(log)`` hosts any subset of the cores on ``log``: the demo and the unit tests run all of
-them in one process on the memory log; ``python -m services.<name>`` runs one of them alone on
-Kafka (see :mod:`shared.runner`).
+Three processes (consumer groups), each one ordered input:
+
+- ``game``: the validation, clock, adjudication and penalties cores composed over the game
+  command stream (and the tournament events that create games). Every decision about a game --
+  a move accepted or refused, a flag, a result, a penalty -- is taken there, in the order of
+  that game's commands, timers included (CheckClock); each core still writes only its own
+  stream (``game-<id>``, ``.clock``, ``.result``, ``.penalties``).
+- ``pairing`` and ``standings``: the tournament services.
+
+``System(log)`` hosts any subset of them on ``log``: the demo and the unit tests run all of them
+in one process on the memory log; ``python -m services.<name>`` runs one alone on Kafka (see
+:mod:`shared.runner`).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from contracts.messages import GAME_COMMANDS, TOURNAMENT_EVENTS
 from shared.eventlog.base import EventLog
-from shared.service import Core, ServiceHost
+from shared.service import Core, Processor, ServiceHost
+
+#: The cores of each process, in the order each input is handed to them, and the topics it
+#: reads from the log (None: every topic its cores read). The game events are not read by the
+#: game process: only its own cores write them, and it hands them over inside.
+PROCESS_CORES = {
+    "game": (("validation", "clock", "adjudication", "penalties"), (GAME_COMMANDS, TOURNAMENT_EVENTS)),
+    "pairing": (("pairing",), None),
+    "standings": (("standings",), None),
+}
+SERVICES = tuple(PROCESS_CORES)
 
 
 def make_core(name: str) -> Core:
@@ -27,20 +47,32 @@ def make_core(name: str) -> Core:
     }[name]()
 
 
-SERVICES = ("validation", "clock", "adjudication", "penalties", "pairing", "standings")
+def make_processor(name: str) -> Processor:
+    """A fresh processor of process ``name`` (see :data:`PROCESS_CORES`); ``KeyError`` if unknown."""
+    cores, inputs = PROCESS_CORES[name]
+    return Processor([make_core(c) for c in cores], name=name, inputs=inputs)
 
 
 class System:
-    """Hosts for ``services`` on ``log``. ``ticks``: run the clock's flag timer on ``now_ms``
-    (wall time by default); off when hosting recorded games on their recorded times."""
+    """Hosts for ``services`` (process names) on ``log``. ``ticks``: run the game timer on
+    ``now_ms`` (wall time by default); off when hosting recorded games on their recorded times."""
 
     def __init__(self, log: EventLog, services: Iterable[str] = SERVICES, *, ticks: bool = True,
                  now_ms: Callable[[], int] | None = None) -> None:
         self.log = log
-        self.hosts = {n: ServiceHost(make_core(n), log, ticks=ticks and n == "clock", now_ms=now_ms)
+        self.hosts = {n: ServiceHost(make_processor(n), log, ticks=ticks and n == "game", now_ms=now_ms)
                       for n in services}
         for h in self.hosts.values():
             h.attach()
+
+    def core(self, name: str) -> Core:
+        """The core of service ``name`` (validation, clock, ...) among the hosted processes."""
+        for h in self.hosts.values():
+            try:
+                return h.processor.core(name)
+            except KeyError:
+                pass
+        raise KeyError(name)
 
     async def recover(self) -> None:
         """Rebuild every core's state from what the log already holds (restart after a crash);

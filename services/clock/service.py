@@ -26,11 +26,12 @@ limit) the clock writes StoneRemovalExpired dated at the deadline, carrying the 
 unanswered, if any (adjudication counts it, else calls the arbiter). As with flags, a dead-stone
 command received before the deadline and not yet ruled on by validation holds the tick.
 
-No flag on a stale view (DESIGN.md invariant 2): the clock also reads the game commands, and a
-timer tick does not call a flag while a SubmitMove of the player to move, received before the
-deadline, has not yet been ruled on by validation; and it waits ``grace_ms`` past the deadline
-for moves still in flight between the gateway and the log. The flag's event time is the deadline
-itself either way.
+Timers (DESIGN.md invariant 2): the clock never calls a flag on its own. :meth:`ClockCore.due`
+tells the game processor's timer which games have a deadline more than ``grace_ms`` past; the
+timer publishes a CheckClock command on the game's command stream, and the flag (or the
+stone-removal expiry) is decided when that command comes up in the stream's order: a move ordered
+before it is judged first (refused as ``flag-fallen`` by validation if it was received after the
+deadline), a move ordered after it finds the game over. The decision is dated at the deadline.
 """
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, AcceptDead, ArbiterCalled, ArrivalReported, ClockAdjusted,
     ClockStarted, ClockStopped, ClockUpdated, DeadStonesProposed, DeadStonesRuled, FlagFell,
-    GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, PenaltyApplied, PlayResumed,
-    RejectDead, Rule, RuleDeadStones, ScoringAgreed, StoneRemovalExpired, SubmitMove,
+    CheckClock, GameCommandRejected, GameEnded, GameStarted, MoveAccepted, MoveRejected, PenaltyApplied,
+    PlayResumed, Rule, ScoringAgreed, StoneRemovalExpired,
 )
 from services.clock import core as clk
 from shared.rules.games import rules_of
@@ -53,9 +54,7 @@ from shared.service import Core, Emit
 class _Game:
     tc: clk.TimeControl
     state: clk.ClockState
-    cause: Envelope  # the event that set the current deadline (causation of a ticked flag)
     players: dict[str, str] = field(default_factory=dict)  # player id -> colour
-    pending: dict = field(default_factory=dict)  # SubmitMove id -> (colour, received ms)
     over: bool = False
     game: str = "chess"
     started_ms: int = 0  # event time of GameStarted (epoch ms)
@@ -72,17 +71,11 @@ class _Game:
 @dataclass
 class _Removal:
     """Go: the stone-removal timer of one game (platform rule). ``deadline_ms`` None while it
-    does not run; ``proposal`` the latest (colour, dead GTP points) since it started;
-    ``pending`` dead-stone commands (event id -> receive ms) validation has not yet ruled on."""
+    does not run; ``proposal`` the latest (colour, dead GTP points) since it started."""
 
     limit_ms: int
     deadline_ms: int | None = None
     proposal: tuple[str, tuple[str, ...]] | None = None
-    cause: Envelope | None = None
-    pending: dict = field(default_factory=dict)
-
-
-_DEAD_COMMANDS = (MarkDead, AcceptDead, RejectDead, RuleDeadStones)
 
 
 def first_to_move(p: GameStarted) -> clk.Colour:
@@ -100,35 +93,33 @@ class ClockCore(Core):
     name: str = "clock"
     inputs: tuple[str, ...] = (GAME_COMMANDS, GAME_EVENTS)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
-    grace_ms: int = 500
+    grace_ms: int = 500  # the timer asks this long after a deadline (moves in flight)
+    retry_ms: int = 2_000  # and again this long after asking while the deadline still stands
     games: dict[str, _Game] = field(default_factory=dict)
-    # (deadline_ms, game_id) of running clocks; stale entries are skipped when popped
-    deadlines: list[tuple[int, str]] = field(default_factory=list)
+    # the timer's schedule, (wake_ms, deadline_ms, game_id): entries whose deadline no longer
+    # stands are dropped when they come up. Not a decision input: only what the timer asks.
+    deadlines: list[tuple[int, int, str]] = field(default_factory=list)
     removals: dict[str, _Removal] = field(default_factory=dict)  # Go stone-removal timers
 
     def handle(self, msg: Envelope) -> list[Emit]:
+        gid = getattr(msg.payload, "game_id", "")
+        before = self._deadlines(gid)
         self._removal(msg)
         out = self._handle(msg)
-        g = self.games.get(getattr(msg.payload, "game_id", ""))
-        if g is not None and not g.over:
-            d = clk.deadline(g.state, g.tc)
-            if d is not None:
-                heapq.heappush(self.deadlines, (d, msg.payload.game_id))
+        for d in self._deadlines(gid):
+            if d not in before:
+                heapq.heappush(self.deadlines, (d, d, gid))
         return out
 
     def _handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
             return self._start(msg, p)
+        if isinstance(p, CheckClock):
+            return self._check(msg, p)
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.over:
             return []
-        if isinstance(p, SubmitMove):
-            if p.player_id in g.players:
-                g.pending[msg.event_id] = (g.players[p.player_id], msg.at_ms)
-            return []
-        if isinstance(p, (MoveAccepted, MoveRejected)):
-            g.pending.pop(msg.causation_id, None)
         if isinstance(p, MoveAccepted):
             out = self._press(msg, p, g)
             if p.status == "scoring" and not g.over:  # Go: play stopped (J89 9-1)
@@ -163,7 +154,7 @@ class ClockCore(Core):
             return []
         first = first_to_move(p)
         state = clk.start(tc, msg.at_ms, first=first)
-        self.games[p.game_id] = _Game(tc, state, msg, players={p.white: "white", p.black: "black"},
+        self.games[p.game_id] = _Game(tc, state, players={p.white: "white", p.black: "black"},
                                      game=p.game, started_ms=msg.at_ms, first_run={first: msg.at_ms})
         return [Emit(self._stream(p.game_id), ClockStarted(
             game_id=p.game_id, time_control=p.time_control, white_ms=state.white.remaining_ms,
@@ -174,7 +165,6 @@ class ClockCore(Core):
             g.state, r = clk.press(g.state, g.tc, p.colour, msg.at_ms)
         except clk.FlagAlreadyFell:
             return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
-        g.cause = msg
         g.first_run.setdefault(r.running, msg.at_ms)
         return [Emit(self._stream(p.game_id), ClockUpdated(
             game_id=p.game_id, ply=p.ply, mover=r.mover, elapsed_ms=r.elapsed_ms,
@@ -217,8 +207,6 @@ class ClockCore(Core):
         if g.state.flagged is not None:
             g.over = True
             out.append(self._flag_fell(game_id, g, g.state.flagged, msg.at_ms, msg.at_ms, flag_rule))
-        else:
-            g.cause = msg
         return out
 
     # ------------------------------------------------------------------------- Go
@@ -243,7 +231,6 @@ class ClockCore(Core):
         period = g.tc.period(side.period_index)
         g.state = replace(g.state, running=colour, turn_started_at=msg.at_ms,
                           turn_delay=period.delay, turn_delay_ms=period.delay_ms)
-        g.cause = msg
         return [Emit(self._stream(p.game_id), ClockStarted(
             game_id=p.game_id, time_control=g.tc.to_pgn(), white_ms=g.state.white.remaining_ms,
             black_ms=g.state.black.remaining_ms, running=colour,
@@ -291,81 +278,72 @@ class ClockCore(Core):
         r = self.removals.get(gid)
         if r is None:  # not a Go game, or it has ended (its timer is dropped)
             return
-        if isinstance(p, _DEAD_COMMANDS):
-            r.pending[msg.event_id] = msg.at_ms
-            return
-        r.pending.pop(msg.causation_id, None)  # validation ruled on it (accepted or refused)
         if isinstance(p, MoveAccepted):
             if p.status == "scoring":  # play stopped (J89 9-1 / 1988 art. 21.1): the time runs
-                r.deadline_ms, r.proposal, r.cause = msg.at_ms + r.limit_ms, None, msg
+                r.deadline_ms, r.proposal = msg.at_ms + r.limit_ms, None
             else:
                 r.deadline_ms, r.proposal = None, None
         elif isinstance(p, DeadStonesProposed):  # each proposal restarts the time
-            r.deadline_ms, r.proposal, r.cause = msg.at_ms + r.limit_ms, (p.colour, p.dead), msg
+            r.deadline_ms, r.proposal = msg.at_ms + r.limit_ms, (p.colour, p.dead)
         elif isinstance(p, (PlayResumed, ScoringAgreed, DeadStonesRuled, ArbiterCalled)):
             r.deadline_ms, r.proposal = None, None
         elif isinstance(p, (GameEnded, FlagFell)):
             del self.removals[gid]
 
-    def _removal_expired(self, gid: str, r: _Removal, now_ms: int) -> tuple[Envelope | None, Emit]:
+    def _removal_expired(self, gid: str, r: _Removal, now_ms: int) -> Emit:
         """StoneRemovalExpired of ``gid`` at its deadline, observed at ``now_ms``; the timer stops."""
         from shared.rules.go import rule_for
 
         d, r.deadline_ms = r.deadline_ms, None
         who, dead = r.proposal if r.proposal is not None else (None, None)
-        return r.cause, Emit(self._stream(gid), StoneRemovalExpired(
+        return Emit(self._stream(gid), StoneRemovalExpired(
             game_id=gid, deadline_ms=d, observed_ms=now_ms, limit_s=r.limit_ms // 1000,
             proposed_by=who, dead=dead, rule=rule_for("stone-removal-timeout")), at_ms=d)
 
-    def _next_removal(self) -> int | None:
-        return min((r.deadline_ms for r in self.removals.values()
-                    if r.deadline_ms is not None), default=None)
-
     # -------------------------------------------------------------------------------- timer
-    def next_deadline(self) -> int | None:
-        """Earliest deadline of a running clock or a Go stone-removal timer (epoch ms), or None
-        (the timer wakes at this plus ``grace_ms``)."""
-        ds = [d for d in (self._next_flag(), self._next_removal()) if d is not None]
-        return min(ds, default=None)
+    def _check(self, msg: Envelope, p: CheckClock) -> list[Emit]:
+        """The timer's CheckClock at ``msg.at_ms``: the stone-removal expiry of a Go game whose
+        limit is before it, and the flag of a running clock whose deadline is before it (a move
+        at the deadline itself still counts). Nothing when no deadline is past."""
+        out = []
+        r = self.removals.get(p.game_id)
+        if r is not None and r.deadline_ms is not None and r.deadline_ms < msg.at_ms:
+            out.append(self._removal_expired(p.game_id, r, msg.at_ms))
+        g = self.games.get(p.game_id)
+        if g is not None and not g.over:
+            out += self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
+        return out
 
-    def _next_flag(self) -> int | None:
-        """Earliest deadline of a running clock (epoch ms), or None."""
+    def _deadlines(self, game_id: str) -> list[int]:
+        """The running deadlines (epoch ms) of one game: its flag and its stone-removal limit."""
+        out = []
+        g = self.games.get(game_id)
+        if g is not None and not g.over and (d := clk.deadline(g.state, g.tc)) is not None:
+            out.append(d)
+        r = self.removals.get(game_id)
+        if r is not None and r.deadline_ms is not None:
+            out.append(r.deadline_ms)
+        return out
+
+    def next_deadline(self) -> int | None:
+        """When the timer next has something to ask (epoch ms; it asks ``grace_ms`` later): the
+        earliest deadline of a running clock or a Go stone-removal timer, or None."""
         while self.deadlines:
-            d, gid = self.deadlines[0]
-            g = self.games.get(gid)
-            if g is not None and not g.over and clk.deadline(g.state, g.tc) == d:
-                return d
+            wake, d, gid = self.deadlines[0]
+            if d in self._deadlines(gid):
+                return wake
             heapq.heappop(self.deadlines)
         return None
 
-    def tick(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
-        """Flags of every running clock whose deadline passed more than ``grace_ms`` before
-        ``now_ms`` (epoch ms) with no move of the running side received before it; and Go
-        stone-removal times run out likewise (no dead-stone command received before the
-        deadline still unruled): StoneRemovalExpired."""
-        out = self._tick_removals(now_ms)
-        held = []
-        while (d := self._next_flag()) is not None and d + self.grace_ms < now_ms:
-            entry = heapq.heappop(self.deadlines)
-            gid = entry[1]
-            g = self.games[gid]
-            running = g.state.running
-            if any(c == running and at <= d for c, at in g.pending.values()):
-                held.append(entry)  # a move received in time is being validated
-                continue
-            for e in self._flag(g, gid, now_ms, g.timeout_rule):
-                out.append((g.cause, e))
-        for entry in held:
-            heapq.heappush(self.deadlines, entry)
-        return out
-
-    def _tick_removals(self, now_ms: int) -> list[tuple[Envelope | None, Emit]]:
-        out = []
-        for gid, r in sorted(self.removals.items()):
-            d = r.deadline_ms
-            if d is None or d + self.grace_ms >= now_ms:
-                continue
-            if any(at <= d for at in r.pending.values()):
-                continue  # a command received in time is being validated
-            out.append(self._removal_expired(gid, r, now_ms))
-        return out
+    def due(self, now_ms: int) -> list[CheckClock]:
+        """The CheckClock commands the timer publishes at ``now_ms`` (epoch ms): one per game with
+        a deadline more than ``grace_ms`` before ``now_ms`` (grace for moves received before
+        the deadline and still on their way to the log). A deadline that still stands
+        ``retry_ms`` later (the command was lost, or is still queued) is asked again."""
+        out: dict[tuple[str, int], CheckClock] = {}
+        while (wake := self.next_deadline()) is not None and wake + self.grace_ms < now_ms:
+            _, d, gid = heapq.heappop(self.deadlines)
+            if (gid, d) not in out:
+                out[gid, d] = CheckClock(game_id=gid, deadline_ms=d)
+                heapq.heappush(self.deadlines, (now_ms + self.retry_ms - self.grace_ms, d, gid))
+        return list(out.values())

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, FlagFell, GameStarted, StoneRemovalExpired
+from contracts.messages import TOPICS, GameStarted
 from shared.eventlog.memory import MemoryLog
 from shared.system import System
 
@@ -67,37 +67,21 @@ async def audit(messages: list[Envelope]) -> list[Difference]:
     causes = {m.event_id for m in messages}
     log = MemoryLog()
     system = System(log, ticks=False)
-    clock = system.hosts["clock"]
     await log.start()
     try:
         for m in recorded:  # games whose creation is outside this log
             if isinstance(m.payload, GameStarted) and m.causation_id not in causes:
                 await log.publish(m.payload.TOPIC, m)
         await log.idle()
-        # the clock's timer events: a flag, a Go stone-removal limit (both carry observed_ms)
-        flags = [m for m in recorded if isinstance(m.payload, (FlagFell, StoneRemovalExpired))]
-        position = {m.event_id: i for i, m in enumerate(messages)}
         for cmd in commands:
-            await _ticks_before(clock, flags, position, position[cmd.event_id], log)
             await log.publish(cmd.payload.TOPIC, cmd)
             await log.idle()
-        await _ticks_before(clock, flags, position, len(messages), log)
         scope = {m.aggregate for m in messages}
         rederived = [m for m in await log.read_many(TOPICS)
                      if not _is_command(m) and m.aggregate in scope]
     finally:
         await log.stop()
     return diffs + compare(recorded, rederived)
-
-
-async def _ticks_before(clock, flags, position, limit, log) -> None:
-    for f in list(flags):
-        if position[f.event_id] < limit:
-            flags.remove(f)
-            async with clock._lock:
-                for cause, emit in clock.core.tick(f.payload.observed_ms):
-                    await clock._publish(cause, [emit], extra="tick")
-            await log.idle()
 
 
 def _integrity(messages: list[Envelope]) -> list[Difference]:

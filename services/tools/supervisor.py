@@ -1,4 +1,4 @@
-"""``arbiter up``: the six services and the gateway as separate processes on Kafka."""
+"""``arbiter up``: the game, pairing and standings processes and the gateway on Kafka."""
 from __future__ import annotations
 
 import signal
@@ -17,7 +17,7 @@ def _spawn(name: str, bus: str, port: int) -> subprocess.Popen:
 
 def start_all(bus: str, base_port: int = 8000) -> dict[str, tuple[subprocess.Popen, int]]:
     """Start every service (``python -m services.<name>``); returns name -> (process, port).
-    The gateway gets ``base_port``, the services the next six ports."""
+    The gateway gets ``base_port``, the processes the next ports."""
     return {name: (_spawn(name, bus, base_port + i), base_port + i)
             for i, name in enumerate(("gateway",) + SERVICES)}
 

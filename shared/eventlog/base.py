@@ -79,6 +79,10 @@ class Deduper:
         """True when ``msg`` was applied before (and must be skipped)."""
         return msg.seq <= self._last.get(msg.stream, 0)
 
+    def last(self, stream: str) -> int:
+        """The last seq applied of ``stream`` (0 if none)."""
+        return self._last.get(stream, 0)
+
     def mark(self, msg: Envelope) -> None:
         """Record ``msg`` as applied."""
         if msg.seq > self._last.get(msg.stream, 0):

@@ -791,7 +791,12 @@ def test_go_service_byoyomi_black_first_and_flag_rule():
     assert (u.black_periods_left, u.white_periods_left, u.black_ms, u.running) == (2, 3, 0, "white")
     assert u.deadline_ms == T0 + 45_000 + 90_000
     # White lets all 3 periods pass: FlagFell at the deadline, citing 1988 art. 23.5.
-    [(_, fell)] = core.tick(T0 + 45_000 + 90_000 + 1_000)
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import envelope
+
+    [check] = core.due(T0 + 45_000 + 90_000 + 1_000)
+    [fell] = core.handle(envelope(check, stream="game-g1.timer", seq=1, occurred_at=dt_of(
+        T0 + 136_000), actor=Actor(kind="service", id="clock")))
     assert fell.payload.colour == "white" and fell.payload.deadline_ms == T0 + 135_000
     assert (fell.payload.rule.game, fell.payload.rule.article) == ("go", "23.5")
 

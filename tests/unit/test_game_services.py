@@ -17,15 +17,13 @@ import pytest
 
 from contracts.envelope import Actor, Envelope, dt_of, stream_for
 from contracts.messages import (
-    AcceptDraw, ClaimDraw, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, CreateGame,
+    AcceptDraw, CheckClock, ClaimDraw, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, CreateGame,
     DrawAgreed, DrawClaimed, DrawClaimRejected, DrawOffered, DrawOfferDeclined, FlagFell,
     GameCommandRejected, GameEnded, GameStarted, IssuePenalty, MoveAccepted, MoveRejected,
     OfferDraw, PenaltyApplied, ReportAbsence, Resign, Resigned, Rule, SubmitMove, envelope,
 )
-from services.adjudication.core import AdjudicationCore
 from services.clock.service import ClockCore
-from services.penalties.core import PenaltiesCore
-from services.validation.core import ValidationCore
+from shared.system import make_processor
 
 T0 = 1_700_000_000_000  # epoch ms of the test's "start of play"
 S = 1_000
@@ -40,55 +38,40 @@ PLAYERS = {"alice": ALICE, "bob": BOB, "mallory": MALLORY}
 
 
 class Bus:
-    """A synchronous log for the four game cores: every message goes to each core whose inputs
-    hold its topic; each decision is wrapped as the service host does (own stream, gap-free seq,
-    event time = the cause's unless the decision carries ``at_ms``) and delivered in turn."""
+    """The game processor (:func:`shared.system.make_processor`: the four game cores composed
+    over one ordered input) driven directly: :meth:`send` wraps a command in its envelope (event
+    time ``T0`` + ms) and returns the decisions it causes, in order; :meth:`tick` runs the
+    timer at ``T0`` + ms and decides the CheckClock commands it would publish. ``log`` holds
+    every message, commands included."""
 
     def __init__(self) -> None:
-        self.validation = ValidationCore()
-        self.clock = ClockCore()
-        self.adjudication = AdjudicationCore()
-        self.penalties = PenaltiesCore()
-        self.cores = (self.validation, self.clock, self.adjudication, self.penalties)
+        self.processor = make_processor("game")
+        self.validation = self.processor.core("validation")
+        self.clock = self.processor.core("clock")
+        self.adjudication = self.processor.core("adjudication")
+        self.penalties = self.processor.core("penalties")
         self.seqs: dict[str, int] = {}
         self.log: list[Envelope] = []
         self._n = 0
 
-    def _seq(self, stream: str) -> int:
-        self.seqs[stream] = self.seqs.get(stream, 0) + 1
-        return self.seqs[stream]
-
-    def _run(self, queue: deque) -> list[Envelope]:
-        out = []
-        while queue:
-            m = queue.popleft()
-            self.log.append(m)
-            out.append(m)
-            for core in self.cores:
-                if m.payload.TOPIC not in core.inputs:
-                    continue
-                for e in core.handle(m):
-                    queue.append(self._wrap(core.name, m, e))
+    def decide(self, msg: Envelope) -> list[Envelope]:
+        """Hand ``msg`` (any input envelope) to the processor; its decisions."""
+        out = self.processor.decide(msg)
+        self.log += [msg, *out]
         return out
-
-    def _wrap(self, service: str, cause: Envelope | None, e) -> Envelope:
-        at = dt_of(e.at_ms) if e.at_ms is not None else cause.occurred_at
-        return envelope(e.payload, stream=e.stream, seq=self._seq(e.stream), occurred_at=at,
-                        actor=Actor(kind="service", id=service),
-                        causation_id=cause.event_id if cause else None)
 
     def send(self, payload, *, at: int, actor: Actor) -> list[Envelope]:
         """Deliver command ``payload`` received at ``T0 + at`` ms; returns the decisions."""
         self._n += 1
         stream = stream_for(f"game-{payload.game_id}", "commands")
-        cmd = envelope(payload, stream=stream, seq=self._seq(stream), occurred_at=dt_of(T0 + at),
+        self.seqs[stream] = seq = self.seqs.get(stream, 0) + 1
+        cmd = envelope(payload, stream=stream, seq=seq, occurred_at=dt_of(T0 + at),
                        actor=actor, event_id=UUID(int=self._n))
-        return self._run(deque([cmd]))[1:]
+        return self.decide(cmd)
 
     def tick(self, at: int) -> list[Envelope]:
-        """The clock's timer at ``T0 + at`` ms."""
-        q = deque(self._wrap("clock", cause, e) for cause, e in self.clock.tick(T0 + at))
-        return self._run(q)
+        """The timer at ``T0 + at`` ms: the decisions on the CheckClock commands it publishes."""
+        return [d for cmd in self.processor.due(T0 + at) for d in self.decide(cmd)]
 
     # ----------------------------------------------------------------------- conveniences
     def create(self, gid: str = "g1", *, at: int = 0, **kw) -> list[Envelope]:
@@ -591,25 +574,43 @@ class TestClockHandler:
         return self._ev(MoveAccepted(game_id="c1", ply=ply, player_id=colour, colour=colour,
                                      uci=uci, san=uci, fen_after=chess.STARTING_FEN), at, ply + 1)
 
-    def test_no_flag_while_a_move_received_in_time_is_validated(self):
-        """Invariant 2: a move received before the deadline is never lost to a flag."""
-        core = ClockCore()
-        core.handle(self._ev(GameStarted(game_id="c1", white="white", black="black",
-                                         start_fen=chess.STARTING_FEN, time_control="60"), 0, 1))
-        # white's SubmitMove received at 59.9 s; validation has not ruled on it yet
-        cmd = envelope(SubmitMove(game_id="c1", player_id="white", move="e4"), stream="game-c1.commands",
-                       seq=1, occurred_at=dt_of(T0 + 59_900), actor=Actor(kind="player", id="white"))
-        core.handle(cmd)
-        assert core.tick(T0 + 65_000) == []  # held: the move may be legal
-        accepted = self._move(1, "white", "e2e4", 59_900).model_copy(update={"causation_id": cmd.event_id})
-        [e] = core.handle(accepted)
-        assert (e.payload.white_ms, e.payload.running) == (100, "black")
-        # a move received after the deadline does not hold the flag
-        late = envelope(SubmitMove(game_id="c1", player_id="black", move="e5"), stream="game-c1.commands",
-                        seq=2, occurred_at=dt_of(T0 + 59_900 + 60_001), actor=Actor(kind="player", id="black"))
-        core.handle(late)
-        [(_, flag)] = core.tick(T0 + 59_900 + 60_600)
-        assert (flag.payload.colour, flag.payload.deadline_ms) == ("black", T0 + 119_900)
+    def _check(self, at: int, seq: int = 1) -> Envelope:
+        """The timer's CheckClock received at ``T0 + at``."""
+        return envelope(CheckClock(game_id="c1"), stream="game-c1.timer", seq=seq,
+                        occurred_at=dt_of(T0 + at), actor=Actor(kind="service", id="clock"))
+
+    def test_the_flag_is_decided_in_the_order_of_the_game_commands(self):
+        """Invariant 2 with one ordered input: a move ordered before the timer's CheckClock is
+        judged first by its receive time; a CheckClock past the deadline calls the flag, and a
+        move ordered after it finds the game over, whatever its stamp: no move is accepted after
+        a flag and no flag follows an accepted move."""
+        bus = Bus()
+        bus.create("c1", time_control="60")  # 60 s each, sudden death
+        got = bus.move("alice", "e4", at=59_900, gid="c1")  # 100 ms left: accepted
+        assert one(got, ClockUpdated).white_ms == 100
+        assert bus.tick(59_900 + 60_000) == [] and bus.tick(59_900 + 60_500) == []  # grace
+        # black's move received 50 ms before the deadline, ordered before the timer's command
+        assert one(bus.move("bob", "e5", at=119_850, gid="c1"), MoveAccepted).ply == 2
+        white_deadline = T0 + 119_850 + 100
+        got = bus.tick(119_850 + 100 + 501)  # the timer asks; the CheckClock decides
+        flag = one(got, FlagFell)
+        assert (flag.colour, flag.deadline_ms, flag.observed_ms) == ("white", white_deadline,
+                                                                       white_deadline + 501)
+        assert one(got, GameEnded).result == "0-1"
+        # white's move stamped before the deadline but ordered after the CheckClock: refused
+        late = bus.move("alice", "Nf3", at=119_900, gid="c1")
+        assert not of(late, MoveAccepted) and not of(late, FlagFell)
+        assert "over" in one(late, MoveRejected).reason
+        assert len(of(bus.log, GameEnded)) == 1 and len(of(bus.log, MoveAccepted)) == 2
+
+    def test_a_move_received_after_the_deadline_is_refused_and_flags(self):
+        bus = Bus()
+        bus.create("c1", time_control="60")
+        got = bus.move("alice", "e4", at=60_001, gid="c1")
+        assert one(got, MoveRejected).code == "flag-fallen"
+        flag = one(got, FlagFell)
+        assert (flag.colour, flag.deadline_ms) == ("white", T0 + 60_000)
+        assert one(got, GameEnded).result == "0-1"
 
     def test_fischer_readings_flag_and_stop(self):
         core = ClockCore()
@@ -635,17 +636,19 @@ class TestClockHandler:
         assert (e.payload.white_ms, e.payload.black_ms) == (270_500, 297_000)
         deadline = T0 + 42_500 + 297_000  # black's flag
         assert e.payload.deadline_ms == deadline == core.next_deadline()
-        assert core.tick(deadline) == []  # at the deadline a move still counts
-        assert core.tick(deadline + 500) == []  # grace for moves in flight (grace_ms = 500)
-        [(cause, e)] = core.tick(deadline + 750)
-        assert cause.payload.ply == 3  # the flag is caused by the event that set the deadline
+        assert core.due(deadline + 500) == []  # grace for moves in flight (grace_ms = 500)
+        assert core.due(deadline + 501) == [CheckClock(game_id="c1", deadline_ms=deadline)]
+        assert core.due(deadline + 502) == []  # asked once; again after retry_ms (2 s)
+        assert core.due(deadline + 2_502) == [CheckClock(game_id="c1", deadline_ms=deadline)]
+        assert core.handle(self._check(deadline - T0)) == []  # at the deadline a move still counts
+        [e] = core.handle(self._check(deadline - T0 + 750))
         assert e.at_ms == deadline
         assert e.payload == FlagFell(game_id="c1", colour="black", deadline_ms=deadline,
                                      observed_ms=deadline + 750, white_ms=270_500, black_ms=0,
                                      rule=Rule(ruleset="FIDE-1994", article="10.14",
                                                summary=e.payload.rule.summary))
         assert core.next_deadline() is None
-        assert core.tick(deadline + 10_000) == []
+        assert core.handle(self._check(deadline - T0 + 10_000, seq=2)) == []  # once
 
     def test_clock_stopped_on_game_ended(self):
         core = ClockCore()

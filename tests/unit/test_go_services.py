@@ -561,8 +561,8 @@ def started_with_komi(bus: Bus, komi: float) -> None:
     gs = GameStarted(game_id="g1", white="alice", black="bob", game="go", board_size=9,
                      go_rules="chinese", komi=komi, handicap=0, time_control="600+5",
                      start_fen="go 9 chinese black ko=- passes=0 prisoners=0,0 B: W:")
-    bus._run(deque([envelope(gs, stream=stream_for("game-g1"), seq=1, occurred_at=dt_of(T0),
-                             actor=ORGANISER)]))
+    bus.decide(envelope(gs, stream=stream_for("game-g1"), seq=1, occurred_at=dt_of(T0),
+                        actor=ORGANISER))
 
 
 def test_a_count_the_scorer_refuses_calls_the_arbiter_and_the_game_stays_recoverable():
@@ -658,28 +658,22 @@ def test_stone_removal_time_stops_with_resumption_and_restarts_at_the_next_stop(
     dead_cmd(bus, RejectDead, "bob", 50 * S)  # play resumes, White first: no removal time runs
     assert not bus.tick(200 * S)
     bus.play(["pass", "pass"], first="alice", start=201 * S)  # stop again at 202 s
-    assert bus.clock._next_removal() == T0 + 262 * S
+    assert bus.clock._deadlines("g1") == [T0 + 262 * S]
     assert one(mark(bus, "bob", (), 261 * S), DeadStonesProposed).dead == ()
-    assert bus.clock._next_removal() == T0 + 321 * S  # the proposal restarted it
+    assert bus.clock._deadlines("g1") == [T0 + 321 * S]  # the proposal restarted it
 
 
-def test_a_dead_stone_command_received_in_time_holds_the_tick():
-    """As with moves (DESIGN.md invariant 2): a command received before the deadline but not
-    yet ruled on by validation holds the stone-removal tick."""
-    from contracts.messages import StoneRemovalExpired
-
+def test_a_dead_stone_command_ordered_before_the_timer_is_ruled_first():
+    """As with moves (DESIGN.md invariant 2): the stone-removal limit is decided by the timer's
+    CheckClock at its place in the command order; an acceptance received before the limit and
+    ordered before the CheckClock settles the count, and the timer then has nothing to ask."""
     bus = Bus()
     go_game(bus, board_size=9, stone_removal_s=60)
     bus.play(["E5", "pass", "pass"], first="bob", start=1 * S)  # deadline 63 s
-    cmd = envelope(AcceptDead(game_id="g1", player_id="bob"), stream="game-g1.commands", seq=99,
-                   occurred_at=dt_of(T0 + 62 * S), actor=BOB)
-    bus.clock.handle(cmd)  # seen by the clock, not yet by validation
-    assert not bus.clock.tick(T0 + 70 * S)
-    bus.clock.handle(envelope(GameCommandRejected(
-        game_id="g1", command_id=str(cmd.event_id), command_type="AcceptDead", player_id="bob",
-        code="invalid", reason="no proposal"), stream="game-g1", seq=99,
-        occurred_at=dt_of(T0 + 62 * S), actor=BOB, causation_id=cmd.event_id))
-    assert isinstance(bus.clock.tick(T0 + 70 * S)[0][1].payload, StoneRemovalExpired)
+    one(mark(bus, "alice", (), 10 * S), DeadStonesProposed)  # restarts it: deadline 70 s
+    got = dead_cmd(bus, AcceptDead, "bob", 69 * S)
+    assert one(got, ScoringAgreed) and one(got, GameEnded)
+    assert bus.tick(200 * S) == [] and bus.clock._deadlines("g1") == []
 
 
 # ============================================================ citations of each ruleset's article

@@ -44,7 +44,8 @@ class Envelope(BaseModel):
     - ``event_id``: UUID of this message (commands too), the idempotency key.
     - ``type``: the payload's type name (discriminator), e.g. ``"MoveAccepted"``.
     - ``schema_version``: integer version of this type's payload schema.
-    - ``stream``: single-writer stream id, e.g. ``game-g1`` (validation), ``game-g1.clock``.
+    - ``stream``: single-writer stream id, e.g. ``game-g1`` (validation), ``game-g1.clock``,
+      ``game-g1.commands.<gateway instance>``.
     - ``seq``: position in the stream, gap-free from 1.
     - ``occurred_at``: UTC instant with microseconds (event time; for commands the gateway's
       receive time).
@@ -56,7 +57,7 @@ class Envelope(BaseModel):
     event_id: UUID = Field(default_factory=uuid4)
     type: str
     schema_version: int
-    stream: str = Field(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_\-]+(\.[a-z]+)?$")
+    stream: str = Field(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_\-]+(\.[a-z]+(\.[a-z0-9]+)?)?$")
     seq: int = Field(ge=1)
     occurred_at: datetime
     causation_id: UUID | None = None

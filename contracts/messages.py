@@ -415,6 +415,22 @@ class TournamentCommandRejected(_TEvt):
     reason: str
 
 
+class RecordGameEvent(_TCmd):
+    """A fact about one of the tournament's games, handed to the tournament's ordered input by
+    the game processor (stream ``tournament-<id>.games``, written in the same step as the
+    fact): a result (GameEnded), a replay game's start (GameStarted with ``replay_of``) or a
+    penalty (PenaltyApplied). Pairing and standings read the games' facts only this way, so
+    whether a round is complete is decided in the order of the tournament's own stream, not by
+    which of two topics delivered first (DESIGN.md invariant 1). ``event``: the game event's
+    envelope as JSON, unchanged (its ``event_id``, stream and seq)."""
+
+    event: dict
+
+    def event_envelope(self) -> Envelope:
+        """The forwarded game event, typed."""
+        return parse_message(self.event)
+
+
 # ------------------------------------------------------------------------------------ game commands
 class _GCmd(Payload):
     TOPIC = GAME_COMMANDS
@@ -981,6 +997,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
     TournamentFinished, TournamentCommandRejected, SubmitLineup, LineupSubmitted,
     WithdrawPlayer, CorrectResult, PlayerWithdrawn, ResultCorrected, FinishTournament,
+    RecordGameEvent,
     CreateGame, SubmitMove, CheckClock, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
     IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,

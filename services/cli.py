@@ -514,8 +514,8 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
 
 @app.command()
 def up(bus: str = typer.Option("kafka://127.0.0.1:19092", help="Kafka bootstrap (kafka://HOST:PORT)"),
-       port: int = typer.Option(8000, help="gateway HTTP port; services use port+1..port+3")):
-    """Start the game, pairing and standings processes and the gateway on Kafka (Ctrl-C stops)."""
+       port: int = typer.Option(8000, help="gateway HTTP port; the game and tournament processes port+1, port+2")):
+    """Start the game and tournament processes and the gateway on Kafka (Ctrl-C stops)."""
     from services.tools.supervisor import run_all
     if not bus.startswith("kafka://"):
         _fail("arbiter up needs --bus kafka://HOST:PORT (make kafka-up starts a local broker)")
@@ -523,7 +523,7 @@ def up(bus: str = typer.Option("kafka://127.0.0.1:19092", help="Kafka bootstrap 
 
 
 @app.command()
-def serve(service: str = typer.Argument(..., help="gateway, game (validation, clock, adjudication, penalties), pairing, standings"),
+def serve(service: str = typer.Argument(..., help="gateway, game (validation, clock, adjudication, penalties), tournament (pairing, standings)"),
           bus: str = typer.Option("kafka://127.0.0.1:19092", help=BUS_HELP),
           port: int = typer.Option(0, help="HTTP port for /healthz and /metrics (0 = default)")):
     """Run one service alone (same as ``python -m services.<name>``)."""

@@ -1,10 +1,10 @@
-"""Run one service as its own process on Kafka: ``python -m services.<name> [--bus ...] [--port N]``.
+"""Run one process on Kafka: ``python -m services.<game|tournament|gateway> [--bus ...] [--port N]``.
 
-Each back-end service is its pure core in a :class:`shared.service.ServiceHost` on a
-:class:`shared.eventlog.kafka.KafkaLog` (FastStream subscribers in consumer group = service name),
-plus a small HTTP app with ``/healthz`` and ``/metrics`` (Prometheus). On start the service
-rebuilds its state from the log (crash recovery) before it consumes live. The gateway runs its
-FastAPI app (``/docs``, ``/healthz``, ``/metrics``).
+A back-end process (``game``, ``tournament``: :mod:`shared.system`) is its processor in a
+:class:`shared.kafkahost.KafkaHost` (any number of instances in one consumer group; each owns
+partitions, restored from snapshot + tail on assignment) plus a small HTTP app with
+``/healthz`` and ``/metrics`` (Prometheus). The gateway runs its FastAPI app (``/docs``,
+``/healthz``, ``/metrics``).
 """
 from __future__ import annotations
 
@@ -13,46 +13,42 @@ import logging
 import os
 from contextlib import asynccontextmanager
 
-PORTS = {"gateway": 8000, "game": 8001, "pairing": 8002, "standings": 8003}
+PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002}
 DEFAULT_BUS = os.environ.get("ARBITER_BUS", "kafka://127.0.0.1:19092")
 
 
 def service_app(name: str, bus: str):
-    """The FastAPI app hosting back-end service ``name`` on ``bus``. Raises ``ValueError`` for
-    an unknown service or bus."""
+    """The FastAPI app hosting back-end process ``name`` (``game``, ``tournament``) on ``bus``
+    (``kafka://HOST:PORT``) with a :class:`shared.kafkahost.KafkaHost`: ``/healthz`` (ready
+    once every owned partition is restored; 503 before, with the recovery progress) and
+    ``/metrics``. Raises ``ValueError`` for an unknown process or a bus that is not Kafka."""
     from fastapi import FastAPI
-    from fastapi.responses import Response
+    from fastapi.responses import JSONResponse, Response
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-    from shared.eventlog.base import open_log
-    from shared.system import SERVICES, System
+    from shared.kafkahost import KafkaHost
+    from shared.system import SERVICES, make_processor
 
     if name not in SERVICES:
         raise ValueError(f"unknown service {name!r}; one of gateway, {', '.join(SERVICES)}")
-    log = open_log(bus)
-    system = System(log, [name], ticks=True)
-    state = {"ready": False, "replayed": 0}
+    if not bus.startswith("kafka://") or len(bus) <= len("kafka://"):
+        raise ValueError(f"a service process runs on Kafka: --bus kafka://HOST:PORT, not {bus!r}")
+    host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"))
 
     @asynccontextmanager
     async def lifespan(app):
-        host = system.hosts[name]
-        state["replayed"] = await host.recover()
-        await log.start()
-        await system.start_timers()
-        state["ready"] = True
+        await host.start()
         try:
             yield
         finally:
-            state["ready"] = False
-            await system.stop()
-            await log.stop()
+            await host.stop()
 
     app = FastAPI(title=f"Arbiter {name}", lifespan=lifespan)
 
     @app.get("/healthz")
     async def healthz():
-        return {"service": name, "ready": state["ready"], "replayed_on_start": state["replayed"],
-                "bus": bus}
+        st = {"service": name, "bus": bus, **host.status()}
+        return JSONResponse(st, status_code=200 if st["ready"] else 503)
 
     @app.get("/metrics")
     async def metrics():
@@ -61,8 +57,9 @@ def service_app(name: str, bus: str):
     return app
 
 
-def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None) -> None:
-    """Serve service ``name`` (or the gateway) on 127.0.0.1:``port`` until stopped."""
+def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
+                host: str = "127.0.0.1") -> None:
+    """Serve service ``name`` (or the gateway) on ``host``:``port`` until stopped."""
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {name} %(levelname)s %(message)s")
@@ -74,7 +71,7 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None) -> N
                          wait_timeout=30.0)
     else:
         app = service_app(name, bus)
-    uvicorn.run(app, host="127.0.0.1", port=port or PORTS.get(name, 8000), log_level="warning")
+    uvicorn.run(app, host=host, port=port or PORTS.get(name, 8000), log_level="warning")
 
 
 def main(name: str) -> None:
@@ -82,8 +79,9 @@ def main(name: str) -> None:
     ap = argparse.ArgumentParser(prog=f"python -m services.{name}")
     ap.add_argument("--bus", default=DEFAULT_BUS, help="kafka://HOST:PORT")
     ap.add_argument("--port", type=int, default=None, help=f"HTTP port (default {PORTS.get(name)})")
+    ap.add_argument("--host", default="127.0.0.1", help="HTTP address of /healthz and /metrics")
     a = ap.parse_args()
     try:
-        run_service(name, a.bus, a.port)
+        run_service(name, a.bus, a.port, a.host)
     except ValueError as e:
         raise SystemExit(f"{name}: {e}")

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from contracts.envelope import Actor, Envelope, Payload, dt_of, stream_for
-from contracts.messages import envelope
+from contracts.messages import RecordGameEvent, envelope
 from shared.eventlog.base import Deduper, EventLog
 from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY, TIMERS
 
@@ -118,9 +118,15 @@ class Processor:
 
     def decide(self, msg: Envelope) -> list[Envelope]:
         """The decisions caused by input ``msg`` and, breadth first, by those decisions; ``[]``
-        for a message already applied (redelivery: same stream and seq)."""
+        for a message already applied (redelivery: same stream and seq). A RecordGameEvent
+        hands the cores the game event it carries, unchanged."""
         if self.dedupe.seen(msg):
             return []
+        if isinstance(msg.payload, RecordGameEvent):  # a game's fact in a tournament's input
+            self.dedupe.mark(msg)
+            msg = msg.payload.event_envelope()
+            if self.dedupe.seen(msg):
+                return []
         out: list[Envelope] = []
         queue = deque([msg])
         while queue:

@@ -1,13 +1,16 @@
 """Assembly of the back-end services on one event log (the gateway is separate).
 
-Three processes (consumer groups), each one ordered input:
+Two processes (consumer groups), each on one ordered input:
 
 - ``game``: the validation, clock, adjudication and penalties cores composed over the game
   command stream (and the tournament events that create games). Every decision about a game --
   a move accepted or refused, a flag, a result, a penalty -- is taken there, in the order of
   that game's commands, timers included (CheckClock); each core still writes only its own
-  stream (``game-<id>``, ``.clock``, ``.result``, ``.penalties``).
-- ``pairing`` and ``standings``: the tournament services.
+  stream (``game-<id>``, ``.clock``, ``.result``, ``.penalties``). The forward core hands a
+  tournament game's start, result and penalties to the tournament's command topic
+  (RecordGameEvent, :mod:`services.game.forward`).
+- ``tournament``: the pairing and standings cores over the tournament command stream, which
+  holds the organisers' and arbiters' commands and its games' facts in one order.
 
 ``System(log)`` hosts any subset of them on ``log``: the demo and the unit tests run all of them
 in one process on the memory log; ``python -m services.<name>`` runs one alone on Kafka (see
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from contracts.messages import GAME_COMMANDS, TOURNAMENT_EVENTS
+from contracts.messages import GAME_COMMANDS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS
 from shared.eventlog.base import EventLog
 from shared.service import Core, Processor, ServiceHost
 
@@ -25,9 +28,9 @@ from shared.service import Core, Processor, ServiceHost
 #: reads from the log (None: every topic its cores read). The game events are not read by the
 #: game process: only its own cores write them, and it hands them over inside.
 PROCESS_CORES = {
-    "game": (("validation", "clock", "adjudication", "penalties"), (GAME_COMMANDS, TOURNAMENT_EVENTS)),
-    "pairing": (("pairing",), None),
-    "standings": (("standings",), None),
+    "game": (("validation", "clock", "adjudication", "penalties", "forward"),
+             (GAME_COMMANDS, TOURNAMENT_EVENTS)),
+    "tournament": (("pairing", "standings"), (TOURNAMENT_COMMANDS,)),
 }
 SERVICES = tuple(PROCESS_CORES)
 
@@ -36,6 +39,7 @@ def make_core(name: str) -> Core:
     """A fresh core of service ``name``; raises ``KeyError`` for an unknown name."""
     from services.adjudication.core import AdjudicationCore
     from services.clock.service import ClockCore
+    from services.game.forward import ForwardCore
     from services.pairing.service import PairingCore
     from services.penalties.core import PenaltiesCore
     from services.standings.service import StandingsCore
@@ -44,6 +48,7 @@ def make_core(name: str) -> Core:
     return {
         "validation": ValidationCore, "clock": ClockCore, "adjudication": AdjudicationCore,
         "penalties": PenaltiesCore, "pairing": PairingCore, "standings": StandingsCore,
+        "forward": ForwardCore,
     }[name]()
 
 

@@ -1,9 +1,10 @@
 """The gateway: the HTTP face of Arbiter (FastAPI; OpenAPI at ``/docs``).
 
-- The only writer of the command streams: ``game-<gid>.commands`` (topic
-  ``arbiter.game.commands``) and ``tournament-<tid>.commands`` (``arbiter.tournament.commands``),
-  gap-free ``seq`` from 1 per stream (learned from the log on startup, so a restarted gateway
-  continues where the last one stopped).
+- Writes the commands, each gateway process on its own streams: ``game-<gid>.commands.<inst>``
+  (topic ``arbiter.game.commands``) and ``tournament-<tid>.commands.<inst>``
+  (``arbiter.tournament.commands``), gap-free ``seq`` from 1 per stream, ``<inst>`` an id drawn
+  when the process starts: any number of gateways run side by side, each stream has one writer.
+  The order that counts is the topic partition's, where all of an aggregate's commands meet.
 - Stamps every command with its receive time (``occurred_at``, DESIGN.md invariant 2) and its
   actor: the player named in the body, or the arbiter when the request carries
   ``X-Arbiter-Token`` equal to ``admin_token``. **With ``admin_token=None`` the arbiter endpoints
@@ -173,7 +174,11 @@ class Gateway:
         self.admin_token = admin_token
         self.now_ms = now_ms
         self.wait_timeout = wait_timeout
-        self.group = f"gateway-{secrets.token_hex(6)}"
+        # One writer per stream: each gateway process writes its own command streams, named
+        # after an instance id drawn at start (so any number of gateways run side by side, and
+        # a restarted one starts new streams at seq 1 without reading the log).
+        self.instance = secrets.token_hex(4)
+        self.group = f"gateway-{self.instance}"
         self.rm = ReadModel()
         self.dedupe = Deduper()
         self.seqs: dict[str, int] = {}
@@ -205,8 +210,6 @@ class Gateway:
                 logger.warning("gateway: could not read %s at startup", topic, exc_info=True)
                 continue
             for m in msgs:
-                if m.stream.endswith(".commands"):
-                    self.seqs[m.stream] = max(self.seqs.get(m.stream, 0), m.seq)
                 self.ingest(m)
             if msgs:
                 self._catchup.add(msgs[-1].event_id)
@@ -231,7 +234,7 @@ class Gateway:
             logger.error("gateway: read model failed on %s %s:%s\n%s", msg.type, msg.stream,
                          msg.seq, traceback.format_exc())
         self._fan_out(msg)
-        if msg.causation_id is not None and not msg.stream.endswith(".commands"):
+        if msg.causation_id is not None and msg.payload.KIND == "event":
             if msg.causation_id not in self.effects:
                 self.effects[msg.causation_id] = msg
                 if len(self.effects) > self.max_effects:
@@ -309,9 +312,10 @@ class Gateway:
     # ------------------------------------------------------------------------------- commands
     async def send(self, payload: Payload, aggregate: str, actor: Actor, *, at_ms: int | None,
                    wait: bool, correlation: str | None = None) -> tuple[Envelope, Envelope | None]:
-        """Publish ``payload`` on ``<aggregate>.commands`` with the next seq; with ``wait``, wait
-        for the first event of the aggregate caused by it (or the timeout: None)."""
-        stream = f"{aggregate}.commands"
+        """Publish ``payload`` on this gateway's command stream of the aggregate,
+        ``<aggregate>.commands.<instance>``, with the next seq; with ``wait``, wait for the first
+        event of the aggregate caused by it (or the timeout: None)."""
+        stream = f"{aggregate}.commands.{self.instance}"
         occurred = dt_of(at_ms if at_ms is not None else self.now_ms())
         corr = None
         if correlation:
@@ -322,7 +326,7 @@ class Gateway:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
         async with self.locks[stream]:
-            seq = max(self.seqs.get(stream, 0), self.rm.command_seqs.get(stream, 0)) + 1
+            seq = self.seqs.get(stream, 0) + 1
             try:
                 msg = envelope(payload, stream=stream, seq=seq, occurred_at=occurred, actor=actor,
                                correlation_id=corr)

@@ -542,15 +542,13 @@ class TournamentView:
 
 
 class ReadModel:
-    """All games and tournaments, plus each aggregate's message history (for SSE replays) and
-    the last seq seen on every command stream."""
+    """All games and tournaments, plus each aggregate's message history (for SSE replays)."""
 
     def __init__(self, keep_history: bool = True) -> None:
         self.games: dict[str, GameView] = {}
         self.tournaments: dict[str, TournamentView] = {}
         self.history: dict[str, list[Envelope]] = defaultdict(list)
         self.keep_history = keep_history
-        self.command_seqs: dict[str, int] = {}
         self.applied = 0
 
     def game(self, gid: str) -> GameView | None:
@@ -563,8 +561,6 @@ class ReadModel:
         self.applied += 1
         if self.keep_history:
             self.history[msg.aggregate].append(msg)
-        if msg.stream.endswith(".commands"):
-            self.command_seqs[msg.stream] = max(self.command_seqs.get(msg.stream, 0), msg.seq)
         key = msg.aggregate
         if key.startswith("game-"):
             gid = key[len("game-"):]

@@ -1,13 +1,14 @@
 """``arbiter audit``: re-derive every decision of a log and report each difference.
 
-The log of a game or a tournament holds the commands that came in (from the gateway: moves,
-claims, rulings, with their receive times) and the decisions the services made. The audit
-feeds the recorded commands, in log order, to fresh copies of all services on a memory log
-(the same code, so the same pure decisions), replays the clock's timer at the instants where the
-log shows a flag observed by a tick, and compares every re-derived event with the recorded one
-by (stream, seq): type, event time, cause and payload. Event ids are deterministic, so an
-untouched log re-derives byte for byte. It also checks that every stream's seq is gap-free and
-that no event id occurs twice (DESIGN.md invariant 3).
+The log of a game or a tournament holds the inputs that came in (the gateway's commands with
+their receive times, the timer's CheckClock commands) and the decisions the processes made
+(:mod:`shared.system`). Every decision is a function of one process's ordered input, so the
+audit hands each process (a fresh one, today's code) exactly the inputs the log recorded for
+it, in log order, and compares what it decides with what the log holds by (stream, seq):
+type, event time, cause and payload. Event ids are deterministic, so an untouched log
+re-derives byte for byte, and a code change that would decide a past case differently shows
+here. It also checks that every stream's seq is gap-free and that no event id occurs twice
+(DESIGN.md invariant 3).
 
 A game created by a tournament's pairing (whose RoundPaired is not in a game's log) is seeded
 with its recorded GameStarted.
@@ -23,9 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, GameStarted
-from shared.eventlog.memory import MemoryLog
-from shared.system import System
+from contracts.messages import GameStarted
+from shared.system import SERVICES, make_processor
 
 
 @dataclass
@@ -54,34 +54,30 @@ def _jsonable(v):
     return v if isinstance(v, (str, int, float, bool, type(None), list, dict)) else str(v)
 
 
-def _is_command(m: Envelope) -> bool:
-    return m.payload.KIND == "command"
-
-
 async def audit(messages: list[Envelope]) -> list[Difference]:
     """Re-derive the decisions of ``messages`` (a log in append order); the differences, for
     the aggregates that have messages in ``messages`` (see the module doc)."""
+    return rederive(messages)
+
+
+def rederive(messages: list[Envelope]) -> list[Difference]:
+    """:func:`audit` without the event loop (pure: no I/O)."""
     diffs = _integrity(messages)
-    recorded = [m for m in messages if not _is_command(m)]
-    commands = [m for m in messages if _is_command(m)]
+    scope = {m.aggregate for m in messages}
     causes = {m.event_id for m in messages}
-    log = MemoryLog()
-    system = System(log, ticks=False)
-    await log.start()
-    try:
-        for m in recorded:  # games whose creation is outside this log
+    recorded, rederived = [], []
+    for name in SERVICES:
+        proc = make_processor(name)
+        mine = [m for m in messages if proc.owns(m) and m.payload.TOPIC not in proc.inputs]
+        recorded += mine
+        for m in mine:  # games whose creation is outside this log
             if isinstance(m.payload, GameStarted) and m.causation_id not in causes:
-                await log.publish(m.payload.TOPIC, m)
-        await log.idle()
-        for cmd in commands:
-            await log.publish(cmd.payload.TOPIC, cmd)
-            await log.idle()
-        scope = {m.aggregate for m in messages}
-        rederived = [m for m in await log.read_many(TOPICS)
-                     if not _is_command(m) and m.aggregate in scope]
-    finally:
-        await log.stop()
-    return diffs + compare(recorded, rederived)
+                proc.seqs[m.stream] = max(proc.seqs.get(m.stream, 0), m.seq)
+                rederived += [m, *proc.decide(m)]
+        for m in messages:
+            if m.payload.TOPIC in proc.inputs:
+                rederived += proc.decide(m)
+    return diffs + compare(recorded, [m for m in rederived if m.aggregate in scope])
 
 
 def _integrity(messages: list[Envelope]) -> list[Difference]:

@@ -1,4 +1,4 @@
-"""``arbiter up``: the game, pairing and standings processes and the gateway on Kafka."""
+"""``arbiter up``: the game and tournament processes and the gateway on Kafka."""
 from __future__ import annotations
 
 import signal

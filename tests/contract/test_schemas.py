@@ -293,6 +293,8 @@ def _sample_value(annotation: Any, full: bool) -> Any:
         return "x1"
     if annotation is UUID:
         return UUID("12345678-1234-5678-1234-567812345678")
+    if annotation is dict:  # RecordGameEvent.event: any JSON object
+        return {"type": "GameEnded", "seq": 1} if full else {}
     raise AssertionError(f"no sample value for {annotation!r}: extend _sample_value")
 
 

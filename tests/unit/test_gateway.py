@@ -142,7 +142,8 @@ async def test_create_game_then_get(env):
     client, log, app, _ = env
     body = await _new_game(client)
     assert body["event"] == "GameStarted" and body["game_id"] == "g1"
-    assert body["stream"] == "game-g1.commands" and body["seq"] == 1
+    gw = app.state.gateway.instance
+    assert body["stream"] == f"game-g1.commands.{gw}" and body["seq"] == 1
     r = await client.get("/games/g1")
     assert r.status_code == 200
     g = r.json()
@@ -270,20 +271,25 @@ async def test_open_arbiter_endpoints_without_admin_token():
             assert r.status_code == 202
 
 
-async def test_command_seq_gap_free_and_continues_after_restart(env):
-    client, log, _, _ = env
+async def test_each_gateway_writes_its_own_gap_free_command_streams(env):
+    """One writer per stream with any number of gateways: each writes
+    ``<aggregate>.commands.<instance>`` from seq 1; the game's order is the topic's."""
+    client, log, app, _ = env
     await _new_game(client)
     await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
     await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e5e5"})  # rejected
     await client.post("/games/g1/moves", json={"player_id": "nobody!", "move": "e4"})  # 422
-    cmds = [m for m in await log.read(GAME_COMMANDS) if m.stream == "game-g1.commands"]
+    first = f"game-g1.commands.{app.state.gateway.instance}"
+    cmds = [m for m in await log.read(GAME_COMMANDS) if m.stream == first]
     assert [m.seq for m in cmds] == [1, 2, 3]
-    # a second gateway on the same log continues at 4 (learned from the log at startup)
+    # a second gateway on the same log starts its own stream at seq 1; the move is the game's 2nd
     app2 = create_app(log, admin_token=TOKEN, now_ms=lambda: NOW, manage_log=False, wait_timeout=0.3)
     async with app2.router.lifespan_context(app2):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app2), base_url="http://gw2") as c2:
             r = await c2.post("/games/g1/moves?wait=false", json={"player_id": "bob", "move": "e5"})
-            assert r.status_code == 202 and r.json()["seq"] == 4
+            second = f"game-g1.commands.{app2.state.gateway.instance}"
+            assert r.status_code == 202 and (r.json()["stream"], r.json()["seq"]) == (second, 1)
+            assert second != first
             assert (await c2.get("/games/g1")).json()["moves"][0]["san"] == "e4"
 
 
@@ -405,7 +411,7 @@ async def test_sse_stream_replays_then_follows(env):
 
     events = await _sse(app, "/games/g1/events", 4, then=move)
     assert [e["event"] for e in events] == ["CreateGame", "GameStarted", "SubmitMove", "MoveAccepted"]
-    assert events[0]["id"] == "game-g1.commands:1" and events[3]["data"]["payload"]["san"] == "e4"
+    assert events[0]["id"] == f"game-g1.commands.{app.state.gateway.instance}:1" and events[3]["data"]["payload"]["san"] == "e4"
     assert not app.state.gateway.subscribers["game-g1"]  # the disconnected client is gone
 
 

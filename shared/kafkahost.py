@@ -1,0 +1,415 @@
+"""A processor on Kafka: partition-owned state, transactions, snapshots (DESIGN.md invariant 3).
+
+:class:`KafkaHost` runs one process (``game`` or ``tournament``, :mod:`shared.system`) as any
+number of instances in one consumer group. Kafka's own mechanisms do the work:
+
+- Ownership. The group's range assignor gives partition *i* of every input topic to one
+  member, so an instance owns whole partitions (a tournament with all its games). Each owned
+  partition has its own :class:`shared.service.Processor` (its state) and its own
+  transactional producer, ``transactional.id = arbiter.<process>.<partition>``. Starting that
+  producer fences every earlier holder of the partition: a zombie instance (paused, cut off,
+  or not yet told of a rebalance) can no longer write, and its open transaction is aborted.
+- Exactly once. A batch of a partition's inputs is decided, then its decisions, the input
+  offsets (``send_offsets_to_transaction``) and, now and then, the partition's snapshot are
+  written in ONE transaction. Every consumer reads ``read_committed``, so a decision is seen
+  exactly when its inputs count as consumed: nothing lost, nothing doubled, no fork.
+- Snapshots. A partition's state (the processor, pickled and compressed, with the input
+  offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
+  partition = the partition number, at most every ``snapshot_every_s`` seconds or
+  ``snapshot_every`` inputs. On assignment an instance loads the latest snapshot and replays
+  only the inputs between its offsets and the group's committed offsets (already decided: their
+  decisions are in the log and are not written again), so start-up time depends on the
+  snapshot interval, not on the length of the log.
+- Timers. The processor's timer commands (CheckClock) are written in the partition's
+  transactions too: a fenced instance cannot ask for a flag.
+
+A failed transaction (broker down, fenced) drops the partition's state and restores it from
+the log as on assignment: the state never runs ahead of what the log holds.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import pickle
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.abc import ConsumerRebalanceListener
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.errors import TopicAlreadyExistsError
+from pydantic import ValidationError
+
+from contracts.envelope import Envelope
+from contracts.messages import TOPICS, parse_message
+from shared.metrics import (
+    ASSIGNED, BATCH, EMITTED, LAG, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
+    TIMERS, TXN_ABORTS,
+)
+from shared.service import Processor
+
+log = logging.getLogger("arbiter.kafkahost")
+
+#: Bumped when the pickled state of a core changes shape: older snapshots are then ignored and
+#: the partition is rebuilt from the start of its inputs.
+SNAPSHOT_FORMAT = 1
+MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
+
+
+def snapshot_topic(name: str) -> str:
+    """The compacted topic holding process ``name``'s partition snapshots."""
+    return f"arbiter.snapshots.{name}"
+
+
+async def ensure_topics(bootstrap: str, partitions: int, extra: tuple[str, ...] = ()) -> None:
+    """Create the message topics and the snapshot topics ``extra`` (compacted, large records)
+    with ``partitions`` partitions where they do not exist."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        compact = {"cleanup.policy": "compact", "max.message.bytes": str(MAX_SNAPSHOT_BYTES),
+                   "segment.ms": "600000", "min.cleanable.dirty.ratio": "0.1"}
+        new = [NewTopic(t, partitions, 1) for t in TOPICS if t not in existing]
+        new += [NewTopic(t, partitions, 1, topic_configs=compact) for t in extra if t not in existing]
+        if new:
+            try:
+                await admin.create_topics(new)
+            except TopicAlreadyExistsError:
+                pass
+    finally:
+        await admin.close()
+
+
+def _parse(topic: str, body: bytes) -> Envelope | None:
+    try:
+        return parse_message(body)
+    except ValidationError as e:
+        log.error("skipping an undecodable record on %s (%d errors): %.200r", topic, e.error_count(), body)
+        return None
+
+
+def _encode(m: Envelope) -> dict:
+    return {"value": m.model_dump_json().encode(), "key": m.key.encode(),
+            "headers": [("type", m.type.encode())]}
+
+
+@dataclass
+class _Part:
+    """One owned partition: its processor (state), producer and snapshot bookkeeping."""
+
+    number: int
+    proc: Processor
+    producer: AIOKafkaProducer
+    offsets: dict[str, int] = field(default_factory=dict)  # input topic -> next offset to read
+    inputs_since_snapshot: int = 0
+    snapshot_at: float = field(default_factory=time.monotonic)
+
+
+class KafkaHost:
+    """Runs ``make_processor()`` per owned partition of its inputs on the cluster at
+    ``bootstrap``, in consumer group ``name`` (see the module doc).
+
+    ``ticks``: publish the processor's timer commands on wall time ``now_ms`` (epoch ms).
+    ``partitions``: partitions per topic when this host creates the topics.
+    :meth:`status` reports readiness and recovery progress (``/healthz``).
+    """
+
+    def __init__(self, name: str, bootstrap: str, make_processor: Callable[[], Processor], *,
+                 ticks: bool = False, now_ms: Callable[[], int] | None = None, partitions: int = 8,
+                 snapshot_every: int = 5_000, snapshot_every_s: float = 5.0,
+                 max_batch: int = 2_000) -> None:
+        self.name, self.bootstrap, self.make_processor = name, bootstrap, make_processor
+        self.ticks = ticks
+        self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)
+        self.partitions = partitions
+        self.snapshot_every, self.snapshot_every_s = snapshot_every, snapshot_every_s
+        self.max_batch = max_batch
+        self.inputs = make_processor().inputs
+        self.snapshots = snapshot_topic(name)
+        self.parts: dict[int, _Part] = {}
+        self.consumer: AIOKafkaConsumer | None = None
+        self._lock = asyncio.Lock()
+        self._task: asyncio.Task | None = None
+        self._restoring: dict[int, dict] = {}
+        self.started = False
+        self._joined = False  # the group has assigned this instance its partitions once
+        self.restored: dict[int, dict] = {}  # partition -> {"messages", "seconds", "snapshot"}
+
+    # ------------------------------------------------------------------------- life cycle
+    async def start(self) -> None:
+        """Create missing topics, join the group and start consuming (returns at once; the
+        partitions are restored as they are assigned: see :meth:`status`)."""
+        await ensure_topics(self.bootstrap, self.partitions, (self.snapshots,))
+        self.consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap, group_id=self.name, enable_auto_commit=False,
+            auto_offset_reset="earliest", isolation_level="read_committed",
+            partition_assignment_strategy=(RangePartitionAssignor,), fetch_max_wait_ms=10,
+            max_poll_interval_ms=600_000, session_timeout_ms=10_000, heartbeat_interval_ms=1_000,
+            client_id=f"arbiter-{self.name}")
+        self.consumer.subscribe(list(self.inputs), listener=_Listener(self))
+        await self.consumer.start()
+        READY.labels(self.name).set(0)
+        self._task = asyncio.create_task(self._run(), name=f"kafkahost-{self.name}")
+        self.started = True
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        async with self._lock:
+            for n in list(self.parts):
+                await self._drop(n)
+        if self.consumer:
+            await self.consumer.stop()
+        READY.labels(self.name).set(0)
+
+    def status(self) -> dict:
+        """Readiness for ``/healthz``: ready once the group has assigned this instance its
+        partitions and every one of them is restored; the partitions owned, those being
+        restored (with progress) and how each owned one was restored."""
+        assigned = sorted({tp.partition for tp in self.consumer.assignment()}) if self.consumer else []
+        ready = self._joined and not self._restoring and all(n in self.parts for n in assigned)
+        READY.labels(self.name).set(int(ready))
+        return {"ready": bool(ready), "partitions": sorted(self.parts), "assigned": assigned,
+                "restoring": {str(k): v for k, v in self._restoring.items()},
+                "restored": {str(k): v for k, v in self.restored.items()}}
+
+    # ---------------------------------------------------------------------------- assignment
+    async def assigned(self, tps) -> None:
+        numbers = sorted({tp.partition for tp in tps} - set(self.parts))
+        REBALANCES.labels(self.name, "assigned").inc()
+        async with self._lock:
+            for n in numbers:
+                await self._restore(n)
+        self._joined = True
+        ASSIGNED.labels(self.name).set(len(self.parts))
+
+    async def revoked(self, tps) -> None:
+        REBALANCES.labels(self.name, "revoked").inc()
+        async with self._lock:
+            for n in sorted({tp.partition for tp in tps}):
+                await self._drop(n)
+        ASSIGNED.labels(self.name).set(len(self.parts))
+
+    async def _drop(self, n: int) -> None:
+        part = self.parts.pop(n, None)
+        if part is not None:
+            try:
+                await part.producer.stop()
+            except Exception:  # fenced or broker gone: nothing of ours is left to flush
+                log.debug("%s: producer of partition %d did not stop cleanly", self.name, n)
+
+    async def _restore(self, n: int) -> None:
+        """Own partition ``n``: fence earlier writers, load the latest snapshot, replay the
+        inputs decided since (not written again) and seek the group consumer to the
+        committed offsets."""
+        t0 = time.monotonic()
+        progress = self._restoring[n] = {"phase": "fencing", "messages": 0}
+        producer = AIOKafkaProducer(
+            bootstrap_servers=self.bootstrap, transactional_id=f"arbiter.{self.name}.{n}",
+            linger_ms=0, retry_backoff_ms=5, max_request_size=MAX_SNAPSHOT_BYTES,
+            client_id=f"arbiter-{self.name}-{n}")
+        await producer.start()  # init_transactions: earlier holders fenced, their open txn aborted
+        try:
+            tps = [TopicPartition(t, n) for t in self.inputs]
+            committed = {tp.topic: (await self.consumer.committed(tp)) or 0 for tp in tps}
+            progress["phase"] = "snapshot"
+            snap = await self._read_snapshot(n)
+            if snap is not None and all(snap["offsets"].get(t, 0) <= committed[t] for t in committed):
+                proc, start = snap["proc"], dict(snap["offsets"])
+            else:
+                proc, start = self.make_processor(), {t: 0 for t in committed}
+            progress["phase"] = "replaying"
+            progress["to_replay"] = sum(committed[t] - start.get(t, 0) for t in committed)
+            replayed = 0
+            for m in await self._read_range(n, start, committed):
+                proc.decide(m)  # already decided: its decisions are in the log
+                replayed += 1
+                progress["messages"] = replayed
+            part = _Part(n, proc, producer, offsets=dict(committed))
+            self.parts[n] = part
+            for tp in tps:
+                self.consumer.seek(tp, committed[tp.topic])
+            took = time.monotonic() - t0
+            self.restored[n] = {"messages": replayed, "seconds": round(took, 3),
+                                "snapshot": snap is not None}
+            RECOVERY.labels(self.name).set(replayed)
+            RECOVERY_SECONDS.labels(self.name).set(took)
+            log.info("%s: partition %d restored in %.2f s (%s snapshot, %d inputs replayed)",
+                     self.name, n, took, "from a" if snap else "no", replayed)
+        except BaseException:
+            await producer.stop()
+            raise
+        finally:
+            self._restoring.pop(n, None)
+
+    async def _read_snapshot(self, n: int) -> dict | None:
+        """The latest committed snapshot of partition ``n`` (or None): its last records are
+        [..., snapshot, commit marker], so a short read from the end finds it."""
+        c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
+                             isolation_level="read_committed", max_partition_fetch_bytes=MAX_SNAPSHOT_BYTES,
+                             fetch_max_bytes=MAX_SNAPSHOT_BYTES)
+        await c.start()
+        try:
+            tp = TopicPartition(self.snapshots, n)
+            c.assign([tp])
+            end = (await c.end_offsets([tp]))[tp]
+            if end == 0:
+                return None
+            for back in (8, None):
+                if back is None:
+                    await c.seek_to_beginning(tp)
+                else:
+                    c.seek(tp, max(0, end - back))
+                last = await self._last_record(c, tp, end)
+                if last is not None:
+                    snap = pickle.loads(zlib.decompress(last))
+                    return snap if snap.get("format") == SNAPSHOT_FORMAT else None
+            return None
+        finally:
+            await c.stop()
+
+    @staticmethod
+    async def _last_record(c: AIOKafkaConsumer, tp: TopicPartition, end: int) -> bytes | None:
+        last = None
+        while await c.position(tp) < end:
+            batch = await c.getmany(tp, timeout_ms=500)
+            for r in batch.get(tp, []):
+                last = r.value
+            if not batch and await c.position(tp) >= end:
+                break
+        return last
+
+    async def _read_range(self, n: int, start: dict[str, int], end: dict[str, int]) -> list[Envelope]:
+        """Input messages of partition ``n`` from ``start`` to ``end`` offsets (by topic), in
+        the order the group consumer hands them (by topic partition, merged by timestamp)."""
+        tps = [TopicPartition(t, n) for t in end if end[t] > start.get(t, 0)]
+        if not tps:
+            return []
+        c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
+                             isolation_level="read_committed")
+        await c.start()
+        rows = []
+        try:
+            c.assign(tps)
+            for tp in tps:
+                c.seek(tp, start.get(tp.topic, 0))
+            remaining = set(tps)
+            while remaining:
+                batch = await c.getmany(*remaining, timeout_ms=500, max_records=5_000)
+                for tp, records in batch.items():
+                    rows += [(r.timestamp, tp.topic, r.offset, r.value) for r in records
+                             if r.offset < end[tp.topic]]
+                for tp in list(remaining):
+                    if await c.position(tp) >= end[tp.topic]:
+                        remaining.discard(tp)
+        finally:
+            await c.stop()
+        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        return [m for _, t, _, v in rows if (m := _parse(t, v)) is not None]
+
+    # ----------------------------------------------------------------------------- the loop
+    async def _run(self) -> None:
+        while True:
+            try:
+                batch = await self.consumer.getmany(timeout_ms=20, max_records=self.max_batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("%s: fetch failed; retrying", self.name)
+                await asyncio.sleep(0.5)
+                continue
+            t0 = time.perf_counter()
+            async with self._lock:
+                jobs = [self._step(part, batch) for part in list(self.parts.values())]
+                await asyncio.gather(*jobs)
+            if batch:
+                BATCH.labels(self.name).observe(time.perf_counter() - t0)
+            self._measure_lag()
+
+    async def _step(self, part: _Part, batch: dict) -> None:
+        rows = [(r.timestamp, tp.topic, r.offset, r.value)
+                for tp, records in batch.items() if tp.partition == part.number for r in records]
+        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        offsets = {}
+        out: list[Envelope] = []
+        for _, topic, offset, value in rows:
+            offsets[topic] = offset + 1
+            m = _parse(topic, value)
+            if m is not None:
+                out += part.proc.decide(m)
+        timers = part.proc.due(self.now_ms()) if self.ticks else []
+        snapshot = bool(offsets) and (
+            part.inputs_since_snapshot + len(rows) >= self.snapshot_every
+            or time.monotonic() - part.snapshot_at >= self.snapshot_every_s)
+        SNAPSHOT_AGE.labels(self.name).set(time.monotonic() - part.snapshot_at)
+        if not (offsets or timers):
+            return
+        try:
+            await self._commit(part, out + timers, offsets, snapshot)
+        except Exception as e:  # fenced, or the broker refused: restore from the log
+            TXN_ABORTS.labels(self.name).inc()
+            log.warning("%s: transaction of partition %d failed (%s: %s); restoring it from the log",
+                        self.name, part.number, type(e).__name__, e)
+            await self._drop(part.number)
+            if any(tp.partition == part.number for tp in self.consumer.assignment()):
+                try:
+                    await self._restore(part.number)
+                except Exception:
+                    log.exception("%s: partition %d not restored; retried at the next rebalance",
+                                  self.name, part.number)
+            return
+        part.offsets.update(offsets)
+        part.inputs_since_snapshot += len(rows)
+        for m in out:
+            EMITTED.labels(self.name, m.type).inc()
+        if timers:
+            TIMERS.labels(self.name).inc(len(timers))
+        if snapshot:
+            part.inputs_since_snapshot, part.snapshot_at = 0, time.monotonic()
+
+    async def _commit(self, part: _Part, out: list[Envelope], offsets: dict[str, int],
+                      snapshot: bool) -> None:
+        p = part.producer
+        await p.begin_transaction()
+        try:
+            futs = [await p.send(m.payload.TOPIC, **_encode(m)) for m in out]
+            if offsets:
+                await p.send_offsets_to_transaction(
+                    {TopicPartition(t, part.number): o for t, o in offsets.items()}, self.name)
+            if snapshot:
+                state = {"format": SNAPSHOT_FORMAT, "offsets": {**part.offsets, **offsets},
+                         "proc": part.proc}
+                blob = zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
+                futs.append(await p.send(self.snapshots, value=blob, key=str(part.number).encode(),
+                                         partition=part.number))
+            await asyncio.gather(*futs)
+        except BaseException:
+            try:
+                await p.abort_transaction()
+            except Exception:
+                pass
+            raise
+        await p.commit_transaction()
+
+    def _measure_lag(self) -> None:
+        for tp in self.consumer.assignment():
+            hw = self.consumer.highwater(tp)
+            part = self.parts.get(tp.partition)
+            if hw is not None and part is not None:
+                LAG.labels(self.name, tp.topic, str(tp.partition)).set(max(0, hw - part.offsets.get(tp.topic, 0)))
+
+
+class _Listener(ConsumerRebalanceListener):
+    def __init__(self, host: KafkaHost) -> None:
+        self.host = host
+
+    async def on_partitions_revoked(self, revoked) -> None:
+        await self.host.revoked(revoked)
+
+    async def on_partitions_assigned(self, assigned) -> None:
+        await self.host.assigned(assigned)

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).with_name("dashboard.json")
-SEL = '{service=~"$service"}'          # the dashboard's service filter
+# The dashboard's process filter (game, tournament). Decision latency and handler errors are
+# labelled with the core instead (validation, clock, adjudication, penalties, pairing, standings).
+SEL = '{service=~"$service"}'
 RATE = "$__rate_interval"
 QUANTILES = (0.5, 0.95, 0.99)
 
@@ -32,12 +34,12 @@ ROWS: list[tuple[str, list[tuple[str, str, list[tuple[str, str]], str]]]] = [
          [(f"sum by (service) (rate(arbiter_messages_handled_total{SEL}[{RATE}]))", "{{service}}")], "timeseries"),
         ("Events out (decisions written) per service", "ops",
          [(f"sum by (service) (rate(arbiter_messages_emitted_total{SEL}[{RATE}]))", "{{service}}")], "timeseries"),
-        ("Decision latency (core) p50 / p95 / p99", "s",
-         quantiles(f"arbiter_handle_seconds_bucket{SEL}", "service"), "timeseries"),
+        ("Decision latency per core (validation, clock, ...) p50 / p95 / p99", "s",
+         quantiles("arbiter_handle_seconds_bucket", "service"), "timeseries"),
         ("Consume-decide-commit batch p50 / p95 / p99", "s",
          quantiles(f"arbiter_batch_seconds_bucket{SEL}", "service"), "timeseries"),
-        ("Handler errors per service and type", "short",
-         [(f"sum by (service, type) (increase(arbiter_handler_errors_total{SEL}[{RATE}]))",
+        ("Handler errors per core and message type", "short",
+         [(f"sum by (service, type) (increase(arbiter_handler_errors_total[{RATE}]))",
            "{{service}} {{type}}")], "timeseries"),
         ("Timer commands (CheckClock) published", "ops",
          [(f"sum by (service) (rate(arbiter_timer_commands_total{SEL}[{RATE}]))", "{{service}}")], "timeseries"),
@@ -115,7 +117,7 @@ def dashboard() -> dict:
         "templating": {"list": [
             {"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
              "current": {"text": "Prometheus", "value": "prometheus"}},
-            {"name": "service", "label": "Service", "type": "query", "datasource": DATASOURCE,
+            {"name": "service", "label": "Process", "type": "query", "datasource": DATASOURCE,
              "query": {"query": "label_values(arbiter_messages_handled_total, service)", "refId": "service"},
              "definition": "label_values(arbiter_messages_handled_total, service)",
              "refresh": 2, "includeAll": True, "multi": True, "allValue": ".*",

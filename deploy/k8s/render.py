@@ -19,9 +19,9 @@ from shared.runner import PORTS  # noqa: E402
 OUT = Path(__file__).with_name("services.yaml")
 NAMESPACE = "arbiter"
 IMAGE = "arbiter:0.1.0"          # deploy/Dockerfile; push it where the cluster pulls from
-# Instances per service. More than one relies on the state hand-over on a rebalance (issue 10);
-# the gateway builds its read models from every partition, so it runs alone.
-REPLICAS = {"gateway": 1, "game": 3, "pairing": 2, "standings": 2}
+# Instances per process. Those of game and tournament share its partitions (one consumer group);
+# each gateway reads every partition into its own read models and writes its own command streams.
+REPLICAS = {"gateway": 2, "game": 3, "tournament": 2}
 ADMIN_TOKEN = {"name": "ARBITER_ADMIN_TOKEN",   # Secret created by the operator (config.yaml)
                "valueFrom": {"secretKeyRef": {"name": "arbiter-admin", "key": "token"}}}
 
@@ -44,13 +44,12 @@ def deployment(name: str, port: int) -> dict:
         "envFrom": [{"configMapRef": {"name": "arbiter-config"}}],
         **({"env": [ADMIN_TOKEN]} if name == "gateway" else {}),
         "ports": [{"name": "http", "containerPort": port}],
-        # Restoring state from the log may take minutes; the HTTP port opens when it is done.
-        "startupProbe": probe("/healthz", 5, 120),
-        # Ready: /healthz answers 200 (issue 10: only once the instance serves).
-        "readinessProbe": probe("/healthz", 5, 2),
-        # Alive: the HTTP server answers; /metrics is 200 whether or not the instance is ready,
-        # so a rebalance's hand-over never gets a pod killed.
+        # Started and alive: the HTTP server answers. /metrics is 200 whether or not the instance
+        # is ready, so restoring partitions (at start or after a rebalance) never gets a pod killed.
+        "startupProbe": probe("/metrics", 2, 30),
         "livenessProbe": probe("/metrics", 10, 6),
+        # Ready: /healthz is 200 once every partition it owns is restored, 503 before.
+        "readinessProbe": probe("/healthz", 5, 2),
         "resources": {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}},
         "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                             "capabilities": {"drop": ["ALL"]}},

@@ -27,6 +27,7 @@ def service_app(name: str, bus: str):
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
     from shared.kafkahost import KafkaHost
+    from shared.metrics import RESTARTS
     from shared.system import SERVICES, make_processor
 
     if name not in SERVICES:
@@ -34,6 +35,8 @@ def service_app(name: str, bus: str):
     if not bus.startswith("kafka://") or len(bus) <= len("kafka://"):
         raise ValueError(f"a service process runs on Kafka: --bus kafka://HOST:PORT, not {bus!r}")
     host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"))
+    restarts = int(os.environ.get("ARBITER_RESTARTS", "0") or 0)  # set by arbiter up
+    RESTARTS.labels(name).inc(restarts)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -47,7 +50,7 @@ def service_app(name: str, bus: str):
 
     @app.get("/healthz")
     async def healthz():
-        st = {"service": name, "bus": bus, **host.status()}
+        st = {"service": name, "bus": bus, "restarts": restarts, **host.status()}
         return JSONResponse(st, status_code=200 if st["ready"] else 503)
 
     @app.get("/metrics")

@@ -1,47 +1,81 @@
-"""``arbiter up``: the game and tournament processes and the gateway on Kafka."""
+"""``arbiter up``: the game and tournament processes and the gateway on Kafka, each as one or
+more instances (separate processes; the back-end instances of a process share its consumer
+group and split its partitions)."""
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 
 import httpx
 
 from shared.system import SERVICES
 
-
-def _spawn(name: str, bus: str, port: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", f"services.{name}", "--bus", bus, "--port", str(port)])
+Procs = dict[str, tuple[subprocess.Popen, int]]
 
 
-def start_all(bus: str, base_port: int = 8000) -> dict[str, tuple[subprocess.Popen, int]]:
-    """Start every service (``python -m services.<name>``); returns name -> (process, port).
-    The gateway gets ``base_port``, the processes the next ports."""
-    return {name: (_spawn(name, bus, base_port + i), base_port + i)
-            for i, name in enumerate(("gateway",) + SERVICES)}
+def process_name(instance: str) -> str:
+    """``game`` of ``game`` or ``game#2``: the process an instance name runs."""
+    return instance.split("#", 1)[0]
 
 
-def wait_ready(procs, timeout: float = 60.0) -> list[str]:
-    """Wait until every service answers /healthz ready; returns the names that did not."""
-    end = time.time() + timeout
+def spawn(instance: str, bus: str, port: int, restarts: int = 0) -> subprocess.Popen:
+    """Start one instance (``python -m services.<process>``) with its HTTP port; ``restarts``
+    (how often it was started again) is handed over in ``ARBITER_RESTARTS`` for its
+    ``/healthz`` and ``arbiter_restarts_total``."""
+    return subprocess.Popen([sys.executable, "-m", f"services.{process_name(instance)}",
+                             "--bus", bus, "--port", str(port)],
+                            env={**os.environ, "ARBITER_RESTARTS": str(restarts)})
+
+
+def start_all(bus: str, base_port: int = 8000, instances: Mapping[str, int] | None = None) -> Procs:
+    """Start the gateway and every process; ``instances`` (process -> count, default 1 each;
+    the gateway may have several too). Returns instance name (``game``, ``game#2`` ...) ->
+    (process, HTTP port); ports count up from ``base_port`` (the first gateway's)."""
+    counts = {name: (instances or {}).get(name, 1) for name in ("gateway",) + SERVICES}
+    names = [name if i == 0 else f"{name}#{i + 1}" for name, n in counts.items() for i in range(n)]
+    return {inst: (spawn(inst, bus, base_port + k), base_port + k) for k, inst in enumerate(names)}
+
+
+def health(port: int) -> dict | None:
+    """The ``/healthz`` body of the instance on ``port``, or None when it does not answer."""
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def wait_ready(procs: Procs, timeout: float | None = 60.0,
+               progress: Callable[[str, dict], None] | None = None) -> list[str]:
+    """Wait until every instance answers ``/healthz`` ready; returns the names that did not
+    (dead, or not ready within ``timeout`` seconds; None: wait as long as they live and report
+    progress). ``progress(name, health)`` is called about once a second per instance still
+    restoring."""
+    end = None if timeout is None else time.time() + timeout
     pending = dict(procs)
-    while pending and time.time() < end:
+    last = 0.0
+    while pending and (end is None or time.time() < end):
         for name, (p, port) in list(pending.items()):
             if p.poll() is not None:
+                if end is None:
+                    return sorted(pending)
                 continue
-            try:
-                r = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                if r.status_code == 200 and r.json().get("ready"):
-                    del pending[name]
-            except httpx.HTTPError:
-                pass
+            h = health(port)
+            if h is not None and h.get("ready"):
+                del pending[name]
+            elif h is not None and progress is not None and time.time() - last >= 1.0:
+                progress(name, h)
+        if progress is not None and time.time() - last >= 1.0:
+            last = time.time()
         time.sleep(0.2)
     return sorted(pending)
 
 
-def stop_all(procs) -> None:
-    """SIGTERM every running service, then SIGKILL what is still up after 15 s."""
+def stop_all(procs: Procs) -> None:
+    """SIGTERM every running instance, then SIGKILL what is still up after 15 s."""
     for p, _ in procs.values():
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
@@ -52,11 +86,22 @@ def stop_all(procs) -> None:
             p.kill()
 
 
-def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5) -> int:
-    """Start all, report, and supervise until Ctrl-C or SIGTERM: a service that dies is started
-    again (it recovers its state from the log), at most ``max_restarts`` times each. Every
-    service is stopped on the way out. Returns the exit code."""
-    procs = start_all(bus, base_port)
+def _show_progress(name: str, h: dict) -> None:
+    restoring = h.get("restoring") or {}
+    parts = ", ".join(f"p{k} {v.get('phase')} {v.get('messages', 0)}/{v.get('to_replay', '?')}"
+                      for k, v in sorted(restoring.items()))
+    print(f"arbiter up: {name} restoring {parts or 'waiting for its partitions'}", file=sys.stderr,
+          flush=True)
+
+
+def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5,
+            instances: Mapping[str, int] | None = None) -> int:
+    """Start all, wait until each instance reports ready (restoring state takes as long as it
+    takes: progress is printed), and supervise until Ctrl-C or SIGTERM: an instance that dies
+    is started again (it restores its partitions from snapshot + tail), at most
+    ``max_restarts`` times each (reported by the instance: ``/healthz`` ``restarts`` and
+    ``arbiter_restarts_total``). Returns the exit code."""
+    procs = start_all(bus, base_port, instances)
     restarts = {name: 0 for name in procs}
 
     def _term(signum, frame):
@@ -64,9 +109,9 @@ def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5) -> int:
 
     signal.signal(signal.SIGTERM, _term)
     try:
-        missing = wait_ready(procs)
-        if missing:
-            print(f"arbiter up: not ready after 60 s: {', '.join(missing)} (is Kafka at {bus} up?)",
+        dead = wait_ready(procs, timeout=None, progress=_show_progress)
+        if dead:
+            print(f"arbiter up: {', '.join(dead)} exited while starting (is Kafka at {bus} up?)",
                   file=sys.stderr)
             return 1
         for name, (_, port) in procs.items():
@@ -83,7 +128,7 @@ def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5) -> int:
                 restarts[name] += 1
                 print(f"arbiter up: {name} exited with {p.returncode}; restarting "
                       f"({restarts[name]}/{max_restarts})", file=sys.stderr, flush=True)
-                procs[name] = (_spawn(name, bus, port), port)
+                procs[name] = (spawn(name, bus, port, restarts[name]), port)
     except KeyboardInterrupt:
         return 0
     finally:

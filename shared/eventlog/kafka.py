@@ -11,6 +11,9 @@
   consumer group or stop a service from recovering. ``KafkaLog.undecodable`` counts them.
 - :meth:`KafkaLog.read`: a group-less aiokafka consumer reading every partition from the
   beginning to the end offsets seen at call time (replay, export, audit).
+- Every consumer reads ``read_committed``: the processes write their decisions in Kafka
+  transactions (:mod:`shared.kafkahost`), and what a fenced or failed instance wrote is never
+  seen.
 """
 from __future__ import annotations
 
@@ -81,6 +84,7 @@ class KafkaLog(EventLog):
         sub = self.broker.subscriber(
             *topics, group_id=group, auto_offset_reset="earliest", ack_policy=policy,
             fetch_max_wait_ms=20, max_poll_records=500, decoder=_raw,
+            isolation_level="read_committed",  # decisions are written in transactions
             # partition i of every topic to the same member: a key's messages of all topics
             partition_assignment_strategy=(RangePartitionAssignor,),
         )
@@ -149,7 +153,8 @@ class KafkaLog(EventLog):
         return [m for r in rows if (m := self._parse(r[4], r[3])) is not None]
 
     async def _rows(self, topic: str) -> list[tuple[int, int, int, bytes]]:
-        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)
+        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
+                                    isolation_level="read_committed")
         try:
             await consumer.start()
             parts = await self._partitions(topic)
@@ -161,17 +166,14 @@ class KafkaLog(EventLog):
             end = await consumer.end_offsets(tps)
             rows: list[tuple[int, int, int, bytes]] = []
             remaining = {tp for tp in tps if end[tp] > 0}
-            while remaining:
-                batch = await consumer.getmany(*remaining, timeout_ms=1000)
+            while remaining:  # positions pass the transaction markers too
+                batch = await consumer.getmany(*remaining, timeout_ms=500, max_records=10_000)
                 for tp, records in batch.items():
                     for r in records:
                         if r.offset < end[tp]:
                             rows.append((r.timestamp, tp.partition, r.offset, r.value))
-                    if records and records[-1].offset >= end[tp] - 1:
-                        remaining.discard(tp)
-                if not batch:
-                    pos = {tp: await consumer.position(tp) for tp in remaining}
-                    remaining = {tp for tp in remaining if pos[tp] < end[tp]}
+                pos = {tp: await consumer.position(tp) for tp in remaining}
+                remaining = {tp for tp in remaining if pos[tp] < end[tp]}
             rows.sort(key=lambda r: (r[0], r[1], r[2]))
             return rows
         finally:

@@ -180,20 +180,25 @@ class KafkaHost:
 
     # ---------------------------------------------------------------------------- assignment
     async def assigned(self, tps) -> None:
-        numbers = sorted({tp.partition for tp in tps} - set(self.parts))
+        """The group's new assignment: partitions kept keep their state (nobody else owned
+        them in between, and a fenced producer would show at its next commit); partitions
+        lost are dropped; new ones are restored."""
+        mine = {tp.partition for tp in tps}
         REBALANCES.labels(self.name, "assigned").inc()
         async with self._lock:
-            for n in numbers:
+            for n in sorted(set(self.parts) - mine):
+                await self._drop(n)
+            for n in sorted(mine - set(self.parts)):
                 await self._restore(n)
         self._joined = True
         ASSIGNED.labels(self.name).set(len(self.parts))
 
     async def revoked(self, tps) -> None:
+        """A rebalance starts: wait for the step in progress (its transaction commits or
+        aborts under the lock); what is lost is dropped when the new assignment is known."""
         REBALANCES.labels(self.name, "revoked").inc()
         async with self._lock:
-            for n in sorted({tp.partition for tp in tps}):
-                await self._drop(n)
-        ASSIGNED.labels(self.name).set(len(self.parts))
+            pass
 
     async def _drop(self, n: int) -> None:
         part = self.parts.pop(n, None)

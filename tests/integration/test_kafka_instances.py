@@ -1,0 +1,180 @@
+"""Several instances per process on real Kafka, killed and added under load (issue 10 item 3),
+and a lagging game processor (item 1).
+
+Games are played through two gateways while game-processor instances are killed (SIGKILL),
+added, restarted and paused past the group's session timeout (a zombie); the partitions move between instances, whose transactional producers fence
+the dead ones. Afterwards the log must show every command decided exactly once (0 lost, 0
+doubled), no (stream, seq) written twice (0 forks), every game's recorded result, and an audit
+with 0 differences.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+import uuid
+from collections import Counter
+
+import httpx
+import pytest
+
+from contracts.messages import TOPICS
+from services.tools.audit import audit
+from services.tools.supervisor import spawn, start_all, stop_all, wait_ready
+from shared.eventlog.kafka import KafkaLog
+
+pytestmark = [pytest.mark.kafka, pytest.mark.slow]
+TOKEN = {"X-Arbiter-Token": os.environ.get("ARBITER_ADMIN_TOKEN", "local-arbiter")}
+SCHOLAR = ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]  # 1-0, checkmate (FIDE 1994 10.1)
+
+
+async def _moves(c: httpx.AsyncClient, gid: str) -> dict | None:
+    try:
+        r = await c.get(f"/games/{gid}")
+        return r.json() if r.status_code == 200 else None
+    except httpx.HTTPError:
+        return None
+
+
+async def _play(gateways: list[httpx.AsyncClient], gid: str, moves: list[str], deadline: float,
+                pause: float = 0.0) -> None:
+    """Play ``moves`` alternately through the gateways, ``pause`` seconds apart; each move once
+    (no blind retries): after a failed request the game's move count tells whether it was taken."""
+    for i, mv in enumerate(moves):
+        await asyncio.sleep(pause)
+        who = "w" if i % 2 == 0 else "b"
+        while True:
+            g = await _moves(gateways[(i + 1) % 2], gid)
+            if g is not None and len(g["moves"]) > i:
+                break
+            if g is not None and len(g["moves"]) == i:
+                try:
+                    r = await gateways[i % 2].post(f"/games/{gid}/moves", params={"wait": "false"},
+                                                   json={"player_id": who, "move": mv})
+                    assert r.status_code == 202, r.text
+                except httpx.HTTPError:
+                    pass
+                for _ in range(600):  # until the decision is in the read model
+                    g = await _moves(gateways[(i + 1) % 2], gid)
+                    if g is not None and len(g["moves"]) > i:
+                        break
+                    assert time.time() < deadline, f"{gid}: move {i + 1} {mv} not decided"
+                    await asyncio.sleep(0.1)
+                break
+            assert time.time() < deadline, f"{gid}: no read model"
+            await asyncio.sleep(0.1)
+
+
+async def _log_of(bootstrap: str, prefix: str):
+    log = KafkaLog(bootstrap)
+    try:
+        return [m for m in await log.read_many(TOPICS) if m.aggregate.startswith(prefix)]
+    finally:
+        await log.stop()
+
+
+def _check_exactly_once(msgs) -> None:
+    commands = {m.event_id for m in msgs if m.payload.KIND == "command" and m.actor.kind != "service"}
+    decided = Counter(m.causation_id for m in msgs
+                      if m.type in ("GameStarted", "MoveAccepted", "MoveRejected", "GameCommandRejected")
+                      and m.causation_id in commands)
+    assert set(decided) == commands, f"{len(commands - set(decided))} commands lost"
+    assert max(decided.values()) == 1, "a command decided twice"
+    slots = Counter((m.stream, m.seq) for m in msgs)
+    assert max(slots.values()) == 1, "a (stream, seq) written twice"
+
+
+def test_three_game_instances_two_gateways_killed_and_added_under_load(kafka_bus, kafka_bootstrap):
+    base = 18300
+    procs = start_all(kafka_bus, base, instances={"game": 3, "gateway": 2})
+    run = uuid.uuid4().hex[:6]
+    gids = [f"mi{run}g{i}" for i in range(32)]
+    try:
+        assert wait_ready(procs, timeout=180) == []
+
+        async def main():
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{procs['gateway'][1]}",
+                                         headers=TOKEN, timeout=30) as g1, \
+                    httpx.AsyncClient(base_url=f"http://127.0.0.1:{procs['gateway#2'][1]}",
+                                      headers=TOKEN, timeout=30) as g2:
+                for gid in gids:
+                    r = await g1.post("/games", json={"game_id": gid, "white": "w", "black": "b",
+                                                      "time_control": "600+5"})
+                    assert r.status_code == 200, r.text
+                deadline = time.time() + 240
+
+                async def chaos():
+                    await asyncio.sleep(1.0)
+                    procs["game"][0].send_signal(signal.SIGKILL)  # partitions move to the others
+                    await asyncio.sleep(2.0)
+                    procs["game#4"] = (spawn("game#4", kafka_bus, base + 10), base + 10)  # one added
+                    await asyncio.sleep(2.0)
+                    procs["game#2"][0].send_signal(signal.SIGKILL)
+                    await asyncio.sleep(1.0)
+                    procs["game"] = (spawn("game", kafka_bus, procs["game"][1], restarts=1), procs["game"][1])
+                    await asyncio.sleep(1.0)
+                    # a zombie: paused past the session timeout, its partitions go to the others,
+                    # whose producers fence it; resumed, whatever it still sends is refused
+                    procs["game#3"][0].send_signal(signal.SIGSTOP)
+                    await asyncio.sleep(14.0)
+                    procs["game#3"][0].send_signal(signal.SIGCONT)
+
+                t0 = time.time()
+                await asyncio.gather(chaos(), *(_play([g1, g2], gid, SCHOLAR, deadline, pause=3.5)
+                                                for gid in gids))
+                assert time.time() - t0 > 24  # the games were still being played after the chaos
+                for gid in gids:
+                    for _ in range(300):
+                        g = await _moves(g2, gid)
+                        if g and g["result"]:
+                            break
+                        await asyncio.sleep(0.1)
+                    assert (g["result"], g["reason"]) == ("1-0", "checkmate"), g
+        asyncio.run(main())
+    finally:
+        stop_all(procs)
+    msgs = asyncio.run(_log_of(kafka_bootstrap, f"game-mi{run}"))
+    assert sum(m.type == "MoveAccepted" for m in msgs) == 7 * len(gids)
+    assert sum(m.type == "GameEnded" for m in msgs) == len(gids)
+    _check_exactly_once(msgs)
+    assert asyncio.run(audit(msgs)) == []
+
+
+def test_a_lagging_game_processor_decides_a_move_received_before_the_deadline(kafka_bus, kafka_bootstrap):
+    """The game processor stops (SIGSTOP) right after White's move; Black's move is received by
+    the gateway 2 s into Black's 5 s, and the processor resumes only after Black's deadline. The
+    move was received in time and is ordered before any timer command: accepted. White then
+    lets the 5 s run out: 0-1 on time. Nothing depends on when the processor caught up."""
+    base = 18400
+    procs = start_all(kafka_bus, base)
+    gid = f"lag{uuid.uuid4().hex[:6]}"
+    try:
+        assert wait_ready(procs, timeout=180) == []
+        c = httpx.Client(base_url=f"http://127.0.0.1:{base}", headers=TOKEN, timeout=30)
+        assert c.post("/games", json={"game_id": gid, "white": "w", "black": "b",
+                                      "time_control": "5"}).status_code == 200
+        assert c.post(f"/games/{gid}/moves", json={"player_id": "w", "move": "e4"}).json()["outcome"] == "accepted"
+        game = procs["game"][0]
+        game.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(2.0)
+            r = c.post(f"/games/{gid}/moves", params={"wait": "false"}, json={"player_id": "b", "move": "e5"})
+            assert r.status_code == 202
+            time.sleep(5.0)  # past Black's deadline (5 s from White's move) and the grace
+        finally:
+            game.send_signal(signal.SIGCONT)
+        end = time.time() + 60
+        while time.time() < end:
+            g = c.get(f"/games/{gid}").json()
+            if g["result"]:
+                break
+            time.sleep(0.2)
+        assert [m["san"] for m in g["moves"]] == ["e4", "e5"]
+        assert (g["result"], g["reason"]) == ("0-1", "timeout")
+    finally:
+        stop_all(procs)
+    msgs = asyncio.run(_log_of(kafka_bootstrap, f"game-{gid}"))
+    assert [m.payload.colour for m in msgs if m.type == "FlagFell"] == ["white"]
+    _check_exactly_once(msgs)
+    assert asyncio.run(audit(msgs)) == []

@@ -135,6 +135,7 @@ class KafkaHost:
         self._lock = asyncio.Lock()
         self._task: asyncio.Task | None = None
         self._restoring: dict[int, dict] = {}
+        self._retry_at: dict[int, float] = {}  # partition -> when to try restoring it again
         self.started = False
         self._joined = False  # the group has assigned this instance its partitions once
         self.restored: dict[int, dict] = {}  # partition -> {"messages", "seconds", "snapshot"}
@@ -189,7 +190,11 @@ class KafkaHost:
             for n in sorted(set(self.parts) - mine):
                 await self._drop(n)
             for n in sorted(mine - set(self.parts)):
-                await self._restore(n)
+                try:
+                    await self._restore(n)
+                except Exception as e:  # the broker is away: the loop retries
+                    log.warning("%s: partition %d not restored yet (%s: %s)", self.name, n,
+                                type(e).__name__, e)
         self._joined = True
         ASSIGNED.labels(self.name).set(len(self.parts))
 
@@ -332,6 +337,7 @@ class KafkaHost:
             async with self._lock:
                 jobs = [self._step(part, batch) for part in list(self.parts.values())]
                 await asyncio.gather(*jobs)
+                await self._restore_missing()
             if batch:
                 BATCH.labels(self.name).observe(time.perf_counter() - t0)
             self._measure_lag()
@@ -360,13 +366,7 @@ class KafkaHost:
             TXN_ABORTS.labels(self.name).inc()
             log.warning("%s: transaction of partition %d failed (%s: %s); restoring it from the log",
                         self.name, part.number, type(e).__name__, e)
-            await self._drop(part.number)
-            if any(tp.partition == part.number for tp in self.consumer.assignment()):
-                try:
-                    await self._restore(part.number)
-                except Exception:
-                    log.exception("%s: partition %d not restored; retried at the next rebalance",
-                                  self.name, part.number)
+            await self._drop(part.number)  # restored by _restore_missing when the broker answers
             return
         part.offsets.update(offsets)
         part.inputs_since_snapshot += len(rows)
@@ -400,6 +400,21 @@ class KafkaHost:
                 pass
             raise
         await p.commit_transaction()
+
+    async def _restore_missing(self) -> None:
+        """Restore the assigned partitions that have no state (a failed transaction dropped
+        it, or a restore failed while the broker was away), at most once a second each."""
+        now = time.monotonic()
+        for n in sorted({tp.partition for tp in self.consumer.assignment()} - set(self.parts)):
+            if self._retry_at.get(n, 0.0) > now:
+                continue
+            try:
+                await self._restore(n)
+                self._retry_at.pop(n, None)
+            except Exception as e:
+                self._retry_at[n] = now + 1.0
+                log.warning("%s: partition %d not restored yet (%s: %s)", self.name, n,
+                            type(e).__name__, e)
 
     def _measure_lag(self) -> None:
         for tp in self.consumer.assignment():

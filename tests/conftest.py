@@ -62,24 +62,84 @@ def _free_ports(n: int) -> list[int]:
             s.close()
 
 
+class LocalBroker:
+    """A broker of the test's own: ``deploy/kafka/kafka.sh`` (Maven-fetched jars, KRaft,
+    127.0.0.1) on free ports (``KAFKA_PORT``, ``KAFKA_CONTROLLER_PORT``) with a fresh data
+    folder (``KAFKA_DATA_DIR``). :meth:`up` starts it (again, on the same data after
+    :meth:`kill`), :meth:`kill` stops it at once (SIGKILL: an outage), :meth:`remove` stops it
+    and deletes its data."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self.port, controller_port = _free_ports(2)
+        self.data = tempfile.mkdtemp(prefix="arbiter-test-kafka-")
+        self.env = {**os.environ, "KAFKA_PORT": str(self.port),
+                    "KAFKA_CONTROLLER_PORT": str(controller_port), "KAFKA_DATA_DIR": self.data}
+        self.script = str(ROOT / "deploy" / "kafka" / "kafka.sh")
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def up(self) -> None:
+        """Start the broker; raises ``RuntimeError`` with its output when it does not start."""
+        import subprocess
+
+        r = subprocess.run([self.script, "up"], env=self.env, capture_output=True, text=True, timeout=600)
+        if r.returncode != 0:
+            raise RuntimeError(f"could not start the test Kafka broker:\n{r.stdout}\n{r.stderr}")
+
+    def kill(self) -> None:
+        import signal
+
+        pid = int(Path(self.data, "kafka.pid").read_text())
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            import time
+
+            time.sleep(0.1)
+
+    def remove(self) -> None:
+        import shutil
+        import subprocess
+
+        # kafka.sh down stops the broker whose pid file is in *this* data folder, nothing else.
+        subprocess.run([self.script, "down"], env=self.env, capture_output=True, timeout=120)
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def start_local_broker() -> LocalBroker:
+    """A started :class:`LocalBroker`; fails the test under ``CI=true`` (else skips) when it
+    cannot start."""
+    broker = LocalBroker()
+    try:
+        broker.up()
+    except RuntimeError as e:
+        broker.remove()
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(str(e))
+        pytest.skip(str(e))
+    return broker
+
+
 @pytest.fixture(scope="session")
 def kafka_bootstrap():
     """``host:port`` of a real Kafka broker for integration tests, found in this order:
 
     1. ``KAFKA_BOOTSTRAP_SERVERS`` if set;
     2. a testcontainers Kafka if a Docker engine answers;
-    3. a broker of the test session's own: ``deploy/kafka/kafka.sh up`` (Maven-fetched jars,
-       KRaft, 127.0.0.1) on free ports (``KAFKA_PORT``, ``KAFKA_CONTROLLER_PORT``) with a fresh
-       data folder (``KAFKA_DATA_DIR``), always stopped and deleted at the end of the session.
+    3. a broker of the test session's own (:class:`LocalBroker`), always stopped and deleted at
+       the end of the session.
 
     Tests never use a broker that happens to answer, such as the one ``make kafka-up`` /
     ``make up`` runs on 127.0.0.1:19092: they neither write into it nor stop it.
     Never skips under ``CI=true``: if no broker can be had, the tests fail.
     """
-    import shutil
-    import subprocess
-    import tempfile
-
     env = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
     if env:
         yield env
@@ -93,23 +153,21 @@ def kafka_bootstrap():
             return
         except Exception as e:  # no image, no network: fall back to a local broker
             print(f"testcontainers Kafka unavailable ({e}); starting a local broker")
-    script = str(ROOT / "deploy" / "kafka" / "kafka.sh")
-    port, controller_port = _free_ports(2)
-    data = tempfile.mkdtemp(prefix="arbiter-test-kafka-")
-    broker_env = {**os.environ, "KAFKA_PORT": str(port), "KAFKA_CONTROLLER_PORT": str(controller_port),
-                  "KAFKA_DATA_DIR": data}
+    broker = start_local_broker()
     try:
-        r = subprocess.run([script, "up"], env=broker_env, capture_output=True, text=True, timeout=600)
-        if r.returncode != 0:
-            msg = f"could not start the test Kafka broker:\n{r.stdout}\n{r.stderr}"
-            if os.environ.get("CI", "").lower() == "true":
-                pytest.fail(msg)
-            pytest.skip(msg)
-        yield f"127.0.0.1:{port}"
+        yield broker.bootstrap
     finally:
-        # kafka.sh down stops the broker whose pid file is in *this* data folder, nothing else.
-        subprocess.run([script, "down"], env=broker_env, capture_output=True, timeout=120)
-        shutil.rmtree(data, ignore_errors=True)
+        broker.remove()
+
+
+@pytest.fixture
+def own_broker():
+    """A broker for this test alone (it may be killed and started again: outages)."""
+    broker = start_local_broker()
+    try:
+        yield broker
+    finally:
+        broker.remove()
 
 
 @pytest.fixture

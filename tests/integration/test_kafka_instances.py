@@ -178,3 +178,50 @@ def test_a_lagging_game_processor_decides_a_move_received_before_the_deadline(ka
     assert [m.payload.colour for m in msgs if m.type == "FlagFell"] == ["white"]
     _check_exactly_once(msgs)
     assert asyncio.run(audit(msgs)) == []
+
+
+def test_a_broker_outage_with_a_move_waiting_to_be_published(own_broker):
+    """The broker dies (SIGKILL) 1 s into Black's 5 s; Black's move reaches the gateway 1 s
+    later (stamped then) and its publish waits; the broker comes back after Black's deadline.
+    The game processor's transactions failed meanwhile, so it restores its partitions before it
+    decides anything: the waiting move is in the log before any timer command and is accepted;
+    White then runs out of time. Every command is decided once and the audit finds nothing."""
+    import threading
+
+    base = 18500
+    bus = f"kafka://{own_broker.bootstrap}"
+    procs = start_all(bus, base)
+    gid = f"out{uuid.uuid4().hex[:6]}"
+    try:
+        assert wait_ready(procs, timeout=180) == []
+        c = httpx.Client(base_url=f"http://127.0.0.1:{base}", headers=TOKEN, timeout=90)
+        assert c.post("/games", json={"game_id": gid, "white": "w", "black": "b",
+                                      "time_control": "5"}).status_code == 200
+        assert c.post(f"/games/{gid}/moves", json={"player_id": "w", "move": "e4"}).json()["outcome"] == "accepted"
+        time.sleep(1.0)
+        own_broker.kill()
+        answer = {}
+
+        def move():
+            answer["r"] = c.post(f"/games/{gid}/moves", params={"wait": "false"},
+                                 json={"player_id": "b", "move": "e5"})
+        t = threading.Thread(target=move)
+        time.sleep(1.0)
+        t.start()
+        time.sleep(6.0)  # Black's deadline passes while the broker is away
+        own_broker.up()
+        t.join(timeout=90)
+        assert answer["r"].status_code == 202, answer["r"].text
+        end = time.time() + 90
+        while time.time() < end:
+            g = c.get(f"/games/{gid}").json()
+            if g["result"]:
+                break
+            time.sleep(0.2)
+        assert [m["san"] for m in g["moves"]] == ["e4", "e5"]
+        assert (g["result"], g["reason"]) == ("0-1", "timeout")
+    finally:
+        stop_all(procs)
+    msgs = asyncio.run(_log_of(own_broker.bootstrap, f"game-{gid}"))
+    _check_exactly_once(msgs)
+    assert asyncio.run(audit(msgs)) == []

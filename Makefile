@@ -48,8 +48,18 @@ schemas: setup
 bench: setup
 	$(BIN)/python -m loadtests.bench
 
-loadtest: setup kafka-up
-	$(BIN)/python -m loadtests.load --bus kafka://127.0.0.1:$(KAFKA_PORT)
+# Open-loop load test of the move path: services as processes on the broker, a bare-Kafka
+# baseline, the audit of the run; writes .bench/loadtest.json and .bench/loadtest.png. The
+# bench extra (matplotlib, psutil, orjson) is installed on first use.
+BENCH_STAMP := $(VENV)/.bench-stamp
+
+$(BENCH_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/pip install -q -e ".[test,bench]"
+	touch $(BENCH_STAMP)
+
+loadtest: $(BENCH_STAMP) kafka-up
+	$(BIN)/python -m loadtests.load --bus kafka://127.0.0.1:$(KAFKA_PORT) --games 2000 \
+		--move-every 5 --duration 30 --rates 100,200,400 --json .bench/loadtest.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache deploy/kafka/.data

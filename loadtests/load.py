@@ -1,12 +1,41 @@
-"""Load test of the move path: many concurrent games through validation, clock and adjudication.
+"""Open-loop load test of the move path, the services as separate processes on Kafka.
 
-Commands are published on the log as the gateway would (one command stream per game, gap-free
-seq, receive-time stamps), N games at once, each player answering as soon as the previous move
-is accepted. Measures accepted moves per second and the latency from a command's publication
-to its ClockUpdated (the clock service's reading), and writes them to ``.bench/loadtest.json``.
+    python -m loadtests.load --bus kafka://HOST:PORT --games 10000 --move-every 5 --duration 60 \\
+        [--instances N] [--via log|http] [--rates 200,500,1000,2000] [--no-audit] --json OUT
 
-    python -m loadtests.load --bus memory --games 1000 --plies 40
-    python -m loadtests.load --bus kafka://127.0.0.1:19092 --games 1000 --plies 40
+1. Starts the services as processes (:func:`start_services`: ``python -m services.<name>`` for
+   the gateway and every back-end service, ``--instances`` processes of each back-end service)
+   and waits for them to be ready.
+2. Creates ``--games`` chess games: CreateGame commands published on the log as the gateway
+   would (``--via log``: the load generator is one more gateway instance, stream
+   ``game-<id>.commands.<instance>``, gap-free seq, ``occurred_at`` = send time, actor the
+   organiser for CreateGame and the player for a move) or sent to the gateway's
+   HTTP API (``--via http``, ``?wait=false``), and waits for their GameStarted.
+3. For each offered load of ``--rates`` (moves/s; default ``games / move_every``), ascending:
+   the first ``rate * move_every`` games each submit their next move every ``move_every``
+   seconds (phase-randomised by a seeded RNG) for ``--duration`` seconds, OPEN LOOP: whether or
+   not the system keeps up. Moves are a random legal game per game (seeded) that never reaches a
+   terminal position, so games do not end. Then waits (at most ``--drain`` s) for the step's
+   decisions before the next step.
+4. Latency of each move = submission -> its MoveAccepted / MoveRejected, read by a raw aiokafka
+   consumer of ``arbiter.game.events`` (header ``type`` + a few JSON fields), matched by the
+   decision's ``causation_id`` = the command's ``event_id``. A command with no decision at the
+   end is lost; one with two decisions, or two events at one (stream, seq), is doubled.
+   The consumer reads committed records only, as the services do. After the last step, waits
+   until the run's events stop coming (``--settle`` quiet seconds: every process has caught
+   up), so the audit sees a finished log.
+5. Stops the services, then measures the BASELINE at the same offered loads with the same
+   schedule and the same command bytes: producer -> topic A -> relay process
+   (:mod:`loadtests.relay`, bare aiokafka, pipelined) -> topic B -> consumer; the same hop count
+   as command -> service -> event, none of the services' work.
+6. Audits the run's games (``services.tools.audit.audit`` on the log read back with
+   ``read_many``; ``--no-audit`` skips it) and writes the JSON report and a PNG of the latency
+   percentiles against offered load, system and baseline (``OUT`` with ``.png``).
+
+User+system CPU seconds of each spawned process (and of the local broker, and the machine's busy
+CPU seconds, so that load from outside the run shows) over its phase come from psutil. Every wait is
+bounded (ready, creation, drain, HTTP timeouts, the relay's own time limit); progress lines are
+printed every few seconds.
 """
 from __future__ import annotations
 
@@ -14,106 +43,815 @@ import argparse
 import asyncio
 import json
 import random
-import statistics
+import subprocess
+import sys
 import time
 import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import chess
+from loadtests.helpers import (DECISIONS, match_decisions, moves_per_game, percentile,
+                               plan_game, schedule, step_games, summary, throughput)
 
-from contracts.envelope import Actor, dt_of
-from contracts.messages import GAME_EVENTS, ClockUpdated, CreateGame, SubmitMove, envelope
-from shared.eventlog.base import open_log
-from shared.system import System
+PROGRESS_EVERY_S = 5.0
 
 
-async def run(bus: str, games: int, plies: int, seed: int, timeout: float) -> dict:
-    log = open_log(bus)
-    system = System(log, ["validation", "clock", "adjudication"], ticks=True)
-    run_id = uuid.uuid4().hex[:6]
-    sent: dict[tuple[str, int], float] = {}
-    latencies: list[float] = []
-    next_move: dict[str, asyncio.Event] = {}
-    seqs: dict[str, int] = {}
+class Interrupt:
+    """Ctrl-C / SIGTERM: every loop of the run checks :meth:`stopped` and ends early; the
+    services are then stopped and the report of what was measured is written."""
 
-    async def on_event(topic, msg):
-        p = msg.payload
-        if isinstance(p, ClockUpdated) and p.game_id.startswith(run_id):
-            t = sent.pop((p.game_id, p.ply), None)
-            if t is not None:
-                latencies.append(time.perf_counter() - t)
-            ev = next_move.get(p.game_id)
-            if ev:
-                ev.set()
+    event: asyncio.Event | None = None
 
-    log.subscribe([GAME_EVENTS], f"loadtest-{run_id}", on_event, commit="periodic")
-    await system.recover()
-    await log.start()
-    await system.start_timers()
+    @classmethod
+    def install(cls) -> None:
+        import signal
 
-    async def publish(payload, gid):
-        stream = f"game-{gid}.commands"
-        seqs[stream] = seqs.get(stream, 0) + 1
-        await log.publish(payload.TOPIC, envelope(payload, stream=stream, seq=seqs[stream],
-                                                  occurred_at=dt_of(time.time_ns() // 1_000_000),
-                                                  actor=Actor(kind="player", id="load")))
+        cls.event = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, cls._fire)
 
-    async def game(i: int) -> int:
-        rng = random.Random(seed * 100_003 + i)
-        gid = f"{run_id}-{i}"
-        next_move[gid] = asyncio.Event()
-        await publish(CreateGame(game_id=gid, white="w", black="b", time_control="3600+10"), gid)
-        board = chess.Board()
-        made = 0
-        for ply in range(1, plies + 1):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            mv = rng.choice(moves)
-            board.push(mv)
-            next_move[gid].clear()
-            sent[(gid, ply)] = time.perf_counter()
-            await publish(SubmitMove(game_id=gid, player_id="w" if ply % 2 else "b", move=mv.uci()), gid)
+    @classmethod
+    def _fire(cls) -> None:
+        if cls.event is not None and not cls.event.is_set():
+            print("interrupted: finishing early (the services are stopped, the report written)",
+                  flush=True)
+            cls.event.set()
+
+    @classmethod
+    def stopped(cls) -> bool:
+        return cls.event is not None and cls.event.is_set()
+
+
+# ------------------------------------------------------------------------------ the services
+def start_services(bus: str, instances: int = 1, base_port: int = 18100,
+                   log_path: Path | None = None) -> dict:
+    """Start the gateway and ``instances`` processes of every back-end service on ``bus``;
+    returns instance name (``game``, ``game#2`` ...) -> (Popen, HTTP port), what
+    :func:`services.tools.supervisor.wait_ready` and ``stop_all`` take.
+
+    The processes, names and ports of ``supervisor.start_all`` (``python -m services.<name>
+    --bus B --port P``, ports counting up from ``base_port``, the gateway's), started here so
+    that their output goes to ``log_path`` instead of the terminal. The instances of a service
+    share its consumer group; the gateway is one process (with ``--via log`` the load
+    generator is a second gateway, with its own command streams)."""
+    from shared.system import SERVICES
+
+    names = ["gateway"] + [name if k == 0 else f"{name}#{k + 1}"
+                           for name in SERVICES for k in range(instances)]
+    out = open(log_path, "ab") if log_path is not None else None
+    try:
+        return {inst: (subprocess.Popen([sys.executable, "-m", f"services.{inst.split('#')[0]}",
+                                         "--bus", bus, "--port", str(base_port + k)],
+                                        stdout=out, stderr=out), base_port + k)
+                for k, inst in enumerate(names)}
+    finally:
+        if out is not None:
+            out.close()  # the children keep their copies
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` so far (None when it is gone)."""
+    import psutil
+
+    try:
+        t = psutil.Process(pid).cpu_times()
+        return t.user + t.system
+    except psutil.Error:
+        return None
+
+
+def cpu_delta(before: dict[str, float | None], after: dict[str, float | None]) -> dict:
+    return {k: (round(after[k] - before[k], 2) if before.get(k) is not None
+                and after.get(k) is not None else None) for k in after}
+
+
+# ------------------------------------------------------------------------------- Kafka I/O
+def _loads(b: bytes):
+    try:
+        import orjson
+        return orjson.loads(b)
+    except ImportError:  # pragma: no cover - orjson is in the bench extra
+        return json.loads(b)
+
+
+async def topic_partitions(bootstrap: str, topic: str, timeout: float = 30.0) -> list[int]:
+    """The partition numbers of ``topic``, waiting (at most ``timeout`` s) for it to exist."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    end = time.perf_counter() + timeout
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        while True:
+            desc = await admin.describe_topics([topic])
+            parts = sorted(p["partition"] for d in desc if d.get("error_code", 0) == 0
+                           for p in d.get("partitions", ()))
+            if parts:
+                return parts
+            if time.perf_counter() > end:
+                raise RuntimeError(f"topic {topic} does not exist after {timeout:.0f}s")
+            await asyncio.sleep(0.5)
+    finally:
+        await admin.close()
+
+
+class Collector:
+    """A raw aiokafka consumer of every partition of ``topic`` from its end at :meth:`start`.
+
+    ``mode="events"`` (the system): records keyed ``key_prefix...`` are parsed for ``stream``,
+    ``seq``, ``causation_id`` (and a rejection's ``payload.code``); MoveAccepted / MoveRejected
+    are decisions, GameStarted marks a created game. ``mode="relayed"`` (the baseline): every
+    record is a relayed command whose own ``event_id`` is the cause. ``decided``: cause -> time
+    of its first decision (perf_counter)."""
+
+    def __init__(self, bootstrap: str, topic: str, key_prefix: bytes, mode: str) -> None:
+        self.bootstrap, self.topic, self.prefix, self.mode = bootstrap, topic, key_prefix, mode
+        self.decisions: list[tuple[str, float, str, str | None]] = []
+        self.events: list[tuple[str, int, str, str | None]] = []
+        self.decided: dict[str, float] = {}
+        self.started: dict[str, float] = {}
+        self.last_at = time.perf_counter()  # when the last record of the run arrived
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+
+        self.consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
+                                         fetch_max_wait_ms=20, max_poll_records=2000,
+                                         isolation_level="read_committed")
+        parts = await topic_partitions(self.bootstrap, self.topic)
+        await self.consumer.start()
+        tps = [TopicPartition(self.topic, p) for p in parts]
+        self.consumer.assign(tps)
+        await self.consumer.seek_to_end(*tps)
+        for tp in tps:
+            await self.consumer.position(tp)
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while not self._stop.is_set():
+            batch = await self.consumer.getmany(timeout_ms=100, max_records=2000)
+            now = time.perf_counter()
+            for recs in batch.values():
+                for r in recs:
+                    if r.key is None or not r.key.startswith(self.prefix):
+                        continue
+                    self._record(r, now)
+                    self.last_at = now
+
+    def _record(self, r, now: float) -> None:
+        d = _loads(r.value)
+        if self.mode == "relayed":
+            cid = d["event_id"]
+            self.decisions.append((cid, now, "MoveAccepted", None))
+            self.events.append((d["stream"], d["seq"], "MoveAccepted", cid))
+            self.decided.setdefault(cid, now)
+            return
+        typ = next((v.decode() for k, v in (r.headers or ()) if k == "type"), None) or d.get("type")
+        cause = d.get("causation_id")
+        self.events.append((d["stream"], d["seq"], typ, cause))
+        if typ in DECISIONS:
+            code = d["payload"].get("code") if typ == "MoveRejected" else None
+            self.decisions.append((cause, now, typ, code))
+            self.decided.setdefault(cause, now)
+        elif typ == "GameStarted":
+            self.started.setdefault(cause, now)
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
             try:
-                await asyncio.wait_for(next_move[gid].wait(), timeout)
-            except asyncio.TimeoutError:
-                break
-            made += 1
-            if board.is_game_over():
-                break
-        return made
+                await asyncio.wait_for(self._task, 10)
+            except (asyncio.TimeoutError, Exception):
+                self._task.cancel()
+        await self.consumer.stop()
+
+
+async def _producer(bootstrap: str):
+    from aiokafka import AIOKafkaProducer
+
+    # the event log's producer settings (shared.eventlog.kafka.KafkaLog)
+    p = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True, acks="all",
+                         linger_ms=0)
+    await p.start()
+    return p
+
+
+# ------------------------------------------------------------------------------- the games
+@dataclass
+class Games:
+    """The run's games: ids, players, planned moves, and what was sent so far."""
+
+    run_id: str
+    plans: list[list[str]]
+    next_ply: list[int] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.next_ply = [0] * len(self.plans)
+        self.seqs = [0] * len(self.plans)
+
+    def gid(self, i: int) -> str:
+        return f"lt{self.run_id}-{i}"
+
+    @staticmethod
+    def players(i: int) -> tuple[str, str]:
+        return f"p{i}w", f"p{i}b"
+
+    def reset(self) -> None:
+        self.next_ply = [0] * len(self.plans)
+        self.seqs = [0] * len(self.plans)
+
+    def next_move(self, i: int) -> tuple[str, str]:
+        """(player id, UCI move) of game ``i``'s next planned ply, advancing the game."""
+        ply = self.next_ply[i]
+        self.next_ply[i] = ply + 1
+        white, black = self.players(i)
+        return (white if ply % 2 == 0 else black), self.plans[i][ply]
+
+
+def command_record(games: Games, i: int, payload) -> tuple[str, bytes, bytes]:
+    """The gateway's envelope of ``payload`` on game ``i``'s command stream: next seq,
+    ``occurred_at`` = now, actor the organiser (CreateGame) or the moving player. Returns
+    (event id, JSON bytes, partition key)."""
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import CreateGame, envelope
+
+    games.seqs[i] += 1
+    actor = (Actor(kind="organiser", id="organiser") if isinstance(payload, CreateGame)
+             else Actor(kind="player", id=payload.player_id))
+    msg = envelope(payload, stream=f"game-{games.gid(i)}.commands.{games.run_id}", seq=games.seqs[i],
+                   occurred_at=dt_of(time.time_ns() // 1_000_000), actor=actor)
+    return str(msg.event_id), msg.model_dump_json().encode(), msg.key.encode()
+
+
+TIME_CONTROL = "3600+10"
+
+
+class KafkaSubmitter:
+    """Publishes commands on ``topic`` with a raw producer, as the gateway publishes them
+    (key = aggregate, header ``type``); acknowledgements are awaited in the background so the
+    arrivals stay open loop."""
+
+    def __init__(self, producer, topic: str, games: Games) -> None:
+        self.producer, self.topic, self.games = producer, topic, games
+        self.commands: dict[str, float] = {}
+        self.errors = 0
+        self._pending: set = set()
+
+    async def send(self, i: int, payload) -> str:
+        cid, value, key = command_record(self.games, i, payload)
+        self.commands[cid] = time.perf_counter()
+        fut = await self.producer.send(self.topic, value, key=key,
+                                       headers=[("type", type(payload).__name__.encode())])
+        self._pending.add(fut)
+        fut.add_done_callback(self._done)
+        return cid
+
+    def _done(self, fut) -> None:
+        self._pending.discard(fut)
+        if fut.cancelled() or fut.exception() is not None:
+            self.errors += 1
+
+    async def move(self, i: int) -> None:
+        from contracts.messages import SubmitMove
+
+        player, uci = self.games.next_move(i)
+        await self.send(i, SubmitMove(game_id=self.games.gid(i), player_id=player, move=uci))
+
+    async def flush(self, timeout: float = 30.0) -> None:
+        if self._pending:
+            await asyncio.wait(list(self._pending), timeout=timeout)
+
+
+class HttpSubmitter:
+    """Sends commands to the gateway's HTTP API with ``?wait=false`` (202 + command id at
+    once); one game's requests go one after the other so its moves arrive in order. Each
+    request is bounded by ``timeout``; failures are counted in ``errors``."""
+
+    def __init__(self, base_url: str, games: Games, timeout: float = 30.0,
+                 connections: int = 256) -> None:
+        import httpx
+
+        self.client = httpx.AsyncClient(base_url=base_url, timeout=timeout,
+                                        limits=httpx.Limits(max_connections=connections,
+                                                            max_keepalive_connections=connections))
+        self.games = games
+        self.commands: dict[str, float] = {}
+        self.errors = 0
+        self.error_samples: list[str] = []
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task] = set()
+
+    async def _post(self, i: int, path: str, body: dict) -> None:
+        lock = self._locks.setdefault(i, asyncio.Lock())
+        async with lock:
+            t0 = time.perf_counter()
+            try:
+                r = await self.client.post(path, params={"wait": "false"}, json=body)
+                if r.status_code >= 300:
+                    raise RuntimeError(f"HTTP {r.status_code}: {r.text[:200]}")
+                self.commands[r.json()["command_id"]] = t0
+            except Exception as e:  # counted, the run goes on
+                self.errors += 1
+                if len(self.error_samples) < 5:
+                    self.error_samples.append(f"{path}: {e!r}"[:300])
+
+    def _spawn(self, coro) -> None:
+        t = asyncio.create_task(coro)
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
+
+    async def create(self, i: int) -> None:
+        white, black = self.games.players(i)
+        self._spawn(self._post(i, "/games", {"game_id": self.games.gid(i), "white": white,
+                                             "black": black, "time_control": TIME_CONTROL}))
+        if len(self._tasks) >= 64:  # creation is not timed: keep the burst bounded
+            await asyncio.wait(list(self._tasks), return_when=asyncio.FIRST_COMPLETED)
+
+    async def move(self, i: int) -> None:
+        player, uci = self.games.next_move(i)
+        self._spawn(self._post(i, f"/games/{self.games.gid(i)}/moves",
+                               {"player_id": player, "move": uci}))
+
+    async def flush(self, timeout: float = 60.0) -> None:
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
+
+    async def close(self) -> None:
+        await self.flush()
+        await self.client.aclose()
+
+
+# -------------------------------------------------------------------------------- driving
+async def drive(sched: list[tuple[float, int]], submit: Callable, label: str,
+                collector: Collector, step_cids: Callable[[], list[str]]) -> list[float]:
+    """Submit ``sched``'s arrivals at their times (open loop); returns each arrival's lateness
+    against its schedule (s), which shows when the load generator itself fell behind."""
+    t0 = time.perf_counter()
+    lags: list[float] = []
+    i, n = 0, len(sched)
+    next_report = PROGRESS_EVERY_S
+    duration = sched[-1][0] if sched else 0.0
+    while i < n and not Interrupt.stopped():
+        now = time.perf_counter() - t0
+        if now >= next_report:
+            next_report += PROGRESS_EVERY_S
+            _progress(label, now, duration, i, step_cids(), collector)
+        t = sched[i][0]
+        if t > now:
+            await asyncio.sleep(min(t - now, 0.05))
+            continue
+        burst = 0
+        while i < n and sched[i][0] <= now and burst < 500:
+            lags.append(now - sched[i][0])
+            await submit(sched[i][1])
+            i += 1
+            burst += 1
+        await asyncio.sleep(0)
+    return lags
+
+
+def _progress(label: str, now: float, duration: float, sent: int, cids: list[str],
+              collector: Collector) -> None:
+    decided = sum(1 for c in cids if c in collector.decided)
+    print(f"  {label}: t={now:5.1f}/{duration:.0f}s sent {sent} decided {decided} "
+          f"outstanding {len(cids) - decided}", flush=True)
+
+
+async def drain(step_cids: Callable[[], list[str]], collector: Collector, label: str,
+                timeout: float) -> bool:
+    """Wait until every command of the step has a decision, at most ``timeout`` s."""
+    end = time.perf_counter() + timeout
+    next_report = time.perf_counter() + PROGRESS_EVERY_S
+    while True:
+        left = [c for c in step_cids() if c not in collector.decided]
+        if not left:
+            return True
+        if time.perf_counter() > end or Interrupt.stopped():
+            print(f"  {label}: drain gave up after {timeout:.0f}s, {len(left)} without decision",
+                  flush=True)
+            return False
+        if time.perf_counter() >= next_report:
+            next_report += PROGRESS_EVERY_S
+            print(f"  {label}: draining, {len(left)} without decision", flush=True)
+        await asyncio.sleep(0.1)
+
+
+async def quiesce(collector: Collector, quiet_s: float, timeout: float) -> None:
+    """Wait until no event of the run's games has arrived for ``quiet_s`` seconds (at most
+    ``timeout`` s): the services behind validation (clock, adjudication, ...) have caught up,
+    so the audit sees a finished log, and a late duplicate still counts."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - collector.last_at < quiet_s:
+        if Interrupt.stopped():
+            return
+        if time.perf_counter() - t0 > timeout:
+            print(f"  events still arriving after {timeout:.0f}s; stopping anyway", flush=True)
+            return
+        await asyncio.sleep(0.1)
+    print(f"  quiet for {quiet_s:g}s after {time.perf_counter() - t0:.1f}s", flush=True)
+
+
+async def run_steps(label: str, steps: list[dict], games: Games, submitter, collector: Collector,
+                    drain_s: float, duration: float) -> list[dict]:
+    """Drive every step's schedule, drain after each; per-step figures (the loss and latency
+    percentiles of each step are filled in later from the final matching)."""
+    out = []
+    for st in steps:
+        if Interrupt.stopped():
+            break
+        before = set(submitter.commands)
+        tag = f"{label} {st['rate']:g}/s"
+        print(f"{tag}: {st['n_games']} games, a move every {st['interval']:.2f}s, "
+              f"{len(st['schedule'])} moves in {duration:g}s", flush=True)
+
+        def cids() -> list[str]:
+            return [c for c in submitter.commands if c not in before]
+
+        t_start = time.perf_counter()
+        lags = await drive(st["schedule"], submitter.move, tag, collector, cids)
+        await submitter.flush()
+
+        await drain(cids, collector, tag, drain_s)
+        mine = cids()
+        decided_at = [collector.decided[c] for c in mine if c in collector.decided]
+        out.append({"target_moves_per_s": st["rate"], "games": st["n_games"],
+                    "interval_s": round(st["interval"], 3), "sent": len(mine),
+                    "moves_per_s": round(throughput(t_start, duration, decided_at), 1),
+                    "send_lag_ms": {"p99": _ms(percentile(lags, 99)), "max": _ms(max(lags, default=None))},
+                    "_cids": mine})
+        print(f"{tag}: sent {len(mine)}, decided {len(decided_at)}, "
+              f"{out[-1]['moves_per_s']} moves/s", flush=True)
+    return out
+
+
+def _ms(v):
+    return None if v is None else round(v * 1000, 2)
+
+
+def finish_curve(rows: list[dict], commands: dict, collector: Collector) -> tuple[list[dict], object]:
+    """Match all decisions to all commands; fill each step's latency percentiles and losses."""
+    m = match_decisions(commands, collector.decisions, collector.events)
+    lost = set(m.lost)
+    for r in rows:
+        cids = r.pop("_cids")
+        lat = [m.latency[c] for c in cids if c in m.latency]
+        r.update(summary(lat))
+        r["lost"] = sum(1 for c in cids if c in lost)
+    return rows, m
+
+
+# -------------------------------------------------------------------------------- phases
+async def create_games(games: Games, n: int, submitter, collector: Collector, timeout: float) -> int:
+    """Send CreateGame for games 0..n-1 and wait (at most ``timeout`` s) for their GameStarted;
+    returns how many started."""
+    from contracts.messages import CreateGame
 
     t0 = time.perf_counter()
-    made = await asyncio.gather(*(game(i) for i in range(games)))
-    elapsed = time.perf_counter() - t0
-    await system.stop()
-    await log.stop()
-    lat = sorted(latencies)
-    pct = (lambda q: round(lat[min(len(lat) - 1, int(q * len(lat)))] * 1000, 2)) if lat else (lambda q: None)
-    return {"bus": bus, "games": games, "plies_per_game": plies, "moves": sum(made),
-            "seconds": round(elapsed, 2), "moves_per_second": round(sum(made) / elapsed, 1),
-            "latency_ms": {"p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99),
-                           "mean": round(statistics.mean(lat) * 1000, 2) if lat else None},
-            "services": ["validation", "clock", "adjudication"]}
+    created: list[str] = []
+    if isinstance(submitter, HttpSubmitter):
+        for i in range(n):
+            await submitter.create(i)
+        await submitter.flush()
+        created = list(submitter.commands)
+    else:
+        for i in range(n):
+            white, black = games.players(i)
+            created.append(await submitter.send(i, CreateGame(
+                game_id=games.gid(i), white=white, black=black, time_control=TIME_CONTROL)))
+        await submitter.flush()
+    end = time.perf_counter() + timeout
+    next_report = time.perf_counter() + PROGRESS_EVERY_S
+    while True:
+        started = sum(1 for c in created if c in collector.started)
+        if started == n or time.perf_counter() > end or Interrupt.stopped():
+            break
+        if time.perf_counter() >= next_report:
+            next_report += PROGRESS_EVERY_S
+            print(f"  creating: {started}/{n} games started", flush=True)
+        await asyncio.sleep(0.1)
+    for c in created:  # creation commands are not moves: not part of the matching
+        submitter.commands.pop(c, None)
+    print(f"created {started}/{n} games in {time.perf_counter() - t0:.1f}s", flush=True)
+    return started
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bus", default="memory")
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--plies", type=int, default=40)
+async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> dict:
+    from services.tools.supervisor import stop_all, wait_ready
+    from contracts.messages import GAME_COMMANDS, GAME_EVENTS
+
+    print(f"starting services ({a.instances} instance(s) each) on {a.bus}", flush=True)
+    log_path = Path(a.json).with_name(Path(a.json).stem + "-services.log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    print(f"  service output: {log_path}", flush=True)
+    procs = start_services(a.bus, a.instances, a.base_port, log_path)
+    try:
+        missing = await asyncio.to_thread(wait_ready, procs, a.ready_timeout)
+        if missing:
+            raise SystemExit(f"loadtest: not ready after {a.ready_timeout:.0f}s: {', '.join(missing)}")
+        pids = {name: p.pid for name, (p, _) in procs.items()}
+        pids["loader"] = None
+        pids["kafka-broker"] = broker_pid(bootstrap)
+        collector = Collector(bootstrap, GAME_EVENTS, f"game-lt{games.run_id}-".encode(), "events")
+        await collector.start()
+        producer = None
+        if a.via == "http":
+            submitter = HttpSubmitter(f"http://127.0.0.1:{procs['gateway'][1]}", games)
+        else:
+            producer = await _producer(bootstrap)
+            submitter = KafkaSubmitter(producer, GAME_COMMANDS, games)
+        cpu0 = _cpu_now(pids)
+        w0 = time.perf_counter()
+        try:
+            started = await create_games(games, len(games.plans), submitter, collector,
+                                         a.create_timeout)
+            rows = await run_steps("system", steps, games, submitter, collector, a.drain,
+                                   a.duration)
+            await quiesce(collector, a.settle, a.drain)
+        finally:
+            cpu1 = _cpu_now(pids)
+            window = time.perf_counter() - w0
+            if isinstance(submitter, HttpSubmitter):
+                await submitter.close()
+            else:
+                await producer.stop()
+            await collector.stop()
+        rows, m = finish_curve(rows, submitter.commands, collector)
+        return {"rows": rows, "match": m, "games_started": started, "send_errors": submitter.errors,
+                "send_error_samples": getattr(submitter, "error_samples", []),
+                "cpu": machine_cpu(cpu_delta(cpu0, cpu1), window),
+                "commands": len(submitter.commands)}
+    finally:
+        print("stopping services", flush=True)
+        await asyncio.to_thread(stop_all, procs)
+
+
+def _cpu_now(pids: dict) -> dict:
+    """CPU seconds of each named process (None = this one), plus ``_machine``: the busy CPU
+    seconds of the whole machine (all cores, not idle or waiting for I/O)."""
+    import os
+
+    import psutil
+
+    out = {name: cpu_seconds(pid if pid is not None else os.getpid()) for name, pid in pids.items()}
+    t = psutil.cpu_times()
+    out["_machine"] = sum(t) - t.idle - getattr(t, "iowait", 0.0)
+    return out
+
+
+def machine_cpu(delta: dict, window_s: float) -> tuple[dict, dict]:
+    """Split :func:`cpu_delta` of :func:`_cpu_now` readings into the processes' CPU seconds and
+    the machine's: busy seconds of all cores, the share of the run's processes, and the rest
+    (``others_s``: processes outside the run, e.g. another test on the same machine)."""
+    import psutil
+
+    procs = {k: v for k, v in delta.items() if k != "_machine"}
+    busy = delta.get("_machine")
+    ours = round(sum(v for v in procs.values() if v is not None), 2)
+    return procs, {"window_s": round(window_s, 1), "cores": psutil.cpu_count(),
+                   "busy_s": None if busy is None else round(busy, 2), "ours_s": ours,
+                   "others_s": None if busy is None else round(busy - ours, 2)}
+
+
+def broker_pid(bootstrap: str) -> int | None:
+    """The pid of the process listening on the bootstrap port on this machine (the local
+    broker), or None (a remote broker, or not visible)."""
+    import psutil
+
+    port = int(bootstrap.rsplit(":", 1)[1])
+    try:
+        for c in psutil.net_connections(kind="tcp"):
+            if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.pid:
+                return c.pid
+    except (psutil.Error, OSError):
+        pass
+    return None
+
+
+async def baseline_phase(a, bootstrap: str, steps: list[dict], games: Games) -> dict:
+    """The same schedules and command bytes through producer -> A -> relay -> B -> consumer."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    from contracts.messages import GAME_EVENTS
+
+    a_topic = f"arbiter.loadtest.{games.run_id}.a"
+    b_topic = f"arbiter.loadtest.{games.run_id}.b"
+    parts = len(await topic_partitions(bootstrap, GAME_EVENTS))
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(a_topic, parts, 1), NewTopic(b_topic, parts, 1)])
+    finally:
+        await admin.close()
+    limit = (a.duration + a.drain) * len(steps) + 120
+    relay = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "loadtests.relay", "--bootstrap", bootstrap, "--src", a_topic,
+        "--dst", b_topic, "--max-seconds", str(limit), stdout=asyncio.subprocess.PIPE)
+    try:
+        line = await asyncio.wait_for(relay.stdout.readline(), 60)
+        if line.strip() != b"ready":
+            raise SystemExit(f"loadtest: the baseline relay did not start ({line!r})")
+        games.reset()
+        collector = Collector(bootstrap, b_topic, b"", "relayed")
+        await collector.start()
+        producer = await _producer(bootstrap)
+        submitter = KafkaSubmitter(producer, a_topic, games)
+        pids = {"relay": relay.pid, "loader": None, "kafka-broker": broker_pid(bootstrap)}
+        cpu0 = _cpu_now(pids)
+        w0 = time.perf_counter()
+        try:
+            rows = await run_steps("baseline", steps, games, submitter, collector, a.drain,
+                                   a.duration)
+        finally:
+            cpu1 = _cpu_now(pids)
+            await producer.stop()
+            await collector.stop()
+        rows, m = finish_curve(rows, submitter.commands, collector)
+        return {"rows": rows, "match": m,
+                "cpu": machine_cpu(cpu_delta(cpu0, cpu1), time.perf_counter() - w0)}
+    finally:
+        if relay.returncode is None:
+            relay.terminate()
+            try:
+                await asyncio.wait_for(relay.wait(), 15)
+            except asyncio.TimeoutError:
+                relay.kill()
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        try:
+            await admin.delete_topics([a_topic, b_topic])
+        except Exception as e:  # best effort: they are the load test's own topics
+            print(f"  could not delete the baseline topics: {e!r}", flush=True)
+        finally:
+            await admin.close()
+
+
+async def audit_phase(bus: str, run_id: str, chunk: int = 250) -> dict:
+    """Audit the run's games: read the log back (``read_many`` over every topic), keep the
+    run's aggregates, and re-derive them ``chunk`` games at a time (each game's audit is
+    independent of the others')."""
+    from contracts.messages import TOPICS
+    from services.tools.audit import audit
+    from shared.eventlog.base import open_log
+
+    t0 = time.perf_counter()
+    log = open_log(bus)
+    try:
+        msgs = await log.read_many(TOPICS)
+    finally:
+        await log.stop()
+    prefix = f"game-lt{run_id}-"
+    mine = [m for m in msgs if m.aggregate.startswith(prefix)]
+    order: dict[str, int] = {}
+    for m in mine:
+        order.setdefault(m.aggregate, len(order))
+    diffs = []
+    n_chunks = (len(order) + chunk - 1) // chunk
+    for k in range(n_chunks):
+        part = [m for m in mine if order[m.aggregate] // chunk == k]
+        diffs += await audit(part)
+        print(f"  audit: {min((k + 1) * chunk, len(order))}/{len(order)} games, "
+              f"{len(diffs)} differences", flush=True)
+    kinds = Counter(f"{d.type}: {d.what}" for d in diffs)
+    return {"differences": len(diffs), "messages": len(mine), "games": len(order),
+            "seconds": round(time.perf_counter() - t0, 1), "by_kind": dict(kinds.most_common()),
+            "examples": [str(d) for d in diffs[:10]]}
+
+
+# ---------------------------------------------------------------------------------- main
+def build_steps(rates: list[float], games: int, move_every: float, duration: float,
+                seed: int) -> list[dict]:
+    """The offered-load steps, ascending, each with its seeded schedule."""
+    steps = []
+    for k, rate in enumerate(sorted(rates)):
+        n, interval = step_games(rate, games, move_every)
+        steps.append({"rate": rate, "n_games": n, "interval": interval,
+                      "schedule": schedule(n, interval, duration, random.Random(seed * 7919 + k))})
+    return steps
+
+
+async def run(a) -> dict:
+    bootstrap = a.bus.removeprefix("kafka://")
+    run_id = uuid.uuid4().hex[:8]  # also the load generator's gateway instance id
+    rates = a.rates or [a.games / a.move_every]
+    steps = build_steps(rates, a.games, a.move_every, a.duration, a.seed)
+    need = moves_per_game(s["schedule"] for s in steps)
+    t0 = time.perf_counter()
+    plans = [plan_game(random.Random(a.seed * 1_000_003 + i), need.get(i, 0))
+             for i in range(a.games)]
+    print(f"run {run_id}: {a.games} games, {sum(need.values())} moves planned "
+          f"({time.perf_counter() - t0:.1f}s), offered loads {', '.join(f'{r:g}' for r in sorted(rates))}"
+          f" moves/s, {a.duration:g}s each, via {a.via}", flush=True)
+    games = Games(run_id, plans)
+    Interrupt.install()
+    sysres = await system_phase(a, bootstrap, steps, games)
+    base = (await baseline_phase(a, bootstrap, steps, games)
+            if not a.no_baseline and not Interrupt.stopped() else None)
+    aud = (await audit_phase(a.bus, run_id)
+           if not a.no_audit and not Interrupt.stopped() else None)
+
+    rows, m = sysres["rows"], sysres["match"]
+    top = rows[-1] if rows else {"target_moves_per_s": None, "moves_per_s": None, "p50": None,
+                                 "p95": None, "p99": None, "max": None}
+    curve = [{k: r[k] for k in ("target_moves_per_s", "games", "interval_s", "sent",
+                                 "moves_per_s", "p50", "p95", "p99", "max", "lost", "send_lag_ms")}
+             for r in rows]
+    report = {
+        "bus": a.bus, "via": a.via, "instances": a.instances, "run_id": run_id, "seed": a.seed,
+        "games": a.games, "games_started": sysres["games_started"],
+        "move_every_s": a.move_every, "duration_s": a.duration,
+        "target_moves_per_s": top["target_moves_per_s"], "moves_per_s": top["moves_per_s"],
+        "latency_ms": {k: top[k] for k in ("p50", "p95", "p99", "max")},
+        "moves_sent": sysres["commands"], "lost": len(m.lost), "doubled": m.doubled,
+        "doubled_commands": len(m.doubled_commands),
+        "duplicate_stream_seq": len(m.duplicate_positions),
+        "rejected": m.rejected, "unmatched_decisions": m.unmatched,
+        "send_errors": sysres["send_errors"],
+        "audit_differences": None if aud is None else aud["differences"],
+        "cpu_s_per_process": sysres["cpu"][0],
+        "cpu_machine": sysres["cpu"][1],
+        "offered_curve": curve,
+    }
+    if Interrupt.stopped():
+        report["interrupted"] = True
+    if sysres["send_error_samples"]:
+        report["send_error_samples"] = sysres["send_error_samples"]
+    if aud is not None:
+        report["audit"] = {k: aud[k] for k in ("messages", "games", "seconds", "by_kind", "examples")}
+    if base is not None:
+        brows, bm = base["rows"], base["match"]
+        btop = brows[-1] if brows else {k: None for k in ("moves_per_s", "p50", "p95", "p99", "max")}
+        report["baseline"] = {
+            "moves_per_s": btop["moves_per_s"], "p50_ms": btop["p50"], "p95_ms": btop["p95"],
+            "p99_ms": btop["p99"], "max_ms": btop["max"], "lost": len(bm.lost),
+            "doubled": bm.doubled, "cpu_s_per_process": base["cpu"][0],
+            "cpu_machine": base["cpu"][1],
+            "offered_curve": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s",
+                                                  "p50", "p95", "p99", "max", "lost", "send_lag_ms")}
+                              for r in brows],
+        }
+    return report
+
+
+def parse_rates(s: str | None) -> list[float] | None:
+    if not s:
+        return None
+    rates = [float(x) for x in s.split(",") if x.strip()]
+    if not rates or any(r <= 0 for r in rates):
+        raise argparse.ArgumentTypeError("--rates: positive numbers, comma separated")
+    return rates
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m loadtests.load",
+                                 description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bus", required=True, help="kafka://HOST:PORT")
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--move-every", type=float, default=5.0, help="seconds between a game's moves")
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds of load per offered rate")
+    ap.add_argument("--rates", type=parse_rates, default=None,
+                    help="offered loads in moves/s, e.g. 200,500,1000 (default games/move-every)")
+    ap.add_argument("--instances", type=int, default=1, help="processes per back-end service")
+    ap.add_argument("--via", choices=("log", "http"), default="log")
+    ap.add_argument("--json", default=".bench/loadtest.json", help="report (the PNG goes beside it)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for one move")
-    ap.add_argument("--out", default=".bench/loadtest.json")
-    a = ap.parse_args()
-    res = asyncio.run(run(a.bus, a.games, a.plies, a.seed, a.timeout))
-    out = Path(a.out)
+    ap.add_argument("--drain", type=float, default=30.0, help="max seconds to wait for decisions after a step")
+    ap.add_argument("--settle", type=float, default=3.0,
+                    help="at the end, wait until no event came for this many seconds (at most --drain)")
+    ap.add_argument("--create-timeout", type=float, default=120.0)
+    ap.add_argument("--ready-timeout", type=float, default=120.0)
+    ap.add_argument("--base-port", type=int, default=18100, help="first HTTP port of the services")
+    ap.add_argument("--no-audit", action="store_true", help="skip the audit of the run's games")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the bare-Kafka baseline")
+    a = ap.parse_args(argv)
+    if not a.bus.startswith("kafka://"):
+        ap.error("--bus must be kafka://HOST:PORT: the services run as separate processes")
+    if a.games < 1 or a.instances < 1 or a.duration <= 0 or a.move_every <= 0:
+        ap.error("--games, --instances, --duration and --move-every must be positive")
+    report = asyncio.run(run(a))
+    out = Path(a.json)
     out.parent.mkdir(parents=True, exist_ok=True)
-    old = json.loads(out.read_text()) if out.exists() else {}
-    old[a.bus.split(":")[0]] = res
-    out.write_text(json.dumps(old, indent=2) + "\n")
-    print(json.dumps(res, indent=2))
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    png = out.with_suffix(".png")
+    from loadtests.report import plot_curves
+
+    plot_curves(report["offered_curve"], (report.get("baseline") or {}).get("offered_curve", []),
+                png, f"Arbiter move path, {a.games} games, via {a.via}, "
+                     f"{a.instances} instance(s), {a.duration:g}s per load")
+    brief = {k: report[k] for k in ("target_moves_per_s", "moves_per_s", "latency_ms", "lost",
+                                     "doubled", "audit_differences")}
+    if "baseline" in report:
+        brief["baseline"] = {k: report["baseline"][k] for k in ("moves_per_s", "p50_ms", "p99_ms")}
+    print(json.dumps(brief, indent=2))
+    print(f"wrote {out} and {png}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

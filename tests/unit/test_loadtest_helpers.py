@@ -1,0 +1,114 @@
+"""The load test's pure helpers (loadtests/helpers.py): exact values, nothing timed."""
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+
+from loadtests.helpers import (match_decisions, moves_per_game, percentile, plan_game, schedule,
+                               step_games, summary, throughput)
+
+
+def test_percentile_nearest_rank():
+    xs = list(range(1, 101))  # 1..100
+    assert percentile(xs, 50) == 50
+    assert percentile(xs, 95) == 95
+    assert percentile(xs, 99) == 99
+    assert percentile(xs, 100) == 100
+    assert percentile([15, 20, 35, 40, 50], 30) == 20
+    assert percentile([15, 20, 35, 40, 50], 40) == 20
+    assert percentile([15, 20, 35, 40, 50], 50) == 35
+    assert percentile([3, 1, 2], 1) == 1  # unsorted input
+    assert percentile([], 50) is None
+    with pytest.raises(ValueError):
+        percentile([1], 0)
+
+
+def test_summary_in_milliseconds():
+    s = summary([0.001 * i for i in range(1, 101)])
+    assert s == {"p50": 50.0, "p95": 95.0, "p99": 99.0, "max": 100.0}
+    assert summary([]) == {"p50": None, "p95": None, "p99": None, "max": None}
+
+
+def test_step_games():
+    assert step_games(200, 2000, 5) == (1000, 5.0)
+    assert step_games(400, 2000, 5) == (2000, 5.0)
+    assert step_games(1000, 2000, 5) == (2000, 2.0)  # more than the games can offer: faster moves
+    assert step_games(0.1, 100, 5) == (1, 10.0)
+
+
+def test_schedule_counts_and_order():
+    sched = schedule(100, 5.0, 30.0, random.Random(3))
+    assert len(sched) == 600  # 30 s / 5 s = 6 moves for every game
+    assert all(c == 6 for c in moves_per_game([sched]).values())
+    assert sched == sorted(sched)
+    assert all(0 <= t < 30.0 for t, _ in sched)
+    # the same seed gives the same schedule; moves of one game are exactly one interval apart
+    assert sched == schedule(100, 5.0, 30.0, random.Random(3))
+    g0 = [t for t, g in sched if g == 0]
+    assert [round(b - a, 9) for a, b in zip(g0, g0[1:])] == [5.0] * 5
+
+
+def test_schedule_partial_interval():
+    # 12 s at one move per 5 s: a game whose phase is below 2 s moves 3 times, else 2
+    for seed in range(20):
+        phase = random.Random(seed).random() * 5.0
+        sched = schedule(1, 5.0, 12.0, random.Random(seed))
+        assert [t for t, _ in sched] == pytest.approx([phase + 5.0 * k for k in range(3 if phase < 2.0 else 2)])
+        assert moves_per_game([sched, sched])[0] == 2 * len(sched)
+
+
+def test_plan_game_is_legal_and_never_ends():
+    plan = plan_game(random.Random(5), 120)
+    assert len(plan) == 120
+    board = chess.Board()
+    for uci in plan:
+        mv = chess.Move.from_uci(uci)
+        assert mv in board.legal_moves
+        board.push(mv)
+        assert not board.is_game_over()
+    assert plan == plan_game(random.Random(5), 120)
+    assert plan_game(random.Random(5), 0) == []
+
+
+def test_match_decisions_lost_doubled_and_latency():
+    commands = {"c1": 10.0, "c2": 11.0, "c3": 12.0, "c4": 13.0}
+    decisions = [
+        ("c1", 10.5, "MoveAccepted", None),
+        ("c2", 11.25, "MoveRejected", "illegal"),
+        ("c4", 13.5, "MoveAccepted", None),
+        ("c4", 14.0, "MoveAccepted", None),   # c4 decided twice
+        ("zz", 15.0, "MoveAccepted", None),   # not one of ours
+    ]
+    events = [
+        ("game-a", 1, "MoveAccepted", "c1"),
+        ("game-a", 2, "MoveRejected", "c2"),
+        ("game-a", 3, "MoveAccepted", "c4"),
+        ("game-a", 3, "MoveAccepted", "c4"),  # the same doubled decision: one incident
+        ("game-a.clock", 1, "ClockUpdated", "e1"),
+        ("game-a.clock", 1, "ClockUpdated", "e1"),  # a clock event written twice: another
+    ]
+    m = match_decisions(commands, decisions, events)
+    assert m.latency == {"c1": 0.5, "c2": 0.25, "c4": 0.5}
+    assert m.lost == ["c3"]
+    assert m.doubled_commands == ["c4"]
+    assert m.duplicate_positions == [("game-a", 3), ("game-a.clock", 1)]
+    assert m.doubled == 2
+    assert m.rejected == {"illegal": 1}
+    assert m.unmatched == 1
+
+
+def test_match_decisions_clean_run():
+    commands = {f"c{i}": float(i) for i in range(5)}
+    decisions = [(f"c{i}", i + 0.01, "MoveAccepted", None) for i in range(5)]
+    events = [("game-x", i + 1, "MoveAccepted", f"c{i}") for i in range(5)]
+    m = match_decisions(commands, decisions, events)
+    assert (m.lost, m.doubled, m.doubled_commands, m.duplicate_positions, m.unmatched) == ([], 0, [], [], 0)
+    assert len(m.latency) == 5
+
+
+def test_throughput():
+    assert throughput(100.0, 10.0, [100.0 + 0.1 * i for i in range(100)]) == 10.0  # kept up
+    assert throughput(100.0, 10.0, [120.0] * 100) == 5.0  # fell behind: 100 in 20 s
+    assert throughput(0.0, 10.0, []) == 0.0

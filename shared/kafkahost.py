@@ -15,11 +15,13 @@ number of instances in one consumer group. Kafka's own mechanisms do the work:
   exactly when its inputs count as consumed: nothing lost, nothing doubled, no fork.
 - Snapshots. A partition's state (the processor, pickled and compressed, with the input
   offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
-  partition = the partition number, at most every ``snapshot_every_s`` seconds or
-  ``snapshot_every`` inputs. On assignment an instance loads the latest snapshot and replays
-  only the inputs between its offsets and the group's committed offsets (already decided: their
-  decisions are in the log and are not written again), so start-up time depends on the
-  snapshot interval, not on the length of the log.
+  partition = the partition number, at most every ``snapshot_every_s`` seconds (10) or
+  ``snapshot_every`` inputs (10,000). On assignment an instance loads the latest snapshot and
+  replays only the inputs between its offsets and the group's committed offsets (already
+  decided: their decisions are in the log and are not written again), so start-up time depends
+  on the snapshot interval and the live state, not on the length of the log. The pickled state
+  is compact: a chess position keeps its start and its moves (:class:`shared.rules.games.
+  ChessPosition`), the clock drops its timer schedule (rebuilt on load).
 - Timers. The processor's timer commands (CheckClock) are written in the partition's
   transactions too: a fenced instance cannot ask for a flag.
 
@@ -120,7 +122,7 @@ class KafkaHost:
 
     def __init__(self, name: str, bootstrap: str, make_processor: Callable[[], Processor], *,
                  ticks: bool = False, now_ms: Callable[[], int] | None = None, partitions: int = 8,
-                 snapshot_every: int = 5_000, snapshot_every_s: float = 5.0,
+                 snapshot_every: int = 10_000, snapshot_every_s: float = 10.0,
                  max_batch: int = 2_000) -> None:
         self.name, self.bootstrap, self.make_processor = name, bootstrap, make_processor
         self.ticks = ticks

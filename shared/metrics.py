@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-HANDLED = Counter("arbiter_messages_handled_total", "Input messages handled", ["service", "type"])
+HANDLED = Counter("arbiter_messages_handled_total", "Input messages decided", ["service"])
 EMITTED = Counter("arbiter_messages_emitted_total", "Decisions (events) written", ["service", "type"])
 ERRORS = Counter("arbiter_handler_errors_total", "Messages a core failed on (logged)", ["service", "type"])
-LATENCY = Histogram("arbiter_handle_seconds", "Time to decide one input message (core only), seconds",
+LATENCY = Histogram("arbiter_handle_seconds", "Time to decide one input message and all it causes, seconds",
                     ["service"], buckets=(.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1))
 BATCH = Histogram("arbiter_batch_seconds", "Consume-decide-commit time of one input batch, seconds",
                   ["service"], buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5))

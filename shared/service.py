@@ -98,6 +98,19 @@ class Processor:
         self.recorded: dict[uuid.UUID, Envelope] = {}
         self._timer_seqs: dict[str, int] = {}
         self._actors = {c.name: Actor(kind="service", id=c.name) for c in self.cores}
+        self._metrics()
+
+    def _metrics(self) -> None:
+        self._handled = HANDLED.labels(self.name)
+        self._latency = LATENCY.labels(self.name)
+
+    def __getstate__(self) -> dict:
+        """The state a snapshot keeps (:mod:`shared.kafkahost`): everything but the metrics."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_handled", "_latency")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._metrics()
 
     def core(self, name: str) -> Core:
         """The composed core called ``name``; ``KeyError`` if none."""
@@ -122,6 +135,7 @@ class Processor:
         hands the cores the game event it carries, unchanged."""
         if self.dedupe.seen(msg):
             return []
+        t0 = time.perf_counter()
         if isinstance(msg.payload, RecordGameEvent):  # a game's fact in a tournament's input
             self.dedupe.mark(msg)
             msg = msg.payload.event_envelope()
@@ -132,7 +146,6 @@ class Processor:
         while queue:
             m = queue.popleft()
             self.dedupe.mark(m)
-            HANDLED.labels(self.name, m.type).inc()
             for core in self.cores:
                 if m.payload.TOPIC not in core.inputs:
                     continue
@@ -141,10 +154,11 @@ class Processor:
                     queue.append(d)
                     if d.event_id not in self.recorded:
                         out.append(d)
+        self._handled.inc()
+        self._latency.observe(time.perf_counter() - t0)
         return out
 
     def _handle(self, core: Core, m: Envelope) -> list[Emit]:
-        t0 = time.perf_counter()
         try:
             return core.handle(m)
         except Exception:  # a core bug must not stop the service or its recovery
@@ -152,8 +166,6 @@ class Processor:
             log.exception("%s: no decision on %s %s#%s (event %s)", core.name, m.type,
                           m.stream, m.seq, m.event_id)
             return []
-        finally:
-            LATENCY.labels(core.name).observe(time.perf_counter() - t0)
 
     def _wrap(self, service: str, cause: Envelope, index: int, e: Emit) -> Envelope:
         event_id = derived_id(service, cause.event_id, index)

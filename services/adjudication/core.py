@@ -99,7 +99,7 @@ class AdjudicationCore(Core):
             g.pos.play_coord(p.uci, void=p.void is not None)
         else:
             g.pos.play_coord(p.uci)
-        status = g.pos.status()
+        status = p.status  # validation's status of the same position (same rules code)
         if status not in ("ongoing", "scoring"):  # Go's scoring: the dead stones come next
             result, winner = g.pos.outcome(status, p.colour)
             detail = f"{p.san} mates" if status == "checkmate" else f"after ply {p.ply} ({p.san})"

@@ -101,6 +101,16 @@ class ClockCore(Core):
     deadlines: list[tuple[int, int, str]] = field(default_factory=list)
     removals: dict[str, _Removal] = field(default_factory=dict)  # Go stone-removal timers
 
+    def __getstate__(self) -> dict:
+        """What a snapshot keeps: the clocks; the timer's schedule is rebuilt from them."""
+        return {k: v for k, v in self.__dict__.items() if k != "deadlines"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.deadlines = [(d, d, gid) for gid in set(self.games) | set(self.removals)
+                          for d in self._deadlines(gid)]
+        heapq.heapify(self.deadlines)
+
     def handle(self, msg: Envelope) -> list[Emit]:
         gid = getattr(msg.payload, "game_id", "")
         before = self._deadlines(gid)

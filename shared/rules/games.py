@@ -105,7 +105,28 @@ class ChessPosition(Position):
     RULES = chess_rules.RULES
 
     def __init__(self, fen: str | None) -> None:
-        self.board = chess_rules.board_from_fen(fen)
+        self._board: chess.Board | None = chess_rules.board_from_fen(fen)
+        self._moves: tuple[str, list[str]] | None = None
+
+    @property
+    def board(self) -> chess.Board:
+        """The python-chess board (rebuilt from the start position and the moves on first use
+        after a snapshot was loaded)."""
+        if self._board is None:
+            start, moves = self._moves
+            self._board = chess_rules.board_from_fen(start)
+            for uci in moves:
+                self._board.push(chess.Move.from_uci(uci))
+            self._moves = None
+        return self._board
+
+    def __getstate__(self) -> dict:
+        """What a snapshot keeps (:mod:`shared.kafkahost`): the start position and the moves in
+        UCI, some 30 times smaller than python-chess's move stack of board states."""
+        if self._board is None:
+            return {"_board": None, "_moves": self._moves}
+        b = self._board
+        return {"_board": None, "_moves": (b.root().fen(), [m.uci() for m in b.move_stack])}
 
     @property
     def turn(self) -> str:

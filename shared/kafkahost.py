@@ -116,20 +116,28 @@ class KafkaHost:
     ``bootstrap``, in consumer group ``name`` (see the module doc).
 
     ``ticks``: publish the processor's timer commands on wall time ``now_ms`` (epoch ms).
-    ``partitions``: partitions per topic when this host creates the topics.
+    ``partitions``: partitions per topic when this host creates the topics. ``load_snapshots``
+    False restores partitions by replaying their inputs from the start (a baseline for the
+    recovery benchmark; snapshots are still written). ``instance_id``: the group's static
+    membership id (Kafka KIP-345): an instance started again under the same id (``arbiter up``
+    restarts on the same port) takes its partitions back at once instead of waiting for the
+    group to expel the dead member; another live process under the same id is fenced out.
     :meth:`status` reports readiness and recovery progress (``/healthz``).
     """
 
     def __init__(self, name: str, bootstrap: str, make_processor: Callable[[], Processor], *,
                  ticks: bool = False, now_ms: Callable[[], int] | None = None, partitions: int = 8,
                  snapshot_every: int = 10_000, snapshot_every_s: float = 10.0,
-                 max_batch: int = 2_000) -> None:
+                 max_batch: int = 2_000, load_snapshots: bool = True,
+                 instance_id: str | None = None) -> None:
         self.name, self.bootstrap, self.make_processor = name, bootstrap, make_processor
         self.ticks = ticks
         self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)
         self.partitions = partitions
         self.snapshot_every, self.snapshot_every_s = snapshot_every, snapshot_every_s
         self.max_batch = max_batch
+        self.load_snapshots = load_snapshots  # False: restore by replaying from the start (baseline)
+        self.instance_id = instance_id
         self.inputs = make_processor().inputs
         self.snapshots = snapshot_topic(name)
         self.parts: dict[int, _Part] = {}
@@ -152,7 +160,7 @@ class KafkaHost:
             auto_offset_reset="earliest", isolation_level="read_committed",
             partition_assignment_strategy=(RangePartitionAssignor,), fetch_max_wait_ms=10,
             max_poll_interval_ms=600_000, session_timeout_ms=10_000, heartbeat_interval_ms=1_000,
-            client_id=f"arbiter-{self.name}")
+            client_id=f"arbiter-{self.name}", group_instance_id=self.instance_id)
         self.consumer.subscribe(list(self.inputs), listener=_Listener(self))
         await self.consumer.start()
         READY.labels(self.name).set(0)
@@ -230,7 +238,7 @@ class KafkaHost:
             tps = [TopicPartition(t, n) for t in self.inputs]
             committed = {tp.topic: (await self.consumer.committed(tp)) or 0 for tp in tps}
             progress["phase"] = "snapshot"
-            snap = await self._read_snapshot(n)
+            snap = await self._read_snapshot(n) if self.load_snapshots else None
             if snap is not None and all(snap["offsets"].get(t, 0) <= committed[t] for t in committed):
                 proc, start = snap["proc"], dict(snap["offsets"])
             else:
@@ -356,11 +364,11 @@ class KafkaHost:
             if m is not None:
                 out += part.proc.decide(m)
         timers = part.proc.due(self.now_ms()) if self.ticks else []
-        snapshot = bool(offsets) and (
-            part.inputs_since_snapshot + len(rows) >= self.snapshot_every
-            or time.monotonic() - part.snapshot_at >= self.snapshot_every_s)
+        pending = part.inputs_since_snapshot + len(rows)  # inputs the last snapshot lacks
+        snapshot = pending > 0 and (pending >= self.snapshot_every
+                                    or time.monotonic() - part.snapshot_at >= self.snapshot_every_s)
         SNAPSHOT_AGE.labels(self.name).set(time.monotonic() - part.snapshot_at)
-        if not (offsets or timers):
+        if not (offsets or timers or snapshot):
             return
         try:
             await self._commit(part, out + timers, offsets, snapshot)

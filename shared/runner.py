@@ -17,9 +17,10 @@ PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002}
 DEFAULT_BUS = os.environ.get("ARBITER_BUS", "kafka://127.0.0.1:19092")
 
 
-def service_app(name: str, bus: str):
+def service_app(name: str, bus: str, instance_id: str | None = None):
     """The FastAPI app hosting back-end process ``name`` (``game``, ``tournament``) on ``bus``
-    (``kafka://HOST:PORT``) with a :class:`shared.kafkahost.KafkaHost`: ``/healthz`` (ready
+    (``kafka://HOST:PORT``) with a :class:`shared.kafkahost.KafkaHost` under static group
+    membership ``instance_id`` (``ARBITER_INSTANCE_ID`` overrides it): ``/healthz`` (ready
     once every owned partition is restored; 503 before, with the recovery progress) and
     ``/metrics``. Raises ``ValueError`` for an unknown process or a bus that is not Kafka."""
     from fastapi import FastAPI
@@ -34,7 +35,9 @@ def service_app(name: str, bus: str):
         raise ValueError(f"unknown service {name!r}; one of gateway, {', '.join(SERVICES)}")
     if not bus.startswith("kafka://") or len(bus) <= len("kafka://"):
         raise ValueError(f"a service process runs on Kafka: --bus kafka://HOST:PORT, not {bus!r}")
-    host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"))
+    host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"),
+                     load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0",
+                     instance_id=os.environ.get("ARBITER_INSTANCE_ID") or instance_id)
     restarts = int(os.environ.get("ARBITER_RESTARTS", "0") or 0)  # set by arbiter up
     RESTARTS.labels(name).inc(restarts)
 
@@ -73,7 +76,9 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
         app = create_app(open_log(bus), admin_token=os.environ.get("ARBITER_ADMIN_TOKEN", "local-arbiter"),
                          wait_timeout=30.0)
     else:
-        app = service_app(name, bus)
+        import socket
+
+        app = service_app(name, bus, f"{name}-{socket.gethostname()}-{port or PORTS.get(name)}")
     uvicorn.run(app, host=host, port=port or PORTS.get(name, 8000), log_level="warning")
 
 

@@ -1,0 +1,278 @@
+"""Recovery benchmark: how long the game processor takes to serve again after ``kill -9``, as
+the log grows (issue 10 item 4), beside a baseline restored by replaying every input from the
+start (what every restart did before partition snapshots), measured in the same run.
+
+    python -m loadtests.recovery --bus kafka://127.0.0.1:39092 --sizes 10000,100000,1000000 \\
+        --json .bench/recovery.json
+
+It starts one game process (``python -m services.game``), fills the log with games of 40 plies
+published as a gateway would (each game's commands in order, on the processor's input topic)
+until the log holds each size of messages (commands and decisions), then for each size kills
+the process (SIGKILL), publishes a probe move at once and starts a new process: ``served_s`` is
+the time from the kill to the probe's MoveAccepted, ``ready_s`` to ``/healthz`` ready. The same
+is done with ``ARBITER_LOAD_SNAPSHOTS=0`` (baseline: no snapshot loaded). Writes JSON and a PNG
+(recovery time against log size) beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import chess
+import httpx
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from contracts.envelope import Actor, dt_of
+from contracts.messages import GAME_COMMANDS, GAME_EVENTS, CreateGame, SubmitMove, envelope
+
+PLIES = 40
+MESSAGES_PER_GAME = 3 + 3 * PLIES  # CreateGame, GameStarted, ClockStarted; per ply command + 2 decisions
+
+
+def game_line(seed: int, plies: int = PLIES) -> list[str]:
+    """A legal line of ``plies`` UCI moves that does not end the game, drawn with ``seed``."""
+    rng = random.Random(seed)
+    while True:
+        b, line = chess.Board(), []
+        for _ in range(plies):
+            moves = [m for m in b.legal_moves if not _ends(b, m)]
+            if not moves:
+                break
+            m = rng.choice(moves)
+            b.push(m)
+            line.append(m.uci())
+        if len(line) == plies:
+            return line
+
+
+def _ends(b: chess.Board, m: chess.Move) -> bool:
+    b.push(m)
+    try:
+        return b.is_game_over(claim_draw=False)
+    finally:
+        b.pop()
+
+
+class Feeder:
+    """Publishes games' commands on the game command topic as a gateway would."""
+
+    def __init__(self, bootstrap: str, line: list[str]) -> None:
+        self.bootstrap, self.line = bootstrap, line
+        self.run = uuid.uuid4().hex[:6]
+        self.games = 0
+        self.producer: AIOKafkaProducer | None = None
+
+    async def start(self) -> None:
+        self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
+                                         linger_ms=5)
+        await self.producer.start()
+
+    async def stop(self) -> None:
+        await self.producer.stop()
+
+    def gid(self, i: int) -> str:
+        return f"rec{self.run}g{i}"
+
+    @staticmethod
+    def seat(ply: int) -> str:
+        return "w" if ply % 2 == 0 else "b"
+
+    def move(self, gid: str, ply: int) -> SubmitMove:
+        return SubmitMove(game_id=gid, player_id=self.seat(ply), move=self.line[ply])
+
+    async def command(self, payload, stream: str, seq: int, player: str = "w"):
+        m = envelope(payload, stream=stream, seq=seq, occurred_at=dt_of(time.time_ns() // 1_000_000),
+                     actor=Actor(kind="player", id=player))
+        return await self.producer.send(GAME_COMMANDS, m.model_dump_json().encode(), key=m.key.encode(),
+                                        headers=[("type", m.type.encode())]), m
+
+    async def add_games(self, n: int, plies: int = PLIES) -> None:
+        """Publish ``n`` new games with ``plies`` moves each (each game's commands in order)."""
+        futs = []
+        for i in range(self.games, self.games + n):
+            gid, stream = self.gid(i), f"game-{self.gid(i)}.commands.bench"
+            futs.append((await self.command(CreateGame(game_id=gid, white="w", black="b",
+                                                       time_control="3600+5"), stream, 1))[0])
+            for k, uci in enumerate(self.line[:plies]):
+                futs.append((await self.command(self.move(gid, k), stream, k + 2, self.seat(k)))[0])
+            if len(futs) > 20_000:
+                await asyncio.gather(*futs)
+                futs = []
+        await asyncio.gather(*futs)
+        self.games += n
+
+
+async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
+    """Wait until group ``game`` has committed every game command."""
+    c = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id="game", enable_auto_commit=False)
+    await c.start()
+    try:
+        parts = c.partitions_for_topic(GAME_COMMANDS) or set()
+        tps = [TopicPartition(GAME_COMMANDS, p) for p in sorted(parts)]
+        end = time.time() + timeout
+        while time.time() < end:
+            ends = await c.end_offsets(tps)
+            done = True
+            for tp in tps:
+                if ((await c.committed(tp)) or 0) < ends[tp]:
+                    done = False
+                    break
+            if done:
+                return
+            await asyncio.sleep(0.5)
+        raise TimeoutError("the game processor did not catch up")
+    finally:
+        await c.stop()
+
+
+def _spawn(bus: str, port: int, snapshots: bool) -> subprocess.Popen:
+    env = {**os.environ, "ARBITER_LOAD_SNAPSHOTS": "1" if snapshots else "0"}
+    return subprocess.Popen([sys.executable, "-m", "services.game", "--bus", bus, "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def _ready(port: int, proc: subprocess.Popen, timeout: float = 3600) -> dict:
+    end = time.time() + timeout
+    async with httpx.AsyncClient(timeout=2) as c:
+        while time.time() < end:
+            if proc.poll() is not None:
+                raise RuntimeError("the game process exited")
+            try:
+                r = await c.get(f"http://127.0.0.1:{port}/healthz")
+                if r.status_code == 200 and r.json().get("ready"):
+                    return r.json()
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(0.05)
+    raise TimeoutError("not ready")
+
+
+async def restart(feeder: Feeder, bus: str, port: int, proc: subprocess.Popen, snapshots: bool,
+                  probe: int) -> tuple[subprocess.Popen, dict]:
+    """Kill ``proc``, publish the probe game's next move, start a new process; the timings."""
+    watch = AIOKafkaConsumer(GAME_EVENTS, bootstrap_servers=feeder.bootstrap, isolation_level="read_committed")
+    await watch.start()
+    await watch.seek_to_end()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    t0 = time.perf_counter()
+    gid, stream = feeder.gid(0), f"game-{feeder.gid(0)}.commands.bench"
+    fut, cmd = await feeder.command(feeder.move(gid, probe), stream, probe + 2, feeder.seat(probe))
+    await fut
+    new = _spawn(bus, port, snapshots)
+    health = await _ready(port, new)
+    ready_s = time.perf_counter() - t0
+    served_s = None
+    while served_s is None:
+        batch = await watch.getmany(timeout_ms=500)
+        for records in batch.values():
+            for r in records:
+                m = json.loads(r.value)
+                if m["type"] == "MoveAccepted" and m["causation_id"] == str(cmd.event_id):
+                    served_s = time.perf_counter() - t0
+        if time.perf_counter() - t0 > 3600:
+            raise TimeoutError("probe not decided")
+    await watch.stop()
+    restored = health.get("restored", {}).values()
+    return new, {"served_s": round(served_s, 3), "ready_s": round(ready_s, 3),
+                 "replayed": sum(v["messages"] for v in restored),
+                 "from_snapshot": sum(bool(v["snapshot"]) for v in restored),
+                 "rss_mb": round(_rss_mb(new.pid), 1)}
+
+
+async def run(bus: str, sizes: list[int], port: int) -> dict:
+    bootstrap = bus[len("kafka://"):]
+    line = game_line(7, PLIES + len(sizes) * 2 + 2)
+    feeder = Feeder(bootstrap, line)
+    await feeder.start()
+    proc = _spawn(bus, port, True)
+    rows = []
+    try:
+        await _ready(port, proc)
+        await feeder.add_games(1, plies=0)  # the probe game: moves come one per restart
+        probe = 0
+        for size in sizes:
+            need = max(0, size - feeder.games * MESSAGES_PER_GAME) // MESSAGES_PER_GAME
+            t = time.perf_counter()
+            while need > 0:
+                step = min(need, 500)
+                await feeder.add_games(step)
+                need -= step
+                print(f"recovery: {feeder.games * MESSAGES_PER_GAME:,} messages published "
+                      f"({time.perf_counter() - t:.0f} s)", file=sys.stderr, flush=True)
+            await _caught_up(bootstrap)
+            row = {"messages": feeder.games * MESSAGES_PER_GAME, "games": feeder.games,
+                   "fill_s": round(time.perf_counter() - t, 1)}
+            for label, snaps in (("snapshot", True), ("full_replay", False)):
+                proc, row[label] = await restart(feeder, bus, port, proc, snaps, probe)
+                probe += 1
+                print(f"recovery: {row['messages']:,} messages, {label}: {row[label]}", file=sys.stderr, flush=True)
+            rows.append(row)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        await feeder.stop()
+    return {"command": "python -m loadtests.recovery --bus " + bus + " --sizes " + ",".join(map(str, sizes)),
+            "sizes": rows}
+
+
+def plot(result: dict, png: Path) -> None:
+    """Recovery time (kill -9 to the next decision) against log size, both ways."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [r["messages"] for r in result["sizes"]]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for label, style in (("snapshot", "o-"), ("full_replay", "s--")):
+        ax.plot(xs, [r[label]["served_s"] for r in result["sizes"]], style,
+                label={"snapshot": "snapshot + tail", "full_replay": "replay from the start (baseline)"}[label])
+    ax.axhline(5, color="grey", lw=0.8, ls=":", label="target 5 s")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("messages in the log")
+    ax.set_ylabel("kill -9 to next decision (s)")
+    ax.set_title("Game processor recovery")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="python -m loadtests.recovery", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bus", required=True, help="kafka://HOST:PORT (a broker of the benchmark's own)")
+    ap.add_argument("--sizes", default="10000,100000,1000000", help="log sizes in messages")
+    ap.add_argument("--port", type=int, default=18900, help="HTTP port of the game process")
+    ap.add_argument("--json", default=".bench/recovery.json", help="output JSON (PNG beside it)")
+    a = ap.parse_args()
+    sizes = sorted(int(s) for s in a.sizes.split(","))
+    result = asyncio.run(run(a.bus, sizes, a.port))
+    out = Path(a.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    plot(result, out.with_suffix(".png"))
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

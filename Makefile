@@ -1,4 +1,4 @@
-# Arbiter: make setup | demo | test | kafka-up | kafka-down | up | schemas | bench | loadtest
+# Arbiter: make setup | demo | test | kafka-up | kafka-down | up | schemas | bench | loadtest | recovery
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,7 +10,7 @@ KAFKA_CONTROLLER_PORT ?= 19093
 KAFKA_DATA_DIR        ?= $(CURDIR)/deploy/kafka/.data
 KAFKA_ENV := KAFKA_PORT=$(KAFKA_PORT) KAFKA_CONTROLLER_PORT=$(KAFKA_CONTROLLER_PORT) KAFKA_DATA_DIR=$(KAFKA_DATA_DIR)
 
-.PHONY: setup demo test test-fast kafka-up kafka-down up schemas bench loadtest clean
+.PHONY: setup demo test test-fast kafka-up kafka-down up schemas bench loadtest recovery clean
 
 setup: $(STAMP)
 
@@ -60,6 +60,11 @@ $(BENCH_STAMP): pyproject.toml $(STAMP)
 loadtest: $(BENCH_STAMP) kafka-up
 	$(BIN)/python -m loadtests.load --bus kafka://127.0.0.1:$(KAFKA_PORT) --games 2000 \
 		--move-every 5 --duration 30 --rates 100,200,400 --json .bench/loadtest.json
+
+# Restart time of the game process after kill -9 against log size (10k, 100k, 1M messages),
+# snapshot + tail beside a replay from the start; a broker of its own; .bench/recovery.json + .png.
+recovery: $(BENCH_STAMP)
+	$(BIN)/python -m loadtests.recovery --sizes 10000,100000,1000000 --json .bench/recovery.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache deploy/kafka/.data

@@ -2,13 +2,15 @@
 the log grows (issue 10 item 4), beside a baseline restored by replaying every input from the
 start (what every restart did before partition snapshots), measured in the same run.
 
-    python -m loadtests.recovery --bus kafka://127.0.0.1:39092 --sizes 10000,100000,1000000 \\
-        --json .bench/recovery.json
+    python -m loadtests.recovery [--bus own|kafka://HOST:PORT] --sizes 10000,100000,1000000 \\
+        --json .bench/recovery.json      (make recovery)
 
 It starts one game process (``python -m services.game``), fills the log with games of 40 plies
 published as a gateway would (each game's commands in order, on the processor's input topic)
 until the log holds each size of messages (commands and decisions), then for each size kills
-the process (SIGKILL), publishes a probe move at once and starts a new process: ``served_s`` is
+the process (SIGKILL) once its latest snapshot is written (the tail to replay is then what came
+after it: at most ``snapshot_every_s`` of traffic in a live system), publishes a probe move at
+once and starts a new process: ``served_s`` is
 the time from the kill to the probe's MoveAccepted, ``ready_s`` to ``/healthz`` ready. The same
 is done with ``ARBITER_LOAD_SNAPSHOTS=0`` (baseline: no snapshot loaded). Writes JSON and a PNG
 (recovery time against log size) beside it.
@@ -30,6 +32,7 @@ from pathlib import Path
 import chess
 import httpx
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 
 from contracts.envelope import Actor, dt_of
 from contracts.messages import GAME_COMMANDS, GAME_EVENTS, CreateGame, SubmitMove, envelope
@@ -111,13 +114,22 @@ class Feeder:
         self.games += n
 
 
+async def _partitions(bootstrap: str, topic: str) -> list[TopicPartition]:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        desc = await admin.describe_topics([topic])
+    finally:
+        await admin.close()
+    return [TopicPartition(topic, p["partition"]) for d in desc for p in d["partitions"]]
+
+
 async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
     """Wait until group ``game`` has committed every game command."""
     c = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id="game", enable_auto_commit=False)
     await c.start()
     try:
-        parts = c.partitions_for_topic(GAME_COMMANDS) or set()
-        tps = [TopicPartition(GAME_COMMANDS, p) for p in sorted(parts)]
+        tps = await _partitions(bootstrap, GAME_COMMANDS)
         end = time.time() + timeout
         while time.time() < end:
             ends = await c.end_offsets(tps)
@@ -166,9 +178,13 @@ async def _ready(port: int, proc: subprocess.Popen, timeout: float = 3600) -> di
 async def restart(feeder: Feeder, bus: str, port: int, proc: subprocess.Popen, snapshots: bool,
                   probe: int) -> tuple[subprocess.Popen, dict]:
     """Kill ``proc``, publish the probe game's next move, start a new process; the timings."""
-    watch = AIOKafkaConsumer(GAME_EVENTS, bootstrap_servers=feeder.bootstrap, isolation_level="read_committed")
+    watch = AIOKafkaConsumer(bootstrap_servers=feeder.bootstrap, isolation_level="read_committed")
     await watch.start()
-    await watch.seek_to_end()
+    tps = await _partitions(feeder.bootstrap, GAME_EVENTS)
+    watch.assign(tps)
+    await watch.seek_to_end(*tps)
+    for tp in tps:
+        await watch.position(tp)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     t0 = time.perf_counter()
@@ -217,6 +233,7 @@ async def run(bus: str, sizes: list[int], port: int) -> dict:
                 print(f"recovery: {feeder.games * MESSAGES_PER_GAME:,} messages published "
                       f"({time.perf_counter() - t:.0f} s)", file=sys.stderr, flush=True)
             await _caught_up(bootstrap)
+            await asyncio.sleep(12)  # the next snapshot (every 10 s): a kill finds a short tail
             row = {"messages": feeder.games * MESSAGES_PER_GAME, "games": feeder.games,
                    "fill_s": round(time.perf_counter() - t, 1)}
             for label, snaps in (("snapshot", True), ("full_replay", False)):
@@ -231,7 +248,7 @@ async def run(bus: str, sizes: list[int], port: int) -> dict:
         except subprocess.TimeoutExpired:
             proc.kill()
         await feeder.stop()
-    return {"command": "python -m loadtests.recovery --bus " + bus + " --sizes " + ",".join(map(str, sizes)),
+    return {"command": "python -m loadtests.recovery --sizes " + ",".join(map(str, sizes)),
             "sizes": rows}
 
 
@@ -260,13 +277,24 @@ def plot(result: dict, png: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m loadtests.recovery", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bus", required=True, help="kafka://HOST:PORT (a broker of the benchmark's own)")
+    ap.add_argument("--bus", default="own", help="kafka://HOST:PORT of a broker nothing else uses, or "
+                    "'own' (default): start one on free ports with a fresh data folder, removed after")
     ap.add_argument("--sizes", default="10000,100000,1000000", help="log sizes in messages")
     ap.add_argument("--port", type=int, default=18900, help="HTTP port of the game process")
     ap.add_argument("--json", default=".bench/recovery.json", help="output JSON (PNG beside it)")
     a = ap.parse_args()
     sizes = sorted(int(s) for s in a.sizes.split(","))
-    result = asyncio.run(run(a.bus, sizes, a.port))
+    broker = None
+    if a.bus == "own":
+        from loadtests.broker import LocalBroker
+
+        broker = LocalBroker()
+        broker.up()
+    try:
+        result = asyncio.run(run(f"kafka://{broker.bootstrap}" if broker else a.bus, sizes, a.port))
+    finally:
+        if broker is not None:
+            broker.remove()
     out = Path(a.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))

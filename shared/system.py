@@ -60,37 +60,57 @@ def make_processor(name: str) -> Processor:
 
 class System:
     """Hosts for ``services`` (process names) on ``log``. ``ticks``: run the game timer on
-    ``now_ms`` (wall time by default); off when hosting recorded games on their recorded times."""
+    ``now_ms`` (wall time by default); off when hosting recorded games on their recorded times.
+
+    On the memory log each process is a :class:`shared.service.ServiceHost`; on Kafka a
+    :class:`shared.kafkahost.KafkaHost` (partitions, transactions, snapshots), the same host as
+    ``python -m services.<name>``, so the embedded Kafka mode runs the production path."""
 
     def __init__(self, log: EventLog, services: Iterable[str] = SERVICES, *, ticks: bool = True,
                  now_ms: Callable[[], int] | None = None) -> None:
-        self.log = log
-        self.hosts = {n: ServiceHost(make_processor(n), log, ticks=ticks and n == "game", now_ms=now_ms)
-                      for n in services}
-        for h in self.hosts.values():
-            h.attach()
+        from shared.eventlog.kafka import KafkaLog
 
-    def core(self, name: str) -> Core:
-        """The core of service ``name`` (validation, clock, ...) among the hosted processes."""
-        for h in self.hosts.values():
-            try:
-                return h.processor.core(name)
-            except KeyError:
-                pass
-        raise KeyError(name)
+        self.log = log
+        self.hosts: dict = {}
+        for n in services:
+            if isinstance(log, KafkaLog):
+                from shared.kafkahost import KafkaHost
+
+                self.hosts[n] = KafkaHost(n, log.bootstrap, (lambda n=n: make_processor(n)),
+                                          ticks=ticks and n == "game", now_ms=now_ms,
+                                          partitions=log.partitions)
+            else:
+                self.hosts[n] = ServiceHost(make_processor(n), log, ticks=ticks and n == "game",
+                                            now_ms=now_ms)
+                self.hosts[n].attach()
 
     async def recover(self) -> None:
-        """Rebuild every core's state from what the log already holds (restart after a crash);
-        the log is read once for all the hosted services."""
+        """Rebuild every core's state from what the memory log already holds (restart after a
+        crash); the log is read once for all the hosted services. (Kafka hosts restore their
+        partitions when they are assigned, in :meth:`start_timers`.)"""
         from contracts.messages import TOPICS
 
-        messages = await self.log.read_many(TOPICS)
-        for h in self.hosts.values():
-            await h.recover(messages)
+        local = [h for h in self.hosts.values() if isinstance(h, ServiceHost)]
+        if local:
+            messages = await self.log.read_many(TOPICS)
+            for h in local:
+                await h.recover(messages)
 
-    async def start_timers(self) -> None:
+    async def start_timers(self, timeout: float = 120.0) -> None:
+        """Start the timers (memory log) or the Kafka hosts, waiting until they are ready."""
+        import asyncio
+
         for h in self.hosts.values():
-            await h.start_timer()
+            if isinstance(h, ServiceHost):
+                await h.start_timer()
+            else:
+                await h.start()
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not all(h.status()["ready"] for h in self.hosts.values() if not isinstance(h, ServiceHost)):
+            if loop.time() > end:
+                raise TimeoutError("the Kafka hosts did not become ready")
+            await asyncio.sleep(0.05)
 
     async def stop(self) -> None:
         for h in self.hosts.values():

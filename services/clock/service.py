@@ -78,6 +78,12 @@ class _Removal:
     proposal: tuple[str, tuple[str, ...]] | None = None
 
 
+#: What the clock acts on (the rest of its inputs passes by without a look).
+_READS = (GameStarted, CheckClock, MoveAccepted, PlayResumed, ArrivalReported, MoveRejected,
+          GameCommandRejected, PenaltyApplied, GameEnded, DeadStonesProposed, ScoringAgreed,
+          DeadStonesRuled, ArbiterCalled, FlagFell)
+
+
 def first_to_move(p: GameStarted) -> clk.Colour:
     """The colour whose clock starts (1994 art. 12.3: White; xiangqi: Red in the white seat;
     Go 1988 art. 2.1: Black, or White after handicap stones): the side to move in the start
@@ -112,6 +118,8 @@ class ClockCore(Core):
         heapq.heapify(self.deadlines)
 
     def handle(self, msg: Envelope) -> list[Emit]:
+        if not isinstance(msg.payload, _READS):  # a move command, its own readings ...
+            return []
         gid = getattr(msg.payload, "game_id", "")
         before = self._deadlines(gid)
         self._removal(msg)

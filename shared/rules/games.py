@@ -146,10 +146,9 @@ class ChessPosition(Position):
         return move.uci()
 
     def play(self, move: chess.Move) -> Played:
-        san = self.board.san(move)
-        self.board.push(move)
-        return Played(move.uci(), san, self.board.fen(), self.status(), self.board.halfmove_clock,
-                      chess_rules.repetitions(self.board))
+        san = self.board.san_and_push(move)
+        return Played(move.uci(), san, chess_rules.fen(self.board), self.status(),
+                      self.board.halfmove_clock, chess_rules.repetitions(self.board))
 
     def play_coord(self, coord: str) -> None:
         self.board.push(chess.Move.from_uci(coord))

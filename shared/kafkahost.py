@@ -56,8 +56,9 @@ from shared.service import Processor
 log = logging.getLogger("arbiter.kafkahost")
 
 #: Bumped when the pickled state of a core changes shape: older snapshots are then ignored and
-#: the partition is rebuilt from the start of its inputs.
-SNAPSHOT_FORMAT = 1
+#: the partition is rebuilt from the start of its inputs (so is a snapshot that fails to load).
+#: 2: compact chess positions and clock schedules.
+SNAPSHOT_FORMAT = 2
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 
 
@@ -100,15 +101,34 @@ def _encode(m: Envelope) -> dict:
 
 
 @dataclass
+class _Txn:
+    """What one transaction of a partition writes: decisions (and timer commands), the input
+    offsets they consumed, and perhaps the snapshot of the state after them."""
+
+    out: list[Envelope] = field(default_factory=list)
+    offsets: dict[str, int] = field(default_factory=dict)
+    inputs: int = 0
+    timers: int = 0
+    snapshot: bytes | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.out or self.offsets or self.snapshot)
+
+
+@dataclass
 class _Part:
-    """One owned partition: its processor (state), producer and snapshot bookkeeping."""
+    """One owned partition: its processor (state), producer, the transaction in flight and
+    the next one (decided meanwhile: group commit), and snapshot bookkeeping."""
 
     number: int
     proc: Processor
     producer: AIOKafkaProducer
-    offsets: dict[str, int] = field(default_factory=dict)  # input topic -> next offset to read
+    offsets: dict[str, int] = field(default_factory=dict)  # input topic -> next offset decided
     inputs_since_snapshot: int = 0
     snapshot_at: float = field(default_factory=time.monotonic)
+    next: _Txn = field(default_factory=_Txn)
+    inflight: asyncio.Task | None = None
+    broken: bool = False
 
 
 class KafkaHost:
@@ -216,8 +236,12 @@ class KafkaHost:
             pass
 
     async def _drop(self, n: int) -> None:
+        """Give up partition ``n``: its transaction in flight ends (commits or aborts) first;
+        what was decided after it is not written (the next owner decides it again)."""
         part = self.parts.pop(n, None)
         if part is not None:
+            if part.inflight is not None and part.inflight is not asyncio.current_task():
+                await asyncio.gather(part.inflight, return_exceptions=True)
             try:
                 await part.producer.stop()
             except Exception:  # fenced or broker gone: nothing of ours is left to flush
@@ -250,7 +274,9 @@ class KafkaHost:
                 proc.decide(m)  # already decided: its decisions are in the log
                 replayed += 1
                 progress["messages"] = replayed
-            part = _Part(n, proc, producer, offsets=dict(committed))
+            # snapshots of an instance's partitions are spread over the interval, not all at once
+            part = _Part(n, proc, producer, offsets=dict(committed), inputs_since_snapshot=replayed,
+                         snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions)
             self.parts[n] = part
             for tp in tps:
                 self.consumer.seek(tp, committed[tp.topic])
@@ -287,8 +313,13 @@ class KafkaHost:
                     c.seek(tp, max(0, end - back))
                 last = await self._last_record(c, tp, end)
                 if last is not None:
-                    snap = pickle.loads(zlib.decompress(last))
-                    return snap if snap.get("format") == SNAPSHOT_FORMAT else None
+                    try:
+                        snap = pickle.loads(zlib.decompress(last))
+                    except Exception as e:  # written by other code: rebuild from the inputs
+                        log.warning("%s: snapshot of partition %d not loadable (%s: %s); replaying "
+                                    "from the start", self.name, n, type(e).__name__, e)
+                        return None
+                    return snap if isinstance(snap, dict) and snap.get("format") == SNAPSHOT_FORMAT else None
             return None
         finally:
             await c.stop()
@@ -334,9 +365,12 @@ class KafkaHost:
 
     # ----------------------------------------------------------------------------- the loop
     async def _run(self) -> None:
+        """Fetch, decide (in this task, in order), and hand each partition's decisions to its
+        transaction: one in flight per partition, and what is decided meanwhile goes into the
+        next one (group commit), so fetching and deciding never wait for a commit."""
         while True:
             try:
-                batch = await self.consumer.getmany(timeout_ms=20, max_records=self.max_batch)
+                batch = await self.consumer.getmany(timeout_ms=10, max_records=self.max_batch)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -345,71 +379,89 @@ class KafkaHost:
                 continue
             t0 = time.perf_counter()
             async with self._lock:
-                jobs = [self._step(part, batch) for part in list(self.parts.values())]
-                await asyncio.gather(*jobs)
+                for part in list(self.parts.values()):
+                    if part.broken:
+                        await self._drop(part.number)  # restored below when the broker answers
+                    else:
+                        self._decide(part, batch)
+                        self._flush(part)
                 await self._restore_missing()
             if batch:
                 BATCH.labels(self.name).observe(time.perf_counter() - t0)
             self._measure_lag()
+            while sum(len(p.next.out) for p in self.parts.values()) > 4 * self.max_batch:
+                await asyncio.sleep(0.005)  # commits lag: let them catch up before fetching more
 
-    async def _step(self, part: _Part, batch: dict) -> None:
+    def _decide(self, part: _Part, batch: dict) -> None:
+        """Decide the batch's inputs of ``part`` (and its due timer commands) into ``part.next``."""
         rows = [(r.timestamp, tp.topic, r.offset, r.value)
                 for tp, records in batch.items() if tp.partition == part.number for r in records]
         rows.sort(key=lambda r: (r[0], r[1], r[2]))
-        offsets = {}
-        out: list[Envelope] = []
+        txn = part.next
         for _, topic, offset, value in rows:
-            offsets[topic] = offset + 1
+            txn.offsets[topic] = part.offsets[topic] = offset + 1
             m = _parse(topic, value)
             if m is not None:
-                out += part.proc.decide(m)
-        timers = part.proc.due(self.now_ms()) if self.ticks else []
-        pending = part.inputs_since_snapshot + len(rows)  # inputs the last snapshot lacks
-        snapshot = pending > 0 and (pending >= self.snapshot_every
-                                    or time.monotonic() - part.snapshot_at >= self.snapshot_every_s)
+                txn.out += part.proc.decide(m)
+        txn.inputs += len(rows)
+        part.inputs_since_snapshot += len(rows)
+        if self.ticks:
+            timers = part.proc.due(self.now_ms())
+            txn.out += timers
+            txn.timers += len(timers)
+
+    def _flush(self, part: _Part) -> None:
+        """Start ``part``'s next transaction unless one is in flight (it then starts when that
+        one ends). The snapshot, when due, is taken now: the state after exactly the inputs
+        whose offsets this transaction commits."""
         SNAPSHOT_AGE.labels(self.name).set(time.monotonic() - part.snapshot_at)
-        if not (offsets or timers or snapshot):
+        if part.inflight is not None:
             return
+        if part.inputs_since_snapshot > 0 and (
+                part.inputs_since_snapshot >= self.snapshot_every
+                or time.monotonic() - part.snapshot_at >= self.snapshot_every_s):
+            state = {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc}
+            part.next.snapshot = zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
+            part.inputs_since_snapshot, part.snapshot_at = 0, time.monotonic()
+        if not part.next:
+            return
+        txn, part.next = part.next, _Txn()
+        part.inflight = asyncio.create_task(self._commit(part, txn), name=f"txn-{self.name}-{part.number}")
+
+    async def _commit(self, part: _Part, txn: _Txn) -> None:
+        p = part.producer
         try:
-            await self._commit(part, out + timers, offsets, snapshot)
+            await p.begin_transaction()
+            try:
+                futs = [await p.send(m.payload.TOPIC, **_encode(m)) for m in txn.out]
+                if txn.offsets:
+                    await p.send_offsets_to_transaction(
+                        {TopicPartition(t, part.number): o for t, o in txn.offsets.items()}, self.name)
+                if txn.snapshot is not None:
+                    futs.append(await p.send(self.snapshots, value=txn.snapshot,
+                                             key=str(part.number).encode(), partition=part.number))
+                await asyncio.gather(*futs)
+            except BaseException:
+                try:
+                    await p.abort_transaction()
+                except Exception:
+                    pass
+                raise
+            await p.commit_transaction()
         except Exception as e:  # fenced, or the broker refused: restore from the log
             TXN_ABORTS.labels(self.name).inc()
             log.warning("%s: transaction of partition %d failed (%s: %s); restoring it from the log",
                         self.name, part.number, type(e).__name__, e)
-            await self._drop(part.number)  # restored by _restore_missing when the broker answers
+            part.broken = True
+            part.inflight = None
             return
-        part.offsets.update(offsets)
-        part.inputs_since_snapshot += len(rows)
-        for m in out:
+        for m in txn.out:
             EMITTED.labels(self.name, m.type).inc()
-        if timers:
-            TIMERS.labels(self.name).inc(len(timers))
-        if snapshot:
-            part.inputs_since_snapshot, part.snapshot_at = 0, time.monotonic()
-
-    async def _commit(self, part: _Part, out: list[Envelope], offsets: dict[str, int],
-                      snapshot: bool) -> None:
-        p = part.producer
-        await p.begin_transaction()
-        try:
-            futs = [await p.send(m.payload.TOPIC, **_encode(m)) for m in out]
-            if offsets:
-                await p.send_offsets_to_transaction(
-                    {TopicPartition(t, part.number): o for t, o in offsets.items()}, self.name)
-            if snapshot:
-                state = {"format": SNAPSHOT_FORMAT, "offsets": {**part.offsets, **offsets},
-                         "proc": part.proc}
-                blob = zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
-                futs.append(await p.send(self.snapshots, value=blob, key=str(part.number).encode(),
-                                         partition=part.number))
-            await asyncio.gather(*futs)
-        except BaseException:
-            try:
-                await p.abort_transaction()
-            except Exception:
-                pass
-            raise
-        await p.commit_transaction()
+        if txn.timers:
+            TIMERS.labels(self.name).inc(txn.timers)
+        part.inflight = None
+        if not part.broken and self.parts.get(part.number) is part:
+            self._flush(part)
 
     async def _restore_missing(self) -> None:
         """Restore the assigned partitions that have no state (a failed transaction dropped

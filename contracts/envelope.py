@@ -81,9 +81,11 @@ class Envelope(BaseModel):
     def key(self) -> str:
         """Kafka partition key: the tournament for a tournament and every game it paired
         (``tournament-<tid>``; its game ids are ``<tid>-r<round>-b<board>``), else the game.
-        One key for a tournament and its games puts them on the same partition number of every
-        topic, so each instance of a service in a consumer group sees all of a tournament."""
-        agg = self.aggregate
+        A Go replay game (``<game>-replay<n>``, 1988 art. 20.3) goes with the game it replays,
+        whose processor starts it. One key for a tournament and its games puts them on the same
+        partition number of every topic, so each instance of a service in a consumer group sees
+        all of a tournament."""
+        agg = _REPLAY.sub("", self.aggregate)
         m = _TOURNAMENT_GAME.match(agg)
         return f"tournament-{m.group(1)}" if m else agg
 
@@ -95,6 +97,7 @@ class Envelope(BaseModel):
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _TOURNAMENT_GAME = re.compile(r"^game-(.+)-r\d+-b\d+$")
+_REPLAY = re.compile(r"(-replay\d+)+$")
 
 
 def ms_of(dt: datetime) -> int:

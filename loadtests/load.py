@@ -87,8 +87,10 @@ class Interrupt:
 
 # ------------------------------------------------------------------------------ the services
 def start_services(bus: str, instances: int = 1, base_port: int = 18100,
-                   log_path: Path | None = None) -> dict:
-    """Start the gateway and ``instances`` processes of every back-end service on ``bus``;
+                   log_path: Path | None = None, gateway: bool = True) -> dict:
+    """Start the gateway (unless ``gateway`` is False: with ``--via log`` it is not on the
+    measured path, and reading every event it would only take CPU from it) and ``instances``
+    processes of every back-end service on ``bus``;
     returns instance name (``game``, ``game#2`` ...) -> (Popen, HTTP port), what
     :func:`services.tools.supervisor.wait_ready` and ``stop_all`` take.
 
@@ -99,7 +101,7 @@ def start_services(bus: str, instances: int = 1, base_port: int = 18100,
     generator is a second gateway, with its own command streams)."""
     from shared.system import SERVICES
 
-    names = ["gateway"] + [name if k == 0 else f"{name}#{k + 1}"
+    names = ["gateway"] * gateway + [name if k == 0 else f"{name}#{k + 1}"
                            for name in SERVICES for k in range(instances)]
     out = open(log_path, "ab") if log_path is not None else None
     try:
@@ -549,7 +551,7 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
     log_path = Path(a.json).with_name(Path(a.json).stem + "-services.log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     print(f"  service output: {log_path}", flush=True)
-    procs = start_services(a.bus, a.instances, a.base_port, log_path)
+    procs = start_services(a.bus, a.instances, a.base_port, log_path, gateway=a.via == "http")
     try:
         missing = await asyncio.to_thread(wait_ready, procs, a.ready_timeout)
         if missing:

@@ -85,9 +85,7 @@ class Envelope(BaseModel):
         whose processor starts it. One key for a tournament and its games puts them on the same
         partition number of every topic, so each instance of a service in a consumer group sees
         all of a tournament."""
-        agg = _REPLAY.sub("", self.aggregate)
-        m = _TOURNAMENT_GAME.match(agg)
-        return f"tournament-{m.group(1)}" if m else agg
+        return key_of(self.aggregate)
 
     @property
     def at_ms(self) -> int:
@@ -98,6 +96,14 @@ class Envelope(BaseModel):
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _TOURNAMENT_GAME = re.compile(r"^game-(.+)-r\d+-b\d+$")
 _REPLAY = re.compile(r"(-replay\d+)+$")
+
+
+def key_of(aggregate: str) -> str:
+    """The partition key of an aggregate (``game-<id>`` or ``tournament-<id>``): see
+    :attr:`Envelope.key`."""
+    agg = _REPLAY.sub("", aggregate)
+    m = _TOURNAMENT_GAME.match(agg)
+    return f"tournament-{m.group(1)}" if m else agg
 
 
 def ms_of(dt: datetime) -> int:

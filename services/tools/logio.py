@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from contracts.envelope import Envelope
+from contracts.envelope import Envelope, key_of
 from contracts.messages import TOPICS, GameStarted, RoundPaired, parse_message
 from shared.eventlog.base import Deduper, open_log
 
@@ -68,9 +68,10 @@ def select(messages: list[Envelope], aggregate: str) -> list[Envelope]:
 
 
 async def export_messages(bus: str, aggregate: str) -> list[Envelope]:
-    """Every message of ``aggregate`` on ``bus`` (see :func:`select`)."""
+    """Every message of ``aggregate`` on ``bus`` (see :func:`select`), read from the one
+    partition its key maps to."""
     log = open_log(bus)
     try:
-        return select(await log.read_many(TOPICS), aggregate)
+        return select(await log.read_key(TOPICS, key_of(aggregate)), aggregate)
     finally:
         await log.stop()

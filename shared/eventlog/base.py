@@ -56,6 +56,11 @@ class EventLog(abc.ABC):
             out += await self.read(t)
         return out
 
+    async def read_key(self, topics: Sequence[str], key: str) -> list[Envelope]:
+        """The messages of ``topics`` under partition key ``key`` (:attr:`Envelope.key`), in
+        append order; Kafka reads only the partition the key maps to."""
+        return [m for m in await self.read_many(topics) if m.key == key]
+
     async def idle(self, timeout: float = 30.0) -> None:  # pragma: no cover - overridden
         """Wait until every subscribed group has handled every message published so far."""
 

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Sequence
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.partitioner import murmur2
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
@@ -152,13 +153,25 @@ class KafkaLog(EventLog):
         rows.sort(key=lambda r: (r[0], r[1], r[2]))
         return [m for r in rows if (m := self._parse(r[4], r[3])) is not None]
 
-    async def _rows(self, topic: str) -> list[tuple[int, int, int, bytes]]:
+    async def read_key(self, topics: Sequence[str], key: str) -> list[Envelope]:
+        """Only the partition ``key`` maps to (the producers' murmur2 partitioner), of each
+        topic: exporting one game or tournament does not read the whole log."""
+        rows = []
+        for t in dict.fromkeys(topics):
+            parts = sorted(await self._partitions(t))
+            if parts:
+                p = parts[(murmur2(key.encode()) & 0x7FFFFFFF) % len(parts)]
+                rows += [(*r, t) for r in await self._rows(t, only=p)]
+        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        return [m for r in rows if (m := self._parse(r[4], r[3])) is not None and m.key == key]
+
+    async def _rows(self, topic: str, only: int | None = None) -> list[tuple[int, int, int, bytes]]:
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
                                     isolation_level="read_committed")
         try:
             await consumer.start()
             parts = await self._partitions(topic)
-            tps = [TopicPartition(topic, p) for p in sorted(parts)]
+            tps = [TopicPartition(topic, p) for p in sorted(parts) if only is None or p == only]
             if not tps:
                 return []
             consumer.assign(tps)

@@ -164,3 +164,19 @@ async def test_a_poison_record_is_skipped_not_stalling_the_group(kafka_bootstrap
         assert streams.count(f"game-p{run}.commands") == 3
     finally:
         await log.stop()
+
+
+async def test_read_key_returns_exactly_one_keys_messages(make_log):
+    """``read_key``: the messages of one partition key, in order, the same as filtering the whole
+    log (Kafka reads only the key's partition: an export of one game does not read the log)."""
+    log = make_log()
+    run = uuid.uuid4().hex[:8]
+    games = [f"k{run}{i}" for i in range(5)] + [f"t{run}-r1-b1", f"t{run}-r1-b2"]
+    await log.start()
+    for m in [m for g in games for m in _moves(g, 4)]:
+        await log.publish(m.payload.TOPIC, m)
+    got = await log.read_key([GAME_COMMANDS], f"game-k{run}2")
+    assert [(m.stream, m.payload.move) for m in got] == [(f"game-k{run}2.commands", f"m{i}") for i in range(1, 5)]
+    tour = await log.read_key([GAME_COMMANDS], f"tournament-t{run}")  # a tournament's games share its key
+    assert sorted({m.aggregate for m in tour}) == [f"game-t{run}-r1-b1", f"game-t{run}-r1-b2"]
+    assert len(tour) == 8

@@ -43,17 +43,16 @@ from dataclasses import dataclass, field
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.abc import ConsumerRebalanceListener
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
-from aiokafka.errors import TopicAlreadyExistsError
 from pydantic import ValidationError
 
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, parse_message
+from contracts.messages import parse_message
 from shared.metrics import (
     ASSIGNED, BATCH, EMITTED, LAG, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
     TIMERS, TXN_ABORTS,
 )
+from shared.eventlog.kafka import ensure_topics
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -68,26 +67,6 @@ MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 def snapshot_topic(name: str) -> str:
     """The compacted topic holding process ``name``'s partition snapshots."""
     return f"arbiter.snapshots.{name}"
-
-
-async def ensure_topics(bootstrap: str, partitions: int, extra: tuple[str, ...] = ()) -> None:
-    """Create the message topics and the snapshot topics ``extra`` (compacted, large records)
-    with ``partitions`` partitions where they do not exist."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        existing = set(await admin.list_topics())
-        compact = {"cleanup.policy": "compact", "max.message.bytes": str(MAX_SNAPSHOT_BYTES),
-                   "segment.ms": "600000", "min.cleanable.dirty.ratio": "0.1"}
-        new = [NewTopic(t, partitions, 1) for t in TOPICS if t not in existing]
-        new += [NewTopic(t, partitions, 1, topic_configs=compact) for t in extra if t not in existing]
-        if new:
-            try:
-                await admin.create_topics(new)
-            except TopicAlreadyExistsError:
-                pass
-    finally:
-        await admin.close()
 
 
 def _parse(topic: str, body: bytes) -> Envelope | None:
@@ -201,7 +180,9 @@ class KafkaHost:
     async def start(self) -> None:
         """Create missing topics, join the group and start consuming (returns at once; the
         partitions are restored as they are assigned: see :meth:`status`)."""
-        await ensure_topics(self.bootstrap, self.partitions, (self.snapshots,))
+        await ensure_topics(self.bootstrap, self.partitions, compacted=(self.snapshots,), compacted_config={
+            "max.message.bytes": str(MAX_SNAPSHOT_BYTES), "segment.ms": "600000",
+            "min.cleanable.dirty.ratio": "0.1"})
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.name, enable_auto_commit=False,
             auto_offset_reset="earliest", isolation_level="read_committed",

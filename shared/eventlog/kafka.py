@@ -52,6 +52,26 @@ async def _raw(msg: KafkaMessage) -> _Raw:
     return _Raw(msg.raw_message.topic, msg.body)
 
 
+async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = TOPICS,
+                        compacted: Sequence[str] = (), compacted_config: dict | None = None) -> None:
+    """Create the missing ``topics`` and ``compacted`` topics (``cleanup.policy=compact`` plus
+    ``compacted_config``) with ``partitions`` partitions each, replication 1."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        config = {"cleanup.policy": "compact", **(compacted_config or {})}
+        new = [NewTopic(t, partitions, 1) for t in topics if t not in existing]
+        new += [NewTopic(t, partitions, 1, topic_configs=config) for t in compacted if t not in existing]
+        if new:
+            try:
+                await admin.create_topics(new)
+            except TopicAlreadyExistsError:
+                pass
+    finally:
+        await admin.close()
+
+
 class KafkaLog(EventLog):
     """:class:`EventLog` on a Kafka cluster at ``bootstrap`` (``host:port``).
 
@@ -103,18 +123,7 @@ class KafkaLog(EventLog):
 
     async def ensure_topics(self, topics: Sequence[str] = TOPICS) -> None:
         """Create ``topics`` with ``self.partitions`` partitions if they do not exist."""
-        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
-        await admin.start()
-        try:
-            existing = set(await admin.list_topics())
-            new = [NewTopic(t, self.partitions, 1) for t in topics if t not in existing]
-            if new:
-                try:
-                    await admin.create_topics(new)
-                except TopicAlreadyExistsError:
-                    pass
-        finally:
-            await admin.close()
+        await ensure_topics(self.bootstrap, self.partitions, topics)
 
     async def start(self) -> None:
         await self.ensure_topics()

@@ -74,6 +74,17 @@ async def _log_of(bootstrap: str, prefix: str):
         await log.stop()
 
 
+def _assert_white_lost_on_time_after_e4_e5(c: httpx.Client, gid: str, timeout: float = 90) -> None:
+    end = time.time() + timeout
+    while time.time() < end:
+        g = c.get(f"/games/{gid}").json()
+        if g["result"]:
+            break
+        time.sleep(0.2)
+    assert [m["san"] for m in g["moves"]] == ["e4", "e5"]
+    assert (g["result"], g["reason"]) == ("0-1", "timeout")
+
+
 def _check_exactly_once(msgs) -> None:
     commands = {m.event_id for m in msgs if m.payload.KIND == "command" and m.actor.kind != "service"}
     decided = Counter(m.causation_id for m in msgs
@@ -164,14 +175,7 @@ def test_a_lagging_game_processor_decides_a_move_received_before_the_deadline(ka
             time.sleep(5.0)  # past Black's deadline (5 s from White's move) and the grace
         finally:
             game.send_signal(signal.SIGCONT)
-        end = time.time() + 60
-        while time.time() < end:
-            g = c.get(f"/games/{gid}").json()
-            if g["result"]:
-                break
-            time.sleep(0.2)
-        assert [m["san"] for m in g["moves"]] == ["e4", "e5"]
-        assert (g["result"], g["reason"]) == ("0-1", "timeout")
+        _assert_white_lost_on_time_after_e4_e5(c, gid)
     finally:
         stop_all(procs)
     msgs = asyncio.run(_log_of(kafka_bootstrap, f"game-{gid}"))
@@ -212,14 +216,7 @@ def test_a_broker_outage_with_a_move_waiting_to_be_published(own_broker):
         own_broker.up()
         t.join(timeout=90)
         assert answer["r"].status_code == 202, answer["r"].text
-        end = time.time() + 90
-        while time.time() < end:
-            g = c.get(f"/games/{gid}").json()
-            if g["result"]:
-                break
-            time.sleep(0.2)
-        assert [m["san"] for m in g["moves"]] == ["e4", "e5"]
-        assert (g["result"], g["reason"]) == ("0-1", "timeout")
+        _assert_white_lost_on_time_after_e4_e5(c, gid)
     finally:
         stop_all(procs)
     msgs = asyncio.run(_log_of(own_broker.bootstrap, f"game-{gid}"))

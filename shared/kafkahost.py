@@ -52,7 +52,7 @@ from shared.metrics import (
     ASSIGNED, BATCH, EMITTED, LAG, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
     TIMERS, TXN_ABORTS,
 )
-from shared.eventlog.kafka import ensure_topics
+from shared.eventlog.kafka import ensure_topics, in_log_order
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -345,8 +345,8 @@ class KafkaHost:
         return last
 
     async def _read_range(self, n: int, start: dict[str, int], end: dict[str, int]) -> list[Envelope]:
-        """Input messages of partition ``n`` from ``start`` to ``end`` offsets (by topic), in
-        the order the group consumer hands them (by topic partition, merged by timestamp)."""
+        """Input messages of partition ``n`` from ``start`` to ``end`` offsets (by topic), each
+        topic in offset order (:func:`shared.eventlog.kafka.in_log_order`), as they were decided."""
         tps = [TopicPartition(t, n) for t in end if end[t] > start.get(t, 0)]
         if not tps:
             return []
@@ -362,15 +362,14 @@ class KafkaHost:
             while remaining:
                 batch = await c.getmany(*remaining, timeout_ms=500, max_records=5_000)
                 for tp, records in batch.items():
-                    rows += [(r.timestamp, tp.topic, r.offset, r.value) for r in records
+                    rows += [(r.timestamp, (tp.topic, n), r.offset, r.value) for r in records
                              if r.offset < end[tp.topic]]
                 for tp in list(remaining):
                     if await c.position(tp) >= end[tp.topic]:
                         remaining.discard(tp)
         finally:
             await c.stop()
-        rows.sort(key=lambda r: (r[0], r[1], r[2]))
-        return [m for _, t, _, v in rows if (m := _parse(t, v)) is not None]
+        return [m for _, (t, _), _, v in in_log_order(rows) if (m := _parse(t, v)) is not None]
 
     # ----------------------------------------------------------------------------- the loop
     async def _run(self) -> None:
@@ -403,11 +402,11 @@ class KafkaHost:
 
     def _decide(self, part: _Part, batch: dict) -> None:
         """Decide the batch's inputs of ``part`` (and its due timer commands) into ``part.next``."""
-        rows = [(r.timestamp, tp.topic, r.offset, r.value)
-                for tp, records in batch.items() if tp.partition == part.number for r in records]
-        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        rows = in_log_order([(r.timestamp, (tp.topic, tp.partition), r.offset, r.value)
+                             for tp, records in batch.items() if tp.partition == part.number
+                             for r in records])
         txn = part.next
-        for _, topic, offset, value in rows:
+        for _, (topic, _), offset, value in rows:
             txn.offsets[topic] = part.offsets[topic] = offset + 1
             m = _parse(topic, value)
             if m is not None:

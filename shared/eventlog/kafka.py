@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 from collections.abc import Sequence
 
@@ -50,6 +51,19 @@ class _Raw:
 
 async def _raw(msg: KafkaMessage) -> _Raw:
     return _Raw(msg.raw_message.topic, msg.body)
+
+
+def in_log_order(rows):
+    """``rows`` of ``(timestamp, (topic, partition), offset, ...)`` in the order that counts:
+    each topic partition's rows in offset order (its append order: what a consumer sees and
+    every decision follows), partitions merged by record timestamp, which only interleaves
+    them for reading. Timestamps are producers' clocks and can run backwards within a
+    partition (two gateways), so they never reorder a partition's rows."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(r[1], []).append(r)
+    runs = [sorted(g, key=lambda r: r[2]) for _, g in sorted(groups.items())]
+    return list(heapq.merge(*runs, key=lambda r: r[0]))
 
 
 async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = TOPICS,
@@ -157,10 +171,10 @@ class KafkaLog(EventLog):
         return [m for r in await self._rows(topic) if (m := self._parse(topic, r[3])) is not None]
 
     async def read_many(self, topics: Sequence[str]) -> list[Envelope]:
-        """All messages of ``topics`` ordered by broker append time (then partition, offset)."""
-        rows = [(*r, t) for t in dict.fromkeys(topics) for r in await self._rows(t)]
-        rows.sort(key=lambda r: (r[0], r[1], r[2]))
-        return [m for r in rows if (m := self._parse(r[4], r[3])) is not None]
+        """All messages of ``topics``: each partition in offset order, merged by timestamp
+        (:func:`in_log_order`)."""
+        rows = [r for t in dict.fromkeys(topics) for r in await self._rows(t)]
+        return [m for r in in_log_order(rows) if (m := self._parse(r[1][0], r[3])) is not None]
 
     async def read_key(self, topics: Sequence[str], key: str) -> list[Envelope]:
         """Only the partition ``key`` maps to (the producers' murmur2 partitioner), of each
@@ -170,11 +184,13 @@ class KafkaLog(EventLog):
             parts = sorted(await self._partitions(t))
             if parts:
                 p = parts[(murmur2(key.encode()) & 0x7FFFFFFF) % len(parts)]
-                rows += [(*r, t) for r in await self._rows(t, only=p)]
-        rows.sort(key=lambda r: (r[0], r[1], r[2]))
-        return [m for r in rows if (m := self._parse(r[4], r[3])) is not None and m.key == key]
+                rows += await self._rows(t, only=p)
+        return [m for r in in_log_order(rows)
+                if (m := self._parse(r[1][0], r[3])) is not None and m.key == key]
 
-    async def _rows(self, topic: str, only: int | None = None) -> list[tuple[int, int, int, bytes]]:
+    async def _rows(self, topic: str, only: int | None = None) -> list[tuple]:
+        """``(timestamp, (topic, partition), offset, value)`` of every committed record of
+        ``topic`` (or of its partition ``only``) now in the log, in :func:`in_log_order`."""
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
                                     isolation_level="read_committed")
         try:
@@ -186,18 +202,17 @@ class KafkaLog(EventLog):
             consumer.assign(tps)
             await consumer.seek_to_beginning(*tps)
             end = await consumer.end_offsets(tps)
-            rows: list[tuple[int, int, int, bytes]] = []
+            rows: list[tuple] = []
             remaining = {tp for tp in tps if end[tp] > 0}
             while remaining:  # positions pass the transaction markers too
                 batch = await consumer.getmany(*remaining, timeout_ms=500, max_records=10_000)
                 for tp, records in batch.items():
                     for r in records:
                         if r.offset < end[tp]:
-                            rows.append((r.timestamp, tp.partition, r.offset, r.value))
+                            rows.append((r.timestamp, (topic, tp.partition), r.offset, r.value))
                 pos = {tp: await consumer.position(tp) for tp in remaining}
                 remaining = {tp for tp in remaining if pos[tp] < end[tp]}
-            rows.sort(key=lambda r: (r[0], r[1], r[2]))
-            return rows
+            return in_log_order(rows)
         finally:
             await consumer.stop()
 

@@ -19,6 +19,7 @@ from collections import Counter
 import httpx
 import pytest
 
+from contracts.envelope import Actor
 from contracts.messages import TOPICS
 from services.tools.audit import audit
 from services.tools.supervisor import spawn, start_all, stop_all, wait_ready
@@ -222,3 +223,70 @@ def test_a_broker_outage_with_a_move_waiting_to_be_published(own_broker):
     msgs = asyncio.run(_log_of(own_broker.bootstrap, f"game-{gid}"))
     _check_exactly_once(msgs)
     assert asyncio.run(audit(msgs)) == []
+
+
+def test_decisions_follow_the_partition_order_not_the_producers_timestamps(kafka_bootstrap):
+    """Two gateways write one game's commands; the later-appended record carries the earlier
+    producer timestamp (CreateTime: a busy gateway, or clock skew). Live, after a restart
+    (restore replays the tail) and in the audit, the game's order is the partition's: Black's
+    e5 (appended first) is accepted, d5 refused, and after the restart White's exd5 is refused
+    as illegal. (Found by a review: ordering by timestamp audited 16 differences on this
+    untouched log and accepted exd5 after a restart.)"""
+    from aiokafka import AIOKafkaProducer
+
+    from contracts.envelope import dt_of
+    from contracts.messages import GAME_COMMANDS, CreateGame, SubmitMove, envelope
+    from shared.kafkahost import KafkaHost
+    from shared.system import make_processor
+
+    gid = f"ts{uuid.uuid4().hex[:6]}"
+    white, black = Actor(kind="player", id="w"), Actor(kind="player", id="b")
+
+    async def host():
+        h = KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"), ticks=False,
+                      snapshot_every_s=3600)  # no snapshot: the restart replays every input
+        await h.start()
+        for _ in range(600):
+            if h.status()["ready"]:
+                return h
+            await asyncio.sleep(0.1)
+        raise AssertionError("game host not ready")
+
+    async def moves():
+        ms = await _log_of(kafka_bootstrap, f"game-{gid}")
+        return ms, [(m.type, m.payload.san if m.type == "MoveAccepted" else m.payload.move)
+                    for m in ms if m.type in ("MoveAccepted", "MoveRejected")]
+
+    async def main():
+        h = await host()
+        p = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, enable_idempotence=True)
+        await p.start()
+        now = time.time_ns() // 1_000_000
+        a, b = f"game-{gid}.commands.a1a1a1a1", f"game-{gid}.commands.b2b2b2b2"
+
+        async def put(stream, seq, actor, payload, at, ts):
+            m = envelope(payload, stream=stream, seq=seq, occurred_at=dt_of(at), actor=actor)
+            await p.send_and_wait(GAME_COMMANDS, m.model_dump_json().encode(), key=m.key.encode(),
+                                  timestamp_ms=ts)
+            await asyncio.sleep(1.0)  # decided in a fetch of its own
+
+        try:
+            await put(a, 1, Actor(kind="organiser", id="o"),
+                      CreateGame(game_id=gid, white="w", black="b", time_control="600"), now, now)
+            await put(a, 2, white, SubmitMove(game_id=gid, player_id="w", move="e4"), now + 1000, now + 1000)
+            await put(a, 3, black, SubmitMove(game_id=gid, player_id="b", move="e5"), now + 2000, now + 2020)
+            await put(b, 1, black, SubmitMove(game_id=gid, player_id="b", move="d5"), now + 2001, now + 2005)
+            ms, live = await moves()
+            assert live == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveRejected", "d5")]
+            assert await audit(ms) == []
+            await h.stop()
+            h = await host()
+            await put(a, 4, white, SubmitMove(game_id=gid, player_id="w", move="exd5"), now + 3000, now + 3000)
+            ms, after = await moves()
+            assert after == live + [("MoveRejected", "exd5")]
+            assert await audit(ms) == []
+        finally:
+            await p.stop()
+            await h.stop()
+
+    asyncio.run(main())

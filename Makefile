@@ -48,8 +48,8 @@ schemas: setup
 bench: setup
 	$(BIN)/python -m loadtests.bench
 
-# Open-loop load test of the move path: services as processes on the broker, a bare-Kafka
-# baseline, the audit of the run; writes .bench/loadtest.json and .bench/loadtest.png. The
+# Open-loop load test of the move path: services as processes on a broker of its own, a
+# bare-Kafka baseline, the audit of the run; writes .bench/loadtest.json and .bench/loadtest.png. The
 # bench extra (matplotlib, psutil, orjson) is installed on first use.
 BENCH_STAMP := $(VENV)/.bench-stamp
 
@@ -57,9 +57,9 @@ $(BENCH_STAMP): pyproject.toml $(STAMP)
 	$(BIN)/pip install -q -e ".[test,bench]"
 	touch $(BENCH_STAMP)
 
-loadtest: $(BENCH_STAMP) kafka-up
-	$(BIN)/python -m loadtests.load --bus kafka://127.0.0.1:$(KAFKA_PORT) --games 2000 \
-		--move-every 5 --duration 30 --rates 100,200,400 --json .bench/loadtest.json
+loadtest: $(BENCH_STAMP)
+	$(BIN)/python -m loadtests.load --games 10000 --move-every 5 --duration 30 \
+		--rates 200,400,800,1000,1200,1600,2000 --json .bench/loadtest.json
 
 # Restart time of the game process after kill -9 against log size (10k, 100k, 1M messages),
 # snapshot + tail beside a replay from the start; a broker of its own; .bench/recovery.json + .png.

@@ -813,7 +813,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m loadtests.load",
                                  description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bus", required=True, help="kafka://HOST:PORT")
+    ap.add_argument("--bus", default="own", help="kafka://HOST:PORT of a broker nothing else uses, or "
+                    "'own' (default): start one on free ports with a fresh data folder, removed after")
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--move-every", type=float, default=5.0, help="seconds between a game's moves")
     ap.add_argument("--duration", type=float, default=30.0, help="seconds of load per offered rate")
@@ -832,11 +833,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-audit", action="store_true", help="skip the audit of the run's games")
     ap.add_argument("--no-baseline", action="store_true", help="skip the bare-Kafka baseline")
     a = ap.parse_args(argv)
-    if not a.bus.startswith("kafka://"):
-        ap.error("--bus must be kafka://HOST:PORT: the services run as separate processes")
+    if a.bus != "own" and not a.bus.startswith("kafka://"):
+        ap.error("--bus must be kafka://HOST:PORT or own: the services run as separate processes")
     if a.games < 1 or a.instances < 1 or a.duration <= 0 or a.move_every <= 0:
         ap.error("--games, --instances, --duration and --move-every must be positive")
-    report = asyncio.run(run(a))
+    broker = None
+    if a.bus == "own":
+        from loadtests.broker import LocalBroker
+
+        broker = LocalBroker()
+        broker.up()
+        a.bus = f"kafka://{broker.bootstrap}"
+    try:
+        report = asyncio.run(run(a))
+    finally:
+        if broker is not None:
+            broker.remove()
     out = Path(a.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

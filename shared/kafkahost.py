@@ -154,7 +154,7 @@ class KafkaHost:
                  ticks: bool = False, now_ms: Callable[[], int] | None = None, partitions: int = 8,
                  snapshot_every: int = 10_000, snapshot_every_s: float = 10.0,
                  max_batch: int = 2_000, load_snapshots: bool = True,
-                 instance_id: str | None = None, commit_interval_ms: int = 20) -> None:
+                 instance_id: str | None = None, commit_interval_ms: int = 10) -> None:
         self.name, self.bootstrap, self.make_processor = name, bootstrap, make_processor
         self.ticks = ticks
         self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)

@@ -38,7 +38,7 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
     host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"),
                      load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0",
                      snapshot_every_s=float(os.environ.get("ARBITER_SNAPSHOT_EVERY_S", "10")),
-                     commit_interval_ms=int(os.environ.get("ARBITER_COMMIT_INTERVAL_MS", "20")),
+                     commit_interval_ms=int(os.environ.get("ARBITER_COMMIT_INTERVAL_MS", "10")),
                      instance_id=os.environ.get("ARBITER_INSTANCE_ID") or instance_id)
     restarts = int(os.environ.get("ARBITER_RESTARTS", "0") or 0)  # set by arbiter up
     RESTARTS.labels(name).inc(restarts)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
-    GAME_COMMANDS, GAME_EVENTS, AcceptDead, ArbiterCalled, ArrivalReported, ClockAdjusted,
+    GAME_COMMANDS, GAME_EVENTS, ArbiterCalled, ArrivalReported, ClockAdjusted,
     ClockStarted, ClockStopped, ClockUpdated, DeadStonesProposed, DeadStonesRuled, FlagFell,
     CheckClock, GameCommandRejected, GameEnded, GameStarted, MoveAccepted, MoveRejected, PenaltyApplied,
     PlayResumed, Rule, ScoringAgreed, StoneRemovalExpired,

@@ -494,6 +494,8 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
           json_out: Optional[Path] = typer.Option(None, "--json")):
     """Re-derive every decision from the log's commands and print each difference (exit 0 when
     there is none)."""
+    import os
+
     from services.tools.audit import audit as run_audit
     from services.tools.logio import read_ndjson
     from services.tools.logio import export_messages
@@ -503,7 +505,7 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
         msgs = read_ndjson(log) if log else _run(export_messages(bus, stream))
     except ValueError as e:
         _fail(str(e))
-    diffs = _run(run_audit(msgs))
+    diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1))
     decisions = sum(1 for m in msgs if m.payload.KIND == "event")
     for d in diffs:
         out.print(f"[red]DIFF[/red] {d}")

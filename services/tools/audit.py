@@ -21,6 +21,8 @@ game-<id>-replay1``) is outside the log audited and is not compared, so the audi
 """
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from contracts.envelope import Envelope
@@ -54,15 +56,46 @@ def _jsonable(v):
     return v if isinstance(v, (str, int, float, bool, type(None), list, dict)) else str(v)
 
 
-async def audit(messages: list[Envelope]) -> list[Difference]:
+async def audit(messages: list[Envelope], workers: int = 1) -> list[Difference]:
     """Re-derive the decisions of ``messages`` (a log in append order); the differences, for
-    the aggregates that have messages in ``messages`` (see the module doc)."""
-    return rederive(messages)
+    the aggregates that have messages in ``messages`` (see the module doc). ``workers``: see
+    :func:`rederive`."""
+    return rederive(messages, workers)
 
 
-def rederive(messages: list[Envelope]) -> list[Difference]:
-    """:func:`audit` without the event loop (pure: no I/O)."""
+def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_000) -> list[Difference]:
+    """:func:`audit` without the event loop. The partition keys of a log (a tournament with its
+    games, or a game) are decided independently, so with ``workers`` > 1 and at least
+    ``min_parallel`` messages they are re-derived in that many forked processes."""
     diffs = _integrity(messages)
+    if workers <= 1 or len(messages) < min_parallel:
+        return diffs + _rederive(messages)
+    by_key: dict[str, list[int]] = {}
+    for i, m in enumerate(messages):
+        by_key.setdefault(m.key, []).append(i)
+    chunks: list[list[int]] = [[] for _ in range(workers)]
+    for idx in sorted(by_key.values(), key=len, reverse=True):  # the largest keys first, spread
+        min(chunks, key=len).extend(idx)
+    global _SHARED
+    _SHARED = messages  # inherited by the forked workers, not pickled
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
+            for part in ex.map(_rederive_chunk, [sorted(c) for c in chunks if c]):
+                diffs += part
+    finally:
+        _SHARED = None
+    return diffs
+
+
+_SHARED: list[Envelope] | None = None
+
+
+def _rederive_chunk(indices: list[int]) -> list[Difference]:
+    return _rederive([_SHARED[i] for i in indices])
+
+
+def _rederive(messages: list[Envelope]) -> list[Difference]:
+    """Each process re-decides its recorded inputs; its decisions compared with the log's."""
     scope = {m.aggregate for m in messages}
     causes = {m.event_id for m in messages}
     recorded, rederived = [], []
@@ -77,7 +110,7 @@ def rederive(messages: list[Envelope]) -> list[Difference]:
         for m in messages:
             if m.payload.TOPIC in proc.inputs:
                 rederived += proc.decide(m)
-    return diffs + compare(recorded, [m for m in rederived if m.aggregate in scope])
+    return compare(recorded, [m for m in rederived if m.aggregate in scope])
 
 
 def _integrity(messages: list[Envelope]) -> list[Difference]:

@@ -3,8 +3,8 @@
 ``arbiter demo`` and ``arbiter run-tournament`` talk to Arbiter only through the gateway's HTTP
 API, exactly as an organiser's tool would. :func:`arbiter_client` gives them that client:
 
-- ``bus="memory"``: all six services and the gateway in this process on the memory log;
-- ``bus="kafka://HOST:PORT"``: all six services and the gateway in this process, on Kafka
+- ``bus="memory"``: the game and tournament processes and the gateway in this process on the memory log;
+- ``bus="kafka://HOST:PORT"``: the same on Kafka (each process in a KafkaHost, as when run alone)
   (every message goes through the broker);
 - ``gateway="http://..."``: nothing is started; the client talks to a running gateway (``arbiter
   up``), whose services run as separate processes.

@@ -143,3 +143,28 @@ async def test_the_export_of_a_go_game_ruled_a_replay_audits_clean_and_so_does_t
     forged = game[i].payload.model_copy(update={"reason": "forged"})
     game[i] = game[i].model_copy(update={"payload": forged})
     assert [(d.type, d.what) for d in await audit(game)] == [("EndlessCycleRuled", "payload.reason")]
+
+
+@pytest.mark.realdata
+def test_the_audit_in_forked_workers_finds_what_one_process_finds(hosted_log):
+    """The partition keys of a log are re-derived independently: in two forked workers the
+    audit reports what one process reports, on the hosted Chebanenko round robin (one key)
+    beside six games of their own (six keys), untouched and with one edited decision."""
+    from contracts.messages import CreateGame, SubmitMove
+    from services.tools.audit import rederive
+    from tests.unit.test_game_services import ALICE, BOB, Bus
+
+    bus = Bus()
+    for g in range(6):
+        bus.send(CreateGame(game_id=f"w{g}", white="alice", black="bob", time_control="300+2"), at=0, actor=ALICE)
+        for k, mv in enumerate(["e4", "e5", "Nf3", "Nc6", "Bb5"]):
+            bus.send(SubmitMove(game_id=f"w{g}", player_id="alice" if k % 2 == 0 else "bob", move=mv),
+                     at=1000 * (k + 1), actor=ALICE if k % 2 == 0 else BOB)
+    msgs = list(hosted_log) + bus.log
+    assert len({m.key for m in msgs}) == 7
+    assert rederive(msgs, workers=2, min_parallel=0) == [] == rederive(msgs)
+    i = next(k for k, m in enumerate(msgs) if m.type == "MoveAccepted" and m.payload.game_id == "w3")
+    forged = msgs[i].model_copy(update={"payload": msgs[i].payload.model_copy(update={"san": "d4"})})
+    edited = msgs[:i] + [forged] + msgs[i + 1:]
+    one, two = rederive(edited), rederive(edited, workers=2, min_parallel=0)
+    assert sorted(map(str, one)) == sorted(map(str, two)) and [d.what for d in one] == ["payload.san"]

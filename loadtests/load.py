@@ -43,7 +43,6 @@ import argparse
 import asyncio
 import json
 import random
-import subprocess
 import sys
 import time
 import uuid
@@ -94,20 +93,19 @@ def start_services(bus: str, instances: int = 1, base_port: int = 18100,
     returns instance name (``game``, ``game#2`` ...) -> (Popen, HTTP port), what
     :func:`services.tools.supervisor.wait_ready` and ``stop_all`` take.
 
-    The processes, names and ports of ``supervisor.start_all`` (``python -m services.<name>
-    --bus B --port P``, ports counting up from ``base_port``, the gateway's), started here so
-    that their output goes to ``log_path`` instead of the terminal. The instances of a service
+    The processes, names and ports of ``supervisor.start_all`` (``supervisor.spawn``, ports
+    counting up from ``base_port``, the gateway's), their output to ``log_path`` instead of
+    the terminal. The instances of a service
     share its consumer group; the gateway is one process (with ``--via log`` the load
     generator is a second gateway, with its own command streams)."""
+    from services.tools.supervisor import spawn
     from shared.system import SERVICES
 
     names = ["gateway"] * gateway + [name if k == 0 else f"{name}#{k + 1}"
                            for name in SERVICES for k in range(instances)]
     out = open(log_path, "ab") if log_path is not None else None
     try:
-        return {inst: (subprocess.Popen([sys.executable, "-m", f"services.{inst.split('#')[0]}",
-                                         "--bus", bus, "--port", str(base_port + k)],
-                                        stdout=out, stderr=out), base_port + k)
+        return {inst: (spawn(inst, bus, base_port + k, output=out), base_port + k)
                 for k, inst in enumerate(names)}
     finally:
         if out is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import signal
 import subprocess
@@ -32,10 +31,11 @@ from pathlib import Path
 import chess
 import httpx
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
 
 from contracts.envelope import Actor, dt_of
 from contracts.messages import GAME_COMMANDS, GAME_EVENTS, CreateGame, SubmitMove, envelope
+from loadtests.load import topic_partitions
+from services.tools.supervisor import spawn
 
 PLIES = 40
 MESSAGES_PER_GAME = 3 + 3 * PLIES  # CreateGame, GameStarted, ClockStarted; per ply command + 2 decisions
@@ -114,22 +114,12 @@ class Feeder:
         self.games += n
 
 
-async def _partitions(bootstrap: str, topic: str) -> list[TopicPartition]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        desc = await admin.describe_topics([topic])
-    finally:
-        await admin.close()
-    return [TopicPartition(topic, p["partition"]) for d in desc for p in d["partitions"]]
-
-
 async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
     """Wait until group ``game`` has committed every game command."""
     c = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id="game", enable_auto_commit=False)
     await c.start()
     try:
-        tps = await _partitions(bootstrap, GAME_COMMANDS)
+        tps = [TopicPartition(GAME_COMMANDS, p) for p in await topic_partitions(bootstrap, GAME_COMMANDS)]
         end = time.time() + timeout
         while time.time() < end:
             ends = await c.end_offsets(tps)
@@ -147,9 +137,8 @@ async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
 
 
 def _spawn(bus: str, port: int, snapshots: bool) -> subprocess.Popen:
-    env = {**os.environ, "ARBITER_LOAD_SNAPSHOTS": "1" if snapshots else "0"}
-    return subprocess.Popen([sys.executable, "-m", "services.game", "--bus", bus, "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return spawn("game", bus, port, env={"ARBITER_LOAD_SNAPSHOTS": "1" if snapshots else "0"},
+                 output=subprocess.DEVNULL)
 
 
 def _rss_mb(pid: int) -> float:
@@ -180,7 +169,7 @@ async def restart(feeder: Feeder, bus: str, port: int, proc: subprocess.Popen, s
     """Kill ``proc``, publish the probe game's next move, start a new process; the timings."""
     watch = AIOKafkaConsumer(bootstrap_servers=feeder.bootstrap, isolation_level="read_committed")
     await watch.start()
-    tps = await _partitions(feeder.bootstrap, GAME_EVENTS)
+    tps = [TopicPartition(GAME_EVENTS, p) for p in await topic_partitions(feeder.bootstrap, GAME_EVENTS)]
     watch.assign(tps)
     await watch.seek_to_end(*tps)
     for tp in tps:

@@ -44,15 +44,13 @@ from dataclasses import dataclass, field
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.abc import ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
-from pydantic import ValidationError
 
 from contracts.envelope import Envelope
-from contracts.messages import parse_message
 from shared.metrics import (
     ASSIGNED, BATCH, EMITTED, LAG, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
     TIMERS, TXN_ABORTS,
 )
-from shared.eventlog.kafka import ensure_topics, in_log_order
+from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -67,14 +65,6 @@ MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 def snapshot_topic(name: str) -> str:
     """The compacted topic holding process ``name``'s partition snapshots."""
     return f"arbiter.snapshots.{name}"
-
-
-def _parse(topic: str, body: bytes) -> Envelope | None:
-    try:
-        return parse_message(body)
-    except ValidationError as e:
-        log.error("skipping an undecodable record on %s (%d errors): %.200r", topic, e.error_count(), body)
-        return None
 
 
 def _freeze_heap() -> None:

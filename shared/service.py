@@ -70,9 +70,9 @@ class Core:
         return None
 
 
-def derived_id(service: str, cause: uuid.UUID | None, index: int, extra: str = "") -> uuid.UUID:
+def derived_id(service: str, cause: uuid.UUID | None, index: int) -> uuid.UUID:
     """Deterministic event id of the ``index``-th decision of ``service`` caused by ``cause``."""
-    return uuid.uuid5(_NS, f"{service}:{cause}:{index}:{extra}")
+    return uuid.uuid5(_NS, f"{service}:{cause}:{index}:")  # the ids of older logs
 
 
 class Processor:
@@ -80,8 +80,9 @@ class Processor:
 
     ``name``: the consumer group and metrics label (default: the first core's name).
     ``inputs``: the topics read from the log (default: every topic a core reads); a topic that
-    only the composed cores write is left out, as its messages are delivered inside. ``recorded``: decisions already in
-    the log, by event id (recovery): re-derived, they are delivered inside but not returned.
+    only the composed cores write is left out, as its messages are delivered inside.
+    ``recorded``: decisions already in the log, by event id (recovery): re-derived, they are
+    delivered inside but not returned.
 
     :meth:`decide` returns the envelopes to append, in order. A core that raises is logged and
     counted (``arbiter_handler_errors_total``) and decides nothing for that message.
@@ -210,9 +211,9 @@ class ServiceHost:
     in the background; ``"after"`` commits each message after its decisions are published.
     """
 
-    def __init__(self, processor: Processor | Core, log: EventLog, *, ticks: bool = False,
+    def __init__(self, processor: Processor, log: EventLog, *, ticks: bool = False,
                  now_ms: Callable[[], int] | None = None, commit: str = "periodic") -> None:
-        self.processor = processor if isinstance(processor, Processor) else Processor([processor])
+        self.processor = processor
         self.commit = commit
         self.log = log
         self.ticks = ticks

@@ -22,13 +22,16 @@ def process_name(instance: str) -> str:
     return instance.split("#", 1)[0]
 
 
-def spawn(instance: str, bus: str, port: int, restarts: int = 0) -> subprocess.Popen:
+def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[str, str] | None = None,
+          output=None) -> subprocess.Popen:
     """Start one instance (``python -m services.<process>``) with its HTTP port; ``restarts``
     (how often it was started again) is handed over in ``ARBITER_RESTARTS`` for its
-    ``/healthz`` and ``arbiter_restarts_total``."""
+    ``/healthz`` and ``arbiter_restarts_total``; ``env``: more environment (``ARBITER_*``
+    settings of :mod:`shared.runner`); ``output``: where its stdout and stderr go."""
     return subprocess.Popen([sys.executable, "-m", f"services.{process_name(instance)}",
                              "--bus", bus, "--port", str(port)],
-                            env={**os.environ, "ARBITER_RESTARTS": str(restarts)})
+                            env={**os.environ, "ARBITER_RESTARTS": str(restarts), **(env or {})},
+                            stdout=output, stderr=output)
 
 
 def start_all(bus: str, base_port: int = 8000, instances: Mapping[str, int] | None = None) -> Procs:

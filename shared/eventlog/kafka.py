@@ -53,6 +53,17 @@ async def _raw(msg: KafkaMessage) -> _Raw:
     return _Raw(msg.raw_message.topic, msg.body)
 
 
+def parse_record(topic: str, body: bytes) -> Envelope | None:
+    """The typed envelope of a record's bytes, or None (logged) when it is not one of our
+    messages: one poison record must not stall a consumer or stop a restore."""
+    try:
+        return parse_message(body)
+    except ValidationError as e:
+        log.error("skipping an undecodable record on %s (%d errors, first: %s): %.200r",
+                  topic, e.error_count(), e.errors()[0].get("msg", ""), body)
+        return None
+
+
 def in_log_order(rows):
     """``rows`` of ``(timestamp, (topic, partition), offset, ...)`` in the order that counts:
     each topic partition's rows in offset order (its append order: what a consumer sees and
@@ -105,13 +116,9 @@ class KafkaLog(EventLog):
 
     def _parse(self, topic: str, body: bytes) -> Envelope | None:
         """The typed envelope of a record, or None (logged, counted) when it is not a message."""
-        try:
-            return parse_message(body)
-        except ValidationError as e:
-            self.undecodable += 1
-            log.error("skipping an undecodable record on %s (%d errors, first: %s): %.200r",
-                      topic, e.error_count(), e.errors()[0].get("msg", ""), body)
-            return None
+        m = parse_record(topic, body)
+        self.undecodable += m is None
+        return m
 
     def subscribe(self, topics: Sequence[str], group: str, handler: Handler, *,
                   commit: str = "after") -> None:

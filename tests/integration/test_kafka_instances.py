@@ -75,6 +75,12 @@ async def _log_of(bootstrap: str, prefix: str):
         await log.stop()
 
 
+def _white_plays_e4_on_a_5s_clock(c: httpx.Client, gid: str) -> None:
+    assert c.post("/games", json={"game_id": gid, "white": "w", "black": "b",
+                                  "time_control": "5"}).status_code == 200
+    assert c.post(f"/games/{gid}/moves", json={"player_id": "w", "move": "e4"}).json()["outcome"] == "accepted"
+
+
 def _assert_white_lost_on_time_after_e4_e5(c: httpx.Client, gid: str, timeout: float = 90) -> None:
     end = time.time() + timeout
     while time.time() < end:
@@ -164,9 +170,7 @@ def test_a_lagging_game_processor_decides_a_move_received_before_the_deadline(ka
     try:
         assert wait_ready(procs, timeout=180) == []
         c = httpx.Client(base_url=f"http://127.0.0.1:{base}", headers=TOKEN, timeout=30)
-        assert c.post("/games", json={"game_id": gid, "white": "w", "black": "b",
-                                      "time_control": "5"}).status_code == 200
-        assert c.post(f"/games/{gid}/moves", json={"player_id": "w", "move": "e4"}).json()["outcome"] == "accepted"
+        _white_plays_e4_on_a_5s_clock(c, gid)
         game = procs["game"][0]
         game.send_signal(signal.SIGSTOP)
         try:
@@ -200,9 +204,7 @@ def test_a_broker_outage_with_a_move_waiting_to_be_published(own_broker):
     try:
         assert wait_ready(procs, timeout=180) == []
         c = httpx.Client(base_url=f"http://127.0.0.1:{base}", headers=TOKEN, timeout=90)
-        assert c.post("/games", json={"game_id": gid, "white": "w", "black": "b",
-                                      "time_control": "5"}).status_code == 200
-        assert c.post(f"/games/{gid}/moves", json={"player_id": "w", "move": "e4"}).json()["outcome"] == "accepted"
+        _white_plays_e4_on_a_5s_clock(c, gid)
         time.sleep(1.0)
         own_broker.kill()
         answer = {}

@@ -11,7 +11,9 @@
    ``game-<id>.commands.<instance>``, gap-free seq, ``occurred_at`` = send time, actor the
    organiser for CreateGame and the player for a move) or sent to the gateway's
    HTTP API (``--via http``, ``?wait=false``), and waits for their GameStarted.
-3. For each offered load of ``--rates`` (moves/s; default ``games / move_every``), ascending:
+3. First ``--warmup`` seconds (30) at the lowest rate, reported apart (a fresh broker spends a
+   core compiling for its first half minute; a platform in service is warm). Then for each
+   offered load of ``--rates`` (moves/s; default ``games / move_every``), ascending:
    the first ``rate * move_every`` games each submit their next move every ``move_every``
    seconds (phase-randomised by a seeded RNG) for ``--duration`` seconds, OPEN LOOP: whether or
    not the system keeps up. Moves are a random legal game per game (seeded) that never reaches a
@@ -458,7 +460,7 @@ async def quiesce(collector: Collector, quiet_s: float, timeout: float) -> None:
 
 
 async def run_steps(label: str, steps: list[dict], games: Games, submitter, collector: Collector,
-                    drain_s: float, duration: float) -> list[dict]:
+                    drain_s: float) -> list[dict]:
     """Drive every step's schedule, drain after each; per-step figures (the loss and latency
     percentiles of each step are filled in later from the final matching)."""
     out = []
@@ -468,7 +470,8 @@ async def run_steps(label: str, steps: list[dict], games: Games, submitter, coll
         before = set(submitter.commands)
         tag = f"{label} {st['rate']:g}/s"
         print(f"{tag}: {st['n_games']} games, a move every {st['interval']:.2f}s, "
-              f"{len(st['schedule'])} moves in {duration:g}s", flush=True)
+              f"{len(st['schedule'])} moves in {st['duration']:g}s"
+              f"{' (warm-up, not measured)' if st['warmup'] else ''}", flush=True)
 
         def cids() -> list[str]:
             return [c for c in submitter.commands if c not in before]
@@ -482,9 +485,9 @@ async def run_steps(label: str, steps: list[dict], games: Games, submitter, coll
         decided_at = [collector.decided[c] for c in mine if c in collector.decided]
         out.append({"target_moves_per_s": st["rate"], "games": st["n_games"],
                     "interval_s": round(st["interval"], 3), "sent": len(mine),
-                    "moves_per_s": round(throughput(t_start, duration, decided_at), 1),
+                    "moves_per_s": round(throughput(t_start, st["duration"], decided_at), 1),
                     "send_lag_ms": {"p99": _ms(percentile(lags, 99)), "max": _ms(max(lags, default=None))},
-                    "_cids": mine})
+                    "warmup": st["warmup"], "_cids": mine})
         print(f"{tag}: sent {len(mine)}, decided {len(decided_at)}, "
               f"{out[-1]['moves_per_s']} moves/s", flush=True)
     return out
@@ -570,8 +573,7 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         try:
             started = await create_games(games, len(games.plans), submitter, collector,
                                          a.create_timeout)
-            rows = await run_steps("system", steps, games, submitter, collector, a.drain,
-                                   a.duration)
+            rows = await run_steps("system", steps, games, submitter, collector, a.drain)
             await quiesce(collector, a.settle, a.drain)
         finally:
             cpu1 = _cpu_now(pids)
@@ -648,7 +650,7 @@ async def baseline_phase(a, bootstrap: str, steps: list[dict], games: Games) -> 
         await admin.create_topics([NewTopic(a_topic, parts, 1), NewTopic(b_topic, parts, 1)])
     finally:
         await admin.close()
-    limit = (a.duration + a.drain) * len(steps) + 120
+    limit = sum(st["duration"] + a.drain for st in steps) + 120
     relay = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "loadtests.relay", "--bootstrap", bootstrap, "--src", a_topic,
         "--dst", b_topic, "--max-seconds", str(limit), stdout=asyncio.subprocess.PIPE)
@@ -665,8 +667,7 @@ async def baseline_phase(a, bootstrap: str, steps: list[dict], games: Games) -> 
         cpu0 = _cpu_now(pids)
         w0 = time.perf_counter()
         try:
-            rows = await run_steps("baseline", steps, games, submitter, collector, a.drain,
-                                   a.duration)
+            rows = await run_steps("baseline", steps, games, submitter, collector, a.drain)
         finally:
             cpu1 = _cpu_now(pids)
             await producer.stop()
@@ -725,13 +726,18 @@ async def audit_phase(bus: str, run_id: str, chunk: int = 250) -> dict:
 
 # ---------------------------------------------------------------------------------- main
 def build_steps(rates: list[float], games: int, move_every: float, duration: float,
-                seed: int) -> list[dict]:
-    """The offered-load steps, ascending, each with its seeded schedule."""
+                seed: int, warmup: float = 0.0) -> list[dict]:
+    """The offered-load steps, ascending, each with its seeded schedule; first, if ``warmup``
+    > 0, that many seconds at the lowest rate, run but not measured (a fresh broker's JIT
+    compiler takes a core for its first half minute or so: a platform in service is warm)."""
+    plan = [(rate, duration, False, seed * 7919 + k) for k, rate in enumerate(sorted(rates))]
+    if warmup > 0:
+        plan.insert(0, (min(rates), warmup, True, seed * 7919 - 1))
     steps = []
-    for k, rate in enumerate(sorted(rates)):
+    for rate, secs, warm, rng_seed in plan:
         n, interval = step_games(rate, games, move_every)
-        steps.append({"rate": rate, "n_games": n, "interval": interval,
-                      "schedule": schedule(n, interval, duration, random.Random(seed * 7919 + k))})
+        steps.append({"rate": rate, "n_games": n, "interval": interval, "duration": secs,
+                      "warmup": warm, "schedule": schedule(n, interval, secs, random.Random(rng_seed))})
     return steps
 
 
@@ -739,7 +745,7 @@ async def run(a) -> dict:
     bootstrap = a.bus.removeprefix("kafka://")
     run_id = uuid.uuid4().hex[:8]  # also the load generator's gateway instance id
     rates = a.rates or [a.games / a.move_every]
-    steps = build_steps(rates, a.games, a.move_every, a.duration, a.seed)
+    steps = build_steps(rates, a.games, a.move_every, a.duration, a.seed, a.warmup)
     need = moves_per_game(s["schedule"] for s in steps)
     t0 = time.perf_counter()
     plans = [plan_game(random.Random(a.seed * 1_000_003 + i), need.get(i, 0))
@@ -756,6 +762,7 @@ async def run(a) -> dict:
            if not a.no_audit and not Interrupt.stopped() else None)
 
     rows, m = sysres["rows"], sysres["match"]
+    warm, rows = [r for r in rows if r["warmup"]], [r for r in rows if not r["warmup"]]
     top = rows[-1] if rows else {"target_moves_per_s": None, "moves_per_s": None, "p50": None,
                                  "p95": None, "p99": None, "max": None}
     curve = [{k: r[k] for k in ("target_moves_per_s", "games", "interval_s", "sent",
@@ -776,6 +783,8 @@ async def run(a) -> dict:
         "cpu_s_per_process": sysres["cpu"][0],
         "cpu_machine": sysres["cpu"][1],
         "offered_curve": curve,
+        "warmup": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s", "p50", "p99",
+                                      "max", "lost")} | {"seconds": a.warmup} for r in warm],
     }
     if Interrupt.stopped():
         report["interrupted"] = True
@@ -784,7 +793,7 @@ async def run(a) -> dict:
     if aud is not None:
         report["audit"] = {k: aud[k] for k in ("messages", "games", "seconds", "by_kind", "examples")}
     if base is not None:
-        brows, bm = base["rows"], base["match"]
+        brows, bm = [r for r in base["rows"] if not r["warmup"]], base["match"]
         btop = brows[-1] if brows else {k: None for k in ("moves_per_s", "p50", "p95", "p99", "max")}
         report["baseline"] = {
             "moves_per_s": btop["moves_per_s"], "p50_ms": btop["p50"], "p95_ms": btop["p95"],
@@ -816,6 +825,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--move-every", type=float, default=5.0, help="seconds between a game's moves")
     ap.add_argument("--duration", type=float, default=30.0, help="seconds of load per offered rate")
+    ap.add_argument("--warmup", type=float, default=30.0,
+                    help="seconds at the lowest rate first, reported apart (JSON 'warmup'), not in "
+                         "the curve: a fresh broker compiles for its first half minute (0: none)")
     ap.add_argument("--rates", type=parse_rates, default=None,
                     help="offered loads in moves/s, e.g. 200,500,1000 (default games/move-every)")
     ap.add_argument("--instances", type=int, default=1, help="processes per back-end service")
@@ -833,7 +845,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.bus != "own" and not a.bus.startswith("kafka://"):
         ap.error("--bus must be kafka://HOST:PORT or own: the services run as separate processes")
-    if a.games < 1 or a.instances < 1 or a.duration <= 0 or a.move_every <= 0:
+    if a.games < 1 or a.instances < 1 or a.duration <= 0 or a.move_every <= 0 or a.warmup < 0:
         ap.error("--games, --instances, --duration and --move-every must be positive")
     broker = None
     if a.bus == "own":

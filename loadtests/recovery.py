@@ -35,6 +35,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from contracts.envelope import Actor, dt_of
 from contracts.messages import GAME_COMMANDS, GAME_EVENTS, CreateGame, SubmitMove, envelope
 from loadtests.load import topic_partitions
+from shared.kafkahost import decided_offsets
 from services.tools.supervisor import spawn
 
 PLIES = 40
@@ -115,8 +116,8 @@ class Feeder:
 
 
 async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
-    """Wait until group ``game`` has committed every game command."""
-    c = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id="game", enable_auto_commit=False)
+    """Wait until process ``game`` has decided and committed every game command."""
+    c = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await c.start()
     try:
         tps = [TopicPartition(GAME_COMMANDS, p) for p in await topic_partitions(bootstrap, GAME_COMMANDS)]
@@ -125,7 +126,7 @@ async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
             ends = await c.end_offsets(tps)
             done = True
             for tp in tps:
-                if ((await c.committed(tp)) or 0) < ends[tp]:
+                if ((await decided_offsets(bootstrap, "game", tp.partition)) or {}).get(GAME_COMMANDS, 0) < ends[tp]:
                     done = False
                     break
             if done:

@@ -10,9 +10,14 @@ number of instances in one consumer group. Kafka's own mechanisms do the work:
   producer fences every earlier holder of the partition: a zombie instance (paused, cut off,
   or not yet told of a rebalance) can no longer write, and its open transaction is aborted.
 - Exactly once. A batch of a partition's inputs is decided, then its decisions, the input
-  offsets (``send_offsets_to_transaction``) and, now and then, the partition's snapshot are
-  written in ONE transaction. Every consumer reads ``read_committed``, so a decision is seen
-  exactly when its inputs count as consumed: nothing lost, nothing doubled, no fork.
+  offsets they consumed and, now and then, the partition's snapshot are written in ONE
+  transaction. Every consumer reads ``read_committed``, so a decision is seen exactly when its
+  inputs count as consumed: nothing lost, nothing doubled, no fork. The offsets are a record
+  of the compacted topic ``arbiter.offsets.<process>`` (key and partition = the partition
+  number), not the consumer group's offsets (``send_offsets_to_transaction``): that costs the
+  transaction two more round trips to the broker, in series, and a marker on the offsets
+  topic, and the fencing is the transactional id's either way. (The group's offsets are read
+  once, where a partition has no offsets record yet: a log written before the change.)
 - Snapshots. A partition's state (the processor, pickled and compressed, with the input
   offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
   partition = the partition number, at most every ``snapshot_every_s`` seconds (10) or
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import os
 import pickle
@@ -48,7 +54,7 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from contracts.envelope import Envelope
 from shared.metrics import (
     ASSIGNED, BATCH, EMITTED, LAG, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
-    TIMERS, TXN_ABORTS,
+    TIMERS, TXN_ABORTS, TXN_COMMITS,
 )
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse
 from shared.service import Processor
@@ -65,6 +71,50 @@ MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 def snapshot_topic(name: str) -> str:
     """The compacted topic holding process ``name``'s partition snapshots."""
     return f"arbiter.snapshots.{name}"
+
+
+def offsets_topic(name: str) -> str:
+    """The compacted topic holding, per partition of process ``name``, the input offsets its
+    latest committed transaction consumed (JSON ``{topic: next offset}``)."""
+    return f"arbiter.offsets.{name}"
+
+
+async def decided_offsets(bootstrap: str, name: str, partition: int) -> dict[str, int] | None:
+    """The input offsets (``{topic: next offset}``) up to which process ``name`` has decided
+    and committed ``partition``, or None if it has written none (see the module doc)."""
+    last = await read_last(bootstrap, offsets_topic(name), partition)
+    return None if last is None else {t: int(o) for t, o in json.loads(last).items()}
+
+
+async def read_last(bootstrap: str, topic: str, partition: int, max_bytes: int = 1 << 20) -> bytes | None:
+    """The value of the last committed record of ``topic``/``partition`` (None if it has none).
+    Its last records are [..., record, commit marker], so a short read from the end finds it;
+    failing that (aborted transactions at the end), the whole (compacted) partition is read."""
+    c = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                         isolation_level="read_committed", max_partition_fetch_bytes=max_bytes,
+                         fetch_max_bytes=max_bytes)
+    await c.start()
+    try:
+        tp = TopicPartition(topic, partition)
+        c.assign([tp])
+        end = (await c.end_offsets([tp]))[tp]
+        if end == 0:
+            return None
+        for back in (8, None):
+            if back is None:
+                await c.seek_to_beginning(tp)
+            else:
+                c.seek(tp, max(0, end - back))
+            last = None
+            while await c.position(tp) < end:
+                batch = await c.getmany(tp, timeout_ms=500)
+                for r in batch.get(tp, []):
+                    last = r.value
+            if last is not None:
+                return last
+        return None
+    finally:
+        await c.stop()
 
 
 def _freeze_heap() -> None:
@@ -96,7 +146,7 @@ class _Txn:
     offsets they consumed, and perhaps the snapshot of the state after them."""
 
     out: list[Envelope] = field(default_factory=list)
-    offsets: dict[str, int] = field(default_factory=dict)
+    offsets: dict[str, int] = field(default_factory=dict)  # every input topic's, after the inputs
     inputs: int = 0
     timers: int = 0
     snapshot: bytes | None = None
@@ -156,6 +206,7 @@ class KafkaHost:
         self.commit_interval = commit_interval_ms / 1000
         self.inputs = make_processor().inputs
         self.snapshots = snapshot_topic(name)
+        self.offsets_topic = offsets_topic(name)
         self.parts: dict[int, _Part] = {}
         self.consumer: AIOKafkaConsumer | None = None
         self._lock = asyncio.Lock()
@@ -170,9 +221,9 @@ class KafkaHost:
     async def start(self) -> None:
         """Create missing topics, join the group and start consuming (returns at once; the
         partitions are restored as they are assigned: see :meth:`status`)."""
-        await ensure_topics(self.bootstrap, self.partitions, compacted=(self.snapshots,), compacted_config={
-            "max.message.bytes": str(MAX_SNAPSHOT_BYTES), "segment.ms": "600000",
-            "min.cleanable.dirty.ratio": "0.1"})
+        await ensure_topics(self.bootstrap, self.partitions, compacted=(self.snapshots, self.offsets_topic),
+                            compacted_config={"max.message.bytes": str(MAX_SNAPSHOT_BYTES),
+                                              "segment.ms": "600000", "min.cleanable.dirty.ratio": "0.1"})
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.name, enable_auto_commit=False,
             auto_offset_reset="earliest", isolation_level="read_committed",
@@ -258,7 +309,10 @@ class KafkaHost:
         await producer.start()  # init_transactions: earlier holders fenced, their open txn aborted
         try:
             tps = [TopicPartition(t, n) for t in self.inputs]
-            committed = {tp.topic: (await self.consumer.committed(tp)) or 0 for tp in tps}
+            committed = await decided_offsets(self.bootstrap, self.name, n)
+            if committed is None:  # nothing written since offsets records began: the group's
+                committed = {tp.topic: (await self.consumer.committed(tp)) or 0 for tp in tps}
+            committed = {t: committed.get(t, 0) for t in self.inputs}
             progress["phase"] = "snapshot"
             snap = await self._read_snapshot(n) if self.load_snapshots else None
             if snap is not None and all(snap["offsets"].get(t, 0) <= committed[t] for t in committed):
@@ -293,46 +347,17 @@ class KafkaHost:
             self._restoring.pop(n, None)
 
     async def _read_snapshot(self, n: int) -> dict | None:
-        """The latest committed snapshot of partition ``n`` (or None): its last records are
-        [..., snapshot, commit marker], so a short read from the end finds it."""
-        c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
-                             isolation_level="read_committed", max_partition_fetch_bytes=MAX_SNAPSHOT_BYTES,
-                             fetch_max_bytes=MAX_SNAPSHOT_BYTES)
-        await c.start()
-        try:
-            tp = TopicPartition(self.snapshots, n)
-            c.assign([tp])
-            end = (await c.end_offsets([tp]))[tp]
-            if end == 0:
-                return None
-            for back in (8, None):
-                if back is None:
-                    await c.seek_to_beginning(tp)
-                else:
-                    c.seek(tp, max(0, end - back))
-                last = await self._last_record(c, tp, end)
-                if last is not None:
-                    try:
-                        snap = pickle.loads(zlib.decompress(last))
-                    except Exception as e:  # written by other code: rebuild from the inputs
-                        log.warning("%s: snapshot of partition %d not loadable (%s: %s); replaying "
-                                    "from the start", self.name, n, type(e).__name__, e)
-                        return None
-                    return snap if isinstance(snap, dict) and snap.get("format") == SNAPSHOT_FORMAT else None
+        """The latest committed snapshot of partition ``n`` (or None)."""
+        last = await read_last(self.bootstrap, self.snapshots, n, MAX_SNAPSHOT_BYTES)
+        if last is None:
             return None
-        finally:
-            await c.stop()
-
-    @staticmethod
-    async def _last_record(c: AIOKafkaConsumer, tp: TopicPartition, end: int) -> bytes | None:
-        last = None
-        while await c.position(tp) < end:
-            batch = await c.getmany(tp, timeout_ms=500)
-            for r in batch.get(tp, []):
-                last = r.value
-            if not batch and await c.position(tp) >= end:
-                break
-        return last
+        try:
+            snap = pickle.loads(zlib.decompress(last))
+        except Exception as e:  # written by other code: rebuild from the inputs
+            log.warning("%s: snapshot of partition %d not loadable (%s: %s); replaying "
+                        "from the start", self.name, n, type(e).__name__, e)
+            return None
+        return snap if isinstance(snap, dict) and snap.get("format") == SNAPSHOT_FORMAT else None
 
     async def _read_range(self, n: int, start: dict[str, int], end: dict[str, int]) -> list[Envelope]:
         """Input messages of partition ``n`` from ``start`` to ``end`` offsets (by topic), each
@@ -397,10 +422,12 @@ class KafkaHost:
                              for r in records])
         txn = part.next
         for _, (topic, _), offset, value in rows:
-            txn.offsets[topic] = part.offsets[topic] = offset + 1
+            part.offsets[topic] = offset + 1
             m = _parse(topic, value)
             if m is not None:
                 txn.out += part.proc.decide(m)
+        if rows:
+            txn.offsets = dict(part.offsets)  # every input topic's: the record is the latest only
         txn.inputs += len(rows)
         part.inputs_since_snapshot += len(rows)
         if self.ticks:
@@ -468,8 +495,8 @@ class KafkaHost:
             try:
                 futs = [await p.send(m.payload.TOPIC, **_encode(m)) for m in txn.out]
                 if txn.offsets:
-                    await p.send_offsets_to_transaction(
-                        {TopicPartition(t, part.number): o for t, o in txn.offsets.items()}, self.name)
+                    futs.append(await p.send(self.offsets_topic, value=json.dumps(txn.offsets).encode(),
+                                             key=str(part.number).encode(), partition=part.number))
                 if txn.snapshot is not None:
                     futs.append(await p.send(self.snapshots, value=txn.snapshot,
                                              key=str(part.number).encode(), partition=part.number))
@@ -488,6 +515,7 @@ class KafkaHost:
             part.broken = True
             part.inflight = None
             return
+        TXN_COMMITS.labels(self.name).inc()
         for m in txn.out:
             EMITTED.labels(self.name, m.type).inc()
         if txn.timers:

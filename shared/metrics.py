@@ -24,6 +24,7 @@ ASSIGNED = Gauge("arbiter_assigned_partitions", "Input partitions this instance 
 SNAPSHOT_AGE = Gauge("arbiter_snapshot_age_seconds", "Seconds since this instance last wrote a snapshot",
                      ["service"])
 TXN_ABORTS = Counter("arbiter_transaction_aborts_total", "Kafka transactions aborted", ["service"])
+TXN_COMMITS = Counter("arbiter_transactions_total", "Kafka transactions committed", ["service"])
 RECOVERY = Gauge("arbiter_recovery_messages", "Messages read to restore state at the latest assignment",
                  ["service"])
 RECOVERY_SECONDS = Gauge("arbiter_recovery_seconds", "Time to restore state at the latest assignment",

@@ -54,8 +54,10 @@ ROWS: list[tuple[str, list[tuple[str, str, list[tuple[str, str]], str]]]] = [
         ("Assigned partitions per instance", "short",
          [(f"sum by (service, instance) (arbiter_assigned_partitions{SEL})", "{{service}} {{instance}}")],
          "timeseries"),
-        ("Transaction aborts", "short",
-         [(f"sum by (service) (increase(arbiter_transaction_aborts_total{SEL}[{RATE}]))", "{{service}}")],
+        ("Transactions committed and aborted", "short",
+         [(f"sum by (service) (rate(arbiter_transactions_total{SEL}[{RATE}]))", "{{service}} commits/s"),
+          (f"sum by (service) (increase(arbiter_transaction_aborts_total{SEL}[{RATE}]))",
+           "{{service}} aborts")],
          "timeseries"),
     ]),
     ("State and health", [

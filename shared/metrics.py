@@ -24,7 +24,9 @@ ASSIGNED = Gauge("arbiter_assigned_partitions", "Input partitions this instance 
 SNAPSHOT_AGE = Gauge("arbiter_snapshot_age_seconds", "Seconds since this instance last wrote a snapshot",
                      ["service"])
 TXN_ABORTS = Counter("arbiter_transaction_aborts_total", "Kafka transactions aborted", ["service"])
-TXN_COMMITS = Counter("arbiter_transactions_total", "Kafka transactions committed", ["service"])
+TXN_SECONDS = Histogram("arbiter_transaction_seconds", "Kafka transactions committed: begin to commit "
+                        "acknowledged, seconds", ["service"],
+                        buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5))
 RECOVERY = Gauge("arbiter_recovery_messages", "Messages read to restore state at the latest assignment",
                  ["service"])
 RECOVERY_SECONDS = Gauge("arbiter_recovery_seconds", "Time to restore state at the latest assignment",

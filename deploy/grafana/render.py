@@ -55,7 +55,7 @@ ROWS: list[tuple[str, list[tuple[str, str, list[tuple[str, str]], str]]]] = [
          [(f"sum by (service, instance) (arbiter_assigned_partitions{SEL})", "{{service}} {{instance}}")],
          "timeseries"),
         ("Transactions committed and aborted", "short",
-         [(f"sum by (service) (rate(arbiter_transactions_total{SEL}[{RATE}]))", "{{service}} commits/s"),
+         [(f"sum by (service) (rate(arbiter_transaction_seconds_count{SEL}[{RATE}]))", "{{service}} commits/s"),
           (f"sum by (service) (increase(arbiter_transaction_aborts_total{SEL}[{RATE}]))",
            "{{service}} aborts")],
          "timeseries"),

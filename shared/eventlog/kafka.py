@@ -77,6 +77,12 @@ def in_log_order(rows):
     return list(heapq.merge(*runs, key=lambda r: r[0]))
 
 
+def partition_of(key: bytes, partitions: int) -> int:
+    """The partition (0 .. ``partitions`` - 1) where the Kafka producers' default partitioner
+    puts a record keyed ``key`` (murmur2 of the key, as in the Java client and aiokafka)."""
+    return (murmur2(key) & 0x7FFFFFFF) % partitions
+
+
 async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = TOPICS,
                         compacted: Sequence[str] = (), compacted_config: dict | None = None) -> None:
     """Create the missing ``topics`` and ``compacted`` topics (``cleanup.policy=compact`` plus
@@ -190,7 +196,7 @@ class KafkaLog(EventLog):
         for t in dict.fromkeys(topics):
             parts = sorted(await self._partitions(t))
             if parts:
-                p = parts[(murmur2(key.encode()) & 0x7FFFFFFF) % len(parts)]
+                p = parts[partition_of(key.encode(), len(parts))]
                 rows += await self._rows(t, only=p)
         return [m for r in in_log_order(rows)
                 if (m := self._parse(r[1][0], r[3])) is not None and m.key == key]

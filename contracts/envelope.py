@@ -94,6 +94,7 @@ class Envelope(BaseModel):
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
 _TOURNAMENT_GAME = re.compile(r"^game-(.+)-r\d+-b\d+$")
 _REPLAY = re.compile(r"(-replay\d+)+$")
 
@@ -108,7 +109,7 @@ def key_of(aggregate: str) -> str:
 
 def ms_of(dt: datetime) -> int:
     """Epoch milliseconds (int) of an aware datetime; sub-millisecond parts are floored."""
-    return (dt - _EPOCH) // timedelta(milliseconds=1)
+    return (dt - _EPOCH) // _MS
 
 
 def dt_of(ms: int) -> datetime:

@@ -2,6 +2,7 @@
 
     python -m loadtests.bench            (make bench)
     python -m loadtests.bench --pairing  (only the pairing figures, merged into the file)
+    python -m loadtests.bench --audit    (only the audit figures, merged into the file)
 
 - replay: moves per second through the validation and adjudication cores (a generated game set
   when ../shared/data is absent, else the chess.com file of 823 real games);
@@ -14,6 +15,12 @@
 - xiangqi: perft 4 from the start (3 290 240 leaves, bulk-counted) in seconds, the 85 real records
   replayed through the cores (moves per second), and 棋例 classification of every move of the
   2001 records (moves per second).
+- audit: ``arbiter audit`` of a generated log of 213,502 messages (1,200 chess games of 20-80
+  random legal plies played 50 at a time, 2% of the moves first sent by the wrong player and
+  refused, ended by resignations and agreed draws or left running, plus a 10-player round robin
+  and a 40-player 5-round Swiss), timed from the records' JSON bytes (parsing included, as for
+  a Kafka log) with one process and with two forked workers: messages/s and events/s (see
+  :func:`bench_audit`).
 """
 from __future__ import annotations
 
@@ -205,6 +212,187 @@ def bench_xiangqi() -> dict:
     return res
 
 
+class _LogBuilder:
+    """A log built in memory without Kafka: the game and tournament processors
+    (:func:`shared.system.make_processor`) fed as the hosts on the memory log feed them. A
+    command is appended with the next seq of its gateway stream (``<aggregate>.commands.b1``,
+    ids ``UUID(int=n)``, event time advanced by ``dt`` ms); every message appended is handed,
+    in append order, to each processor that reads its topic, and its decisions are appended."""
+
+    T0 = 1_700_000_000_000
+
+    def __init__(self) -> None:
+        from shared.system import SERVICES, make_processor
+
+        self.procs = [make_processor(n) for n in SERVICES]
+        self.log: list = []
+        self.seqs: dict[str, int] = {}
+        self.now = self.T0
+        self.n = 0
+
+    def send(self, payload, aggregate: str, actor, dt: int = 1000) -> list:
+        """Append command ``payload`` ``dt`` ms after the previous one; every message it
+        caused (itself first), in append order."""
+        import uuid
+        from collections import deque
+
+        from contracts.envelope import dt_of
+        from contracts.messages import envelope
+
+        self.now += dt
+        self.n += 1
+        stream = f"{aggregate}.commands.b1"
+        seq = self.seqs[stream] = self.seqs.get(stream, 0) + 1
+        queue = deque([envelope(payload, stream=stream, seq=seq, occurred_at=dt_of(self.now),
+                                actor=actor, event_id=uuid.UUID(int=self.n))])
+        start = len(self.log)
+        while queue:
+            m = queue.popleft()
+            self.log.append(m)
+            for p in self.procs:
+                if m.payload.TOPIC in p.inputs:
+                    queue.extend(p.decide(m))
+        return self.log[start:]
+
+    def play(self, rng: random.Random, games: list[tuple[str, str, str]], finish: bool) -> None:
+        """Play ``games`` (id, white, black) interleaved at random: 20-80 legal plies each
+        (:func:`loadtests.helpers.plan_game`), 2% of them preceded by the same move sent by the
+        wrong player (refused), then a resignation (60%) or an agreed draw; without ``finish``
+        one game in ten is left running."""
+        from contracts.envelope import Actor
+        from contracts.messages import AcceptDraw, OfferDraw, Resign, SubmitMove
+        from loadtests.helpers import plan_game
+
+        plans = {g: plan_game(rng, rng.randint(20, 80)) for g, _, _ in games}
+        seats = {g: (w, b) for g, w, b in games}
+        ply = dict.fromkeys(plans, 0)
+        live = list(plans)
+        while live:
+            g = rng.choice(live)
+            i = ply[g]
+            who, other = seats[g][i % 2], seats[g][(i + 1) % 2]
+            me, them = Actor(kind="player", id=who), Actor(kind="player", id=other)
+            if i < len(plans[g]):
+                if rng.random() < 0.02:
+                    self.send(SubmitMove(game_id=g, player_id=other, move=plans[g][i]), f"game-{g}",
+                              them, rng.randint(5, 100))
+                self.send(SubmitMove(game_id=g, player_id=who, move=plans[g][i]), f"game-{g}", me,
+                          rng.randint(5, 100))
+                ply[g] += 1
+                continue
+            k = rng.random()
+            if k < 0.6:
+                self.send(Resign(game_id=g, player_id=who), f"game-{g}", me)
+            elif k < 0.9 or finish:
+                self.send(OfferDraw(game_id=g, player_id=who), f"game-{g}", me, rng.randint(5, 100))
+                self.send(AcceptDraw(game_id=g, player_id=other), f"game-{g}", them, rng.randint(5, 100))
+            live.remove(g)
+
+    def tournament(self, rng: random.Random, tid: str, system: str, players: int,
+                   rounds: int | None = None) -> None:
+        """A tournament of ``players``, every round paired by the pairing process and played
+        to the end, until the pairing refuses the next round (the event is finished)."""
+        from contracts.envelope import Actor
+        from contracts.messages import CreateTournament, RegisterPlayer, StartRound
+
+        org, agg = Actor(kind="organiser", id="organiser"), f"tournament-{tid}"
+        self.send(CreateTournament(tournament_id=tid, name=tid, system=system, rounds=rounds,
+                                   time_control="300+2"), agg, org)
+        for i in range(players):
+            self.send(RegisterPlayer(tournament_id=tid, player_id=f"{tid}p{i}", name=f"P{i}",
+                                     rating=1500 + 7 * i), agg, org)
+        for rnd in range(1, 100):
+            started = [m.payload for m in self.send(StartRound(tournament_id=tid, round=rnd), agg, org)
+                       if m.type == "GameStarted"]
+            if not started:
+                return
+            self.play(rng, [(p.game_id, p.white, p.black) for p in started], finish=True)
+
+    def games(self, rng: random.Random, n: int, at_once: int = 50) -> None:
+        """``n`` games outside tournaments, ``at_once`` of them created then played together."""
+        from contracts.envelope import Actor
+        from contracts.messages import CreateGame
+
+        org = Actor(kind="organiser", id="organiser")
+        for first in range(0, n, at_once):
+            batch = [(f"g{k}", f"w{k}", f"b{k}") for k in range(first, min(first + at_once, n))]
+            for g, w, b in batch:
+                self.send(CreateGame(game_id=g, white=w, black=b, time_control="300+2"), f"game-{g}",
+                          org, 10)
+            self.play(rng, batch, finish=False)
+
+
+def _cpu_s() -> float:
+    """User + system CPU seconds of this process and of its children waited for."""
+    import os
+
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def audit_log(games: int = 1200, seed: int = 1) -> list:
+    """The benchmark's log (see the module doc), in append order."""
+    import gc
+
+    rng, b = random.Random(seed), _LogBuilder()
+    gc.disable()  # building allocates a lot and frees almost nothing: no cycles to find
+    try:
+        b.tournament(rng, "rr1", "round-robin", 10)
+        b.tournament(rng, "sw1", "swiss", 40, rounds=5)
+        b.games(rng, games)
+    finally:
+        gc.enable()
+    return b.log
+
+
+def bench_audit(games: int = 1200, runs: int = 3) -> dict:
+    """``arbiter audit`` of :func:`audit_log`: each run parses the records' JSON bytes (the
+    Kafka record values, ``model_dump_json``) with :func:`shared.eventlog.kafka.parse_record`
+    and re-derives them (:func:`services.tools.audit.rederive`), with 1 and with 2 workers; the
+    median of ``runs`` runs. ``messages``: every record audited (commands and decisions);
+    ``events``: the log's decisions (envelopes of an event type: MoveAccepted, ClockUpdated,
+    RoundPaired, ...), each re-derived by its process and compared with the recorded one by
+    (stream, seq). Every run must find 0 differences."""
+    import gc
+    import os
+    import statistics
+
+    from services.tools.audit import paused_gc, rederive
+    from shared.eventlog.kafka import parse_record
+
+    t = time.perf_counter()
+    log = audit_log(games)
+    records = [(m.payload.TOPIC, m.model_dump_json().encode()) for m in log]
+    events = sum(m.payload.KIND == "event" for m in log)
+    out: dict = {"audit_log": f"{games} games + a 10-player round robin + a 40-player 5-round Swiss",
+                 "audit_messages": len(records), "audit_events": events,
+                 "audit_games": len({m.aggregate for m in log if m.aggregate.startswith("game-")}),
+                 "audit_build_s": round(time.perf_counter() - t, 1)}
+    del log
+    gc.collect()
+    out["audit_load_average_1min"] = round(os.getloadavg()[0], 2)
+    for workers in (1, 2):
+        times, cpu = [], []
+        for _ in range(runs):
+            t, c = time.perf_counter(), _cpu_s()
+            with paused_gc():  # as ``arbiter audit`` reads and re-derives
+                msgs = [parse_record(topic, body) for topic, body in records]
+                diffs = rederive(msgs, workers=workers)
+            times.append(time.perf_counter() - t)
+            cpu.append(_cpu_s() - c)
+            assert diffs == [], diffs[:5]
+            del msgs
+            gc.collect()
+        s = statistics.median(times)
+        key = f"audit_{workers}_worker{'s' if workers > 1 else ''}"
+        out.update({f"{key}_s": round(s, 2), f"{key}_runs_s": [round(x, 2) for x in times],
+                    f"{key}_cpu_s": round(statistics.median(cpu), 2),
+                    f"{key}_messages_per_s": round(len(records) / s),
+                    f"{key}_events_per_s": round(events / s)})
+    out["audit_target"] = "50,000 events/s (issue 10)"
+    return out
+
+
 def main() -> None:
     import sys
 
@@ -214,12 +402,14 @@ def main() -> None:
         return
     out = ROOT / ".bench" / "bench.json"
     out.parent.mkdir(exist_ok=True)
-    if "--pairing" in sys.argv:  # only the pairing figures, merged into the existing file
+    if "--pairing" in sys.argv or "--audit" in sys.argv:  # only those, merged into the file
         old = json.loads(out.read_text()) if out.exists() else {}
-        res = {**old, "machine": "see env: 2 cores", **bench_pairing()}
+        res = {**old, "machine": "see env: 2 cores",
+               **(bench_pairing() if "--pairing" in sys.argv else {}),
+               **(bench_audit() if "--audit" in sys.argv else {})}
     else:
         res = {"machine": "see env: 2 cores", **bench_pairing(), **bench_standings(),
-               **bench_replay(), **bench_xiangqi()}
+               **bench_replay(), **bench_xiangqi(), **bench_audit()}
     out.write_text(json.dumps(res, indent=2) + "\n")
     print(json.dumps(res, indent=2))
 

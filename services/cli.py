@@ -497,15 +497,17 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     import os
 
     from services.tools.audit import audit as run_audit
+    from services.tools.audit import paused_gc
     from services.tools.logio import read_ndjson
     from services.tools.logio import export_messages
     if (log is None) == (bus is None) or (bus is not None and not stream):
         _fail("give --log FILE, or --bus URL with --stream ID")
-    try:
-        msgs = read_ndjson(log) if log else _run(export_messages(bus, stream))
-    except ValueError as e:
-        _fail(str(e))
-    diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1))
+    with paused_gc():  # reading and re-deriving make next to no garbage cycles
+        try:
+            msgs = read_ndjson(log) if log else _run(export_messages(bus, stream))
+        except ValueError as e:
+            _fail(str(e))
+        diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1))
     decisions = sum(1 for m in msgs if m.payload.KIND == "event")
     for d in diffs:
         out.print(f"[red]DIFF[/red] {d}")

@@ -42,7 +42,7 @@ from contracts.messages import (
     RepetitionRuled, Resigned, ResultRecorded, Rule, ScoringAgreed, StoneRemovalExpired,
 )
 from shared.rules.games import Position, go_kwargs, go_score_rule, position
-from shared.service import Core, Emit
+from shared.service import Core, Emit, handled_types
 
 _OTHER = {"white": "black", "black": "white"}
 _WIN = {"white": "1-0", "black": "0-1"}
@@ -276,6 +276,10 @@ class AdjudicationCore(Core):
             return []
         w = _OTHER[p.colour]
         return self._end(g, p.game_id, _WIN[w], "forfeit", p.rule, w, p.cause)
+
+
+# handle(): GameStarted, then an ``_on_<type>`` method or nothing
+AdjudicationCore.reads = handled_types(AdjudicationCore, GameStarted)
 
 
 def _flat(detail: dict, prefix: str = "") -> dict[str, float]:

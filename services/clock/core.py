@@ -809,7 +809,8 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
     opponent = _other(colour)
     opp_period = tc.period(state.side(opponent).period_index)
     new_state = replace(
-        state._with_side(colour, new_mover),
+        state,
+        **{colour: new_mover},
         running=opponent,
         turn_started_at=at_ms,
         turn_delay=opp_period.delay,

@@ -98,6 +98,7 @@ def first_to_move(p: GameStarted) -> clk.Colour:
 class ClockCore(Core):
     name: str = "clock"
     inputs: tuple[str, ...] = (GAME_COMMANDS, GAME_EVENTS)
+    reads = frozenset(_READS)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
     grace_ms: int = 500  # the timer asks this long after a deadline (moves in flight)
     retry_ms: int = 2_000  # and again this long after asking while the deadline still stands
@@ -284,12 +285,12 @@ class ClockCore(Core):
     # --------------------------------------------------------------- Go: stone-removal time
     def _removal(self, msg: Envelope) -> None:
         """Keep the stone-removal timer of a Go game (see the module doc) from ``msg``."""
-        from shared.rules.go import DEFAULT_STONE_REMOVAL_S
-
         p = msg.payload
         gid = getattr(p, "game_id", "")
         if isinstance(p, GameStarted):
             if p.game == "go" and gid not in self.removals:
+                from shared.rules.go import DEFAULT_STONE_REMOVAL_S
+
                 s = DEFAULT_STONE_REMOVAL_S if p.stone_removal_s is None else p.stone_removal_s
                 self.removals[gid] = _Removal(limit_ms=s * 1000)
             return

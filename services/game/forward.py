@@ -30,6 +30,7 @@ class ForwardCore(Core):
 
     name: str = "forward"
     inputs: tuple[str, ...] = (GAME_EVENTS,)
+    reads = frozenset(FORWARDED)
     outputs: tuple[str, ...] = (TOURNAMENT_COMMANDS,)
     tournament_of: dict[str, str] = field(default_factory=dict)
 

@@ -77,7 +77,7 @@ from shared.rules.games import (
 
 _OTHER = {"white": "black", "black": "white"}
 
-from shared.service import Core, Emit
+from shared.service import Core, Emit, handled_types
 
 
 #: Game ids the pairing service gives tournament games; CreateGame may not take them.
@@ -660,3 +660,6 @@ class ValidationCore(Core):
         return Emit(stream_for(f"game-{p.game_id}"), GameCommandRejected(
             game_id=p.game_id, command_id=str(msg.event_id), command_type=msg.type,
             player_id=getattr(p, "player_id", None), code=code, reason=reason))
+
+
+ValidationCore.reads = handled_types(ValidationCore)  # handle(): an ``_on_<type>`` method or nothing

@@ -1,13 +1,15 @@
 """Our FEN writer (:func:`shared.rules.chess.fen`, used for every MoveAccepted) against
 python-chess's ``Board.fen()`` on positions with castling rights lost on either side, en passant
-squares with and without a legal capture, promotions and long games."""
+squares with and without a legal capture, promotions and long games; the position status
+(:func:`shared.rules.chess.position_status`) against python-chess's own tests; the derived event
+ids (:func:`shared.service.derived_id`) against ``uuid.uuid5``."""
 from __future__ import annotations
 
 import random
 
 import chess
 
-from shared.rules.chess import fen
+from shared.rules.chess import fen, position_status, repetitions
 
 
 def test_known_positions():
@@ -36,3 +38,57 @@ def test_equal_to_python_chess_on_random_games():
             assert fen(b) == b.fen()
             checked += 1
     assert checked > 5_000
+
+
+def _status(b: chess.Board) -> str:
+    """What position_status was before it looked for a legal move once."""
+    for status, test in (("checkmate", b.is_checkmate), ("stalemate", b.is_stalemate),
+                         ("insufficient-material", b.is_insufficient_material),
+                         ("fivefold-repetition", b.is_fivefold_repetition),
+                         ("seventyfive-moves", b.is_seventyfive_moves)):
+        if test():
+            return status
+    return "ongoing"
+
+
+def test_position_status_equal_to_python_chess():
+    rng = random.Random(7)
+    seen = set()
+    for fen_ in ("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",  # mate
+                 "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",  # stalemate
+                 "8/8/4k3/8/8/3K4/8/8 w - - 0 1"):  # bare kings
+        seen.add(position_status(chess.Board(fen_)))
+        assert position_status(chess.Board(fen_)) == _status(chess.Board(fen_))
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 5  # the start position five times, and more
+    for g in range(301):  # random games from few pieces reach mates, stalemates and repetitions
+        b = chess.Board(["4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "6k1/5ppp/8/8/8/8/5PPP/3QR1K1 w - - 0 1",
+                         chess.STARTING_FEN][g % 3])
+        if g == 300:
+            b = chess.Board()
+        for k in range(len(shuffle) if g == 300 else rng.randint(1, 300)):
+            moves = list(b.legal_moves)
+            if not moves:
+                break
+            b.push(chess.Move.from_uci(shuffle[k]) if g == 300 else rng.choice(moves))
+            assert position_status(b) == _status(b)
+            seen.add(position_status(b))
+            n = 1  # repetitions() before it skipped what the halfmove clock rules out
+            while b.is_repetition(n + 1):
+                n += 1
+            assert repetitions(b) == n
+            seen.add(n)
+    assert {"checkmate", "stalemate", "insufficient-material", "fivefold-repetition", "ongoing",
+            3, 4, 5} <= seen
+
+
+def test_derived_ids_are_uuid5():
+    import uuid
+
+    from shared.service import _NS, derived_id
+
+    rng = random.Random(3)
+    for k in range(2_000):
+        cause = uuid.UUID(int=rng.getrandbits(128)) if k % 5 else None
+        want = uuid.uuid5(_NS, f"clock:{cause}:{k % 3}:")
+        got = derived_id("clock", cause, k % 3)
+        assert (got, str(got), got.version, got.variant) == (want, str(want), want.version, want.variant)

@@ -16,8 +16,12 @@ number of instances in one consumer group. Kafka's own mechanisms do the work:
   of the compacted topic ``arbiter.offsets.<process>`` (key and partition = the partition
   number), not the consumer group's offsets (``send_offsets_to_transaction``): that costs the
   transaction two more round trips to the broker, in series, and a marker on the offsets
-  topic, and the fencing is the transactional id's either way. (The group's offsets are read
-  once, where a partition has no offsets record yet: a log written before the change.)
+  topic, and the fencing is the transactional id's either way. The group's offsets are read
+  only where a partition has no offsets record and no snapshot written beside one (a log from
+  before the change); a partition whose record is gone but whose snapshot says it existed is
+  not restored (logged, retried, /healthz not ready) rather than rewound. Upgrading across
+  this change, or back, stops every instance of the process first: a mixed group would
+  decide again what the other version already decided.
 - Snapshots. A partition's state (the processor, pickled and compressed, with the input
   offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
   partition = the partition number, at most every ``snapshot_every_s`` seconds (10) or
@@ -329,12 +333,19 @@ class KafkaHost:
         await producer.start()  # init_transactions: earlier holders fenced, their open txn aborted
         try:
             tps = [TopicPartition(t, n) for t in self.inputs]
-            committed = await decided_offsets(self.bootstrap, self.name, n)
-            if committed is None:  # nothing written since offsets records began: the group's
-                committed = {tp.topic: (await self.consumer.committed(tp)) or 0 for tp in tps}
-            committed = {t: committed.get(t, 0) for t in self.inputs}
             progress["phase"] = "snapshot"
             snap = await self._read_snapshot(n) if self.load_snapshots else None
+            committed = await decided_offsets(self.bootstrap, self.name, n)
+            if committed is None:
+                if snap is not None and snap.get("offsets_record"):
+                    raise RuntimeError(
+                        f"no record in {self.offsets_topic} for partition {n}, although its snapshot "
+                        "was written beside one (topic deleted, or restored without it): refusing to "
+                        "rewind to the consumer group's offsets, which would decide again what the "
+                        "log already holds")
+                # a log from before offsets records: the group's offsets are where it stopped
+                committed = {tp.topic: (await self.consumer.committed(tp)) or 0 for tp in tps}
+            committed = {t: committed.get(t, 0) for t in self.inputs}
             if snap is not None and all(snap["offsets"].get(t, 0) <= committed[t] for t in committed):
                 proc, start = snap["proc"], dict(snap["offsets"])
             else:
@@ -479,7 +490,8 @@ class KafkaHost:
         fork) pickles and compresses it on the other core and hands the bytes over a pipe; they
         go out with the partition's next transaction (their own offsets inside). Pickling 10,000
         live games inline would stop every game of the instance for a fifth of a second."""
-        state = {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc}
+        state = {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc,
+                 "offsets_record": True}
         loop = asyncio.get_running_loop()
         _freeze_heap()  # before the fork: the child's pages stay shared
         try:

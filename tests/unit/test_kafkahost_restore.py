@@ -1,0 +1,81 @@
+"""KafkaHost restore: where a partition's input offsets come from (no broker: the Kafka calls
+are replaced by stand-ins)."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import shared.kafkahost as kh
+from shared.system import make_processor
+
+
+class _Producer:
+    def __init__(self, **kw) -> None:
+        self.started = self.stopped = False
+
+    async def start(self) -> None:
+        self.started = True
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+
+class _Consumer:
+    def __init__(self, group: dict[str, int]) -> None:
+        self.group, self.seeks = group, {}
+
+    async def committed(self, tp):
+        return self.group.get(tp.topic)
+
+    def seek(self, tp, offset) -> None:
+        self.seeks[tp.topic] = offset
+
+
+def _host(monkeypatch, record, snapshot, group):
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"))
+    host.consumer = _Consumer(group)
+    monkeypatch.setattr(kh, "AIOKafkaProducer", _Producer)
+
+    async def decided(bootstrap, name, n):
+        return record
+
+    async def read_snapshot(n):
+        return snapshot
+
+    async def read_range(n, start, end):
+        return []
+
+    monkeypatch.setattr(kh, "decided_offsets", decided)
+    monkeypatch.setattr(host, "_read_snapshot", read_snapshot)
+    monkeypatch.setattr(host, "_read_range", read_range)
+    return host
+
+
+def test_a_lost_offsets_record_is_refused_not_rewound_to_the_group_offsets(monkeypatch):
+    """The snapshot was written beside an offsets record, the record is gone: rewinding to the
+    consumer group's offsets (frozen when records began) would decide again, and write twice,
+    what the log holds. The partition stays unrestored instead."""
+    snap = {"format": kh.SNAPSHOT_FORMAT, "offsets": {"arbiter.game.commands": 40},
+            "proc": make_processor("game"), "offsets_record": True}
+    host = _host(monkeypatch, None, snap, {"arbiter.game.commands": 7})
+    with pytest.raises(RuntimeError, match="refusing to rewind"):
+        asyncio.run(host._restore(3))
+    assert 3 not in host.parts and host.consumer.seeks == {}
+
+
+def test_a_log_from_before_offsets_records_resumes_at_the_group_offsets(monkeypatch):
+    host = _host(monkeypatch, None, None, {"arbiter.game.commands": 7})
+    asyncio.run(host._restore(3))
+    assert host.parts[3].offsets == {t: (7 if t == "arbiter.game.commands" else 0) for t in host.inputs}
+    assert host.consumer.seeks["arbiter.game.commands"] == 7
+
+
+def test_the_offsets_record_wins_over_the_group_offsets(monkeypatch):
+    record = {t: 40 + i for i, t in enumerate(sorted(make_processor("game").inputs))}
+    snap = {"format": kh.SNAPSHOT_FORMAT, "offsets": {t: 30 for t in record},
+            "proc": make_processor("game"), "offsets_record": True}
+    host = _host(monkeypatch, record, snap, {"arbiter.game.commands": 7})
+    asyncio.run(host._restore(3))
+    assert host.parts[3].offsets == record and host.consumer.seeks == record
+    assert host.restored[3]["snapshot"] is True

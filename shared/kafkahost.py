@@ -29,7 +29,9 @@ number of instances in one consumer group. Kafka's own mechanisms do the work:
   for it. On assignment an instance loads the latest snapshot and
   replays only the inputs between its offsets and the group's committed offsets (already
   decided: their decisions are in the log and are not written again), so start-up time depends
-  on the snapshot interval and the live state, not on the length of the log. The pickled state
+  on the snapshot interval and the live state, not on the length of the log. A graceful
+  :meth:`KafkaHost.stop` writes a last snapshot with the pending decisions: the next start
+  replays nothing (an upgrade never decides history again with new code). The pickled state
   is compact: a chess position keeps its start and its moves (:class:`shared.rules.games.
   ChessPosition`), the clock drops its timer schedule (rebuilt on load).
 - Timers. The processor's timer commands (CheckClock) are written in the partition's
@@ -209,7 +211,9 @@ class KafkaHost:
     group to expel the dead member; another live process under the same id is fenced out.
     ``commit_interval_ms``: a partition's transactions begin at least this far apart (what is
     decided meanwhile waits and goes in one transaction: fewer round trips for the broker and
-    this process under load, at most this much more latency).
+    this process under load, at most this much more latency). ``snapshot_on_stop``: a graceful
+    :meth:`stop` commits each partition's pending decisions with a snapshot (no tail to decide
+    again at the next start).
     :meth:`status` reports readiness and recovery progress (``/healthz``).
     """
 
@@ -217,7 +221,8 @@ class KafkaHost:
                  ticks: bool = False, now_ms: Callable[[], int] | None = None, partitions: int = 8,
                  snapshot_every: int = 10_000, snapshot_every_s: float = 10.0,
                  max_batch: int = 2_000, load_snapshots: bool = True,
-                 instance_id: str | None = None, commit_interval_ms: int = 10) -> None:
+                 instance_id: str | None = None, commit_interval_ms: int = 10,
+                 snapshot_on_stop: bool = True) -> None:
         self.name, self.bootstrap, self.make_processor = name, bootstrap, make_processor
         self.ticks = ticks
         self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)
@@ -227,6 +232,7 @@ class KafkaHost:
         self.load_snapshots = load_snapshots  # False: restore by replaying from the start (baseline)
         self.instance_id = instance_id
         self.commit_interval = commit_interval_ms / 1000
+        self.snapshot_on_stop = snapshot_on_stop
         self.inputs = make_processor().inputs
         self.snapshots = snapshot_topic(name)
         self.offsets_topic = offsets_topic(name)
@@ -266,10 +272,35 @@ class KafkaHost:
             await asyncio.gather(self._task, return_exceptions=True)
         async with self._lock:
             for n in list(self.parts):
+                if self.snapshot_on_stop:
+                    try:
+                        await self._last_commit(self.parts[n])
+                    except Exception:  # the broker is away: the next owner replays the tail
+                        log.exception("%s: last snapshot of partition %d not written", self.name, n)
                 await self._drop(n)
         if self.consumer:
             await self.consumer.stop()
         READY.labels(self.name).set(0)
+
+    async def _last_commit(self, part: _Part) -> None:
+        """On a graceful stop: commit what ``part`` decided since its last transaction with a
+        snapshot of the state after it, so that its next owner restores from that snapshot
+        alone and decides nothing again (an upgrade, which stops and starts, never re-decides
+        history with the new code; only a crash leaves a tail, re-decided by the same code)."""
+        for task in (part.snapshotting, part.inflight, part.inflight):  # a snapshot may flush
+            if task is not None:
+                await asyncio.gather(task, return_exceptions=True)
+        if part.broken or self.parts.get(part.number) is not part or (
+                part.inputs_since_snapshot == 0 and not part.next):
+            return
+        txn, part.next = part.next, _Txn()
+        txn.offsets = dict(part.offsets)
+        txn.snapshot = zlib.compress(pickle.dumps(
+            {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc,
+             "offsets_record": True}, protocol=pickle.HIGHEST_PROTOCOL), 1)
+        part.inputs_since_snapshot = 0
+        part.txn_at = time.monotonic()
+        await self._commit(part, txn)
 
     def status(self) -> dict:
         """Readiness for ``/healthz``: ready once the group has assigned this instance its

@@ -246,7 +246,7 @@ def test_decisions_follow_the_partition_order_not_the_producers_timestamps(kafka
 
     async def host():
         h = KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"), ticks=False,
-                      snapshot_every_s=3600)  # no snapshot: the restart replays every input
+                      snapshot_every_s=3600, snapshot_on_stop=False)  # the restart replays every input
         await h.start()
         for _ in range(600):
             if h.status()["ready"]:
@@ -286,6 +286,82 @@ def test_decisions_follow_the_partition_order_not_the_producers_timestamps(kafka
             await put(a, 4, white, SubmitMove(game_id=gid, player_id="w", move="exd5"), now + 3000, now + 3000)
             ms, after = await moves()
             assert after == live + [("MoveRejected", "exd5")]
+            assert await audit(ms) == []
+        finally:
+            await p.stop()
+            await h.stop()
+
+    asyncio.run(main())
+
+
+def test_a_graceful_stop_leaves_nothing_to_decide_again(kafka_bootstrap):
+    """A stopped (SIGTERM, an upgrade) game host commits each partition's pending decisions
+    with a snapshot, so the next start restores every partition from its snapshot alone: 0
+    inputs decided again (item 2 of issue 10: history is not re-decided by the new code). The
+    restored game goes on correctly (2. Nf3 accepted, then Black's e5 refused: his pawn stands
+    there already) and the log audits with 0 differences."""
+    from aiokafka import AIOKafkaProducer
+
+    from contracts.envelope import dt_of
+    from contracts.messages import GAME_COMMANDS, CreateGame, SubmitMove, envelope
+    from shared.eventlog.kafka import partition_of
+    from shared.kafkahost import KafkaHost
+    from shared.system import make_processor
+
+    gid = f"gs{uuid.uuid4().hex[:6]}"
+    white, black = Actor(kind="player", id="w"), Actor(kind="player", id="b")
+
+    async def host():
+        h = KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"), ticks=False,
+                      snapshot_every_s=3600)  # no periodic snapshot: only the one at stop
+        await h.start()
+        for _ in range(600):
+            if h.status()["ready"]:
+                return h
+            await asyncio.sleep(0.1)
+        raise AssertionError("game host not ready")
+
+    async def decisions():
+        ms = await _log_of(kafka_bootstrap, f"game-{gid}")
+        return ms, [(m.type, m.payload.san if m.type == "MoveAccepted" else m.payload.move)
+                    for m in ms if m.type in ("MoveAccepted", "MoveRejected")]
+
+    async def main():
+        h = await host()
+        p = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, enable_idempotence=True)
+        await p.start()
+        now, stream = time.time_ns() // 1_000_000, f"game-{gid}.commands.c3c3c3c3"
+        seq = 0
+
+        async def put(actor, payload):
+            nonlocal seq, now
+            seq, now = seq + 1, now + 1000
+            m = envelope(payload, stream=stream, seq=seq, occurred_at=dt_of(now), actor=actor)
+            await p.send_and_wait(GAME_COMMANDS, m.model_dump_json().encode(), key=m.key.encode())
+
+        async def settle(n):
+            for _ in range(300):
+                ms, ds = await decisions()
+                if len(ds) >= n:
+                    return ms, ds
+                await asyncio.sleep(0.1)
+            raise AssertionError(f"expected {n} decisions, got {ds}")
+
+        try:
+            await put(Actor(kind="organiser", id="o"),
+                      CreateGame(game_id=gid, white="w", black="b", time_control="600"))
+            await put(white, SubmitMove(game_id=gid, player_id="w", move="e4"))
+            await put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
+            await settle(2)
+            await h.stop()
+            h = await host()
+            assert h.restored and all(r["messages"] == 0 for r in h.restored.values()), h.restored
+            assert h.restored[partition_of(f"game-{gid}".encode(), h.partitions)]["snapshot"]
+            await put(white, SubmitMove(game_id=gid, player_id="w", move="Nf3"))
+            await put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
+            ms, ds = await settle(4)
+            assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3"),
+                          ("MoveRejected", "e5")]
             assert await audit(ms) == []
         finally:
             await p.stop()

@@ -75,6 +75,28 @@ async def _log_of(bootstrap: str, prefix: str):
         await log.stop()
 
 
+async def _game_host(bootstrap: str, **kw):
+    """A game KafkaHost without timers or periodic snapshots, once ready."""
+    from shared.kafkahost import KafkaHost
+    from shared.system import make_processor
+
+    h = KafkaHost("game", bootstrap, lambda: make_processor("game"), ticks=False,
+                  snapshot_every_s=3600, **kw)
+    await h.start()
+    for _ in range(600):
+        if h.status()["ready"]:
+            return h
+        await asyncio.sleep(0.1)
+    raise AssertionError("game host not ready")
+
+
+async def _move_decisions(bootstrap: str, gid: str):
+    """Game ``gid``'s log and its move decisions as (type, SAN or the move refused)."""
+    ms = await _log_of(bootstrap, f"game-{gid}")
+    return ms, [(m.type, m.payload.san if m.type == "MoveAccepted" else m.payload.move)
+                for m in ms if m.type in ("MoveAccepted", "MoveRejected")]
+
+
 def _white_plays_e4_on_a_5s_clock(c: httpx.Client, gid: str) -> None:
     assert c.post("/games", json={"game_id": gid, "white": "w", "black": "b",
                                   "time_control": "5"}).status_code == 200
@@ -238,26 +260,14 @@ def test_decisions_follow_the_partition_order_not_the_producers_timestamps(kafka
 
     from contracts.envelope import dt_of
     from contracts.messages import GAME_COMMANDS, CreateGame, SubmitMove, envelope
-    from shared.kafkahost import KafkaHost
-    from shared.system import make_processor
-
     gid = f"ts{uuid.uuid4().hex[:6]}"
     white, black = Actor(kind="player", id="w"), Actor(kind="player", id="b")
 
-    async def host():
-        h = KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"), ticks=False,
-                      snapshot_every_s=3600, snapshot_on_stop=False)  # the restart replays every input
-        await h.start()
-        for _ in range(600):
-            if h.status()["ready"]:
-                return h
-            await asyncio.sleep(0.1)
-        raise AssertionError("game host not ready")
+    async def host():  # no snapshot: the restart replays every input
+        return await _game_host(kafka_bootstrap, snapshot_on_stop=False)
 
     async def moves():
-        ms = await _log_of(kafka_bootstrap, f"game-{gid}")
-        return ms, [(m.type, m.payload.san if m.type == "MoveAccepted" else m.payload.move)
-                    for m in ms if m.type in ("MoveAccepted", "MoveRejected")]
+        return await _move_decisions(kafka_bootstrap, gid)
 
     async def main():
         h = await host()
@@ -305,26 +315,15 @@ def test_a_graceful_stop_leaves_nothing_to_decide_again(kafka_bootstrap):
     from contracts.envelope import dt_of
     from contracts.messages import GAME_COMMANDS, CreateGame, SubmitMove, envelope
     from shared.eventlog.kafka import partition_of
-    from shared.kafkahost import KafkaHost
-    from shared.system import make_processor
 
     gid = f"gs{uuid.uuid4().hex[:6]}"
     white, black = Actor(kind="player", id="w"), Actor(kind="player", id="b")
 
-    async def host():
-        h = KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"), ticks=False,
-                      snapshot_every_s=3600)  # no periodic snapshot: only the one at stop
-        await h.start()
-        for _ in range(600):
-            if h.status()["ready"]:
-                return h
-            await asyncio.sleep(0.1)
-        raise AssertionError("game host not ready")
+    async def host():  # no periodic snapshot: only the one at stop
+        return await _game_host(kafka_bootstrap)
 
     async def decisions():
-        ms = await _log_of(kafka_bootstrap, f"game-{gid}")
-        return ms, [(m.type, m.payload.san if m.type == "MoveAccepted" else m.payload.move)
-                    for m in ms if m.type in ("MoveAccepted", "MoveRejected")]
+        return await _move_decisions(kafka_bootstrap, gid)
 
     async def main():
         h = await host()

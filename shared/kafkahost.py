@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import json
 import logging
 import os
@@ -52,6 +53,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.abc import ConsumerRebalanceListener
@@ -130,6 +132,26 @@ def _freeze_heap() -> None:
     still freed by reference counting."""
     gc.collect(1)
     gc.freeze()
+
+
+def _code_fingerprint() -> str:
+    """SHA-1 of the source of the code that decides (``contracts/``, ``services/``, ``shared/``):
+    a snapshot records it, so a restore that decides a tail again with other code says so."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha1(usedforsecurity=False)
+    for d in ("contracts", "services", "shared"):
+        for f in sorted((root / d).rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+CODE = _code_fingerprint()
+
+
+def _state(part: "_Part") -> dict:
+    """What a snapshot of ``part`` holds: its processor and the input offsets it has decided."""
+    return {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc,
+            "offsets_record": True, "code": CODE}
 
 
 def _read_all(fd: int) -> bytes:
@@ -295,9 +317,7 @@ class KafkaHost:
             return
         txn, part.next = part.next, _Txn()
         txn.offsets = dict(part.offsets)
-        txn.snapshot = zlib.compress(pickle.dumps(
-            {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc,
-             "offsets_record": True}, protocol=pickle.HIGHEST_PROTOCOL), 1)
+        txn.snapshot = zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1)
         part.inputs_since_snapshot = 0
         part.txn_at = time.monotonic()
         await self._commit(part, txn)
@@ -397,6 +417,12 @@ class KafkaHost:
             took = time.monotonic() - t0
             self.restored[n] = {"messages": replayed, "seconds": round(took, 3),
                                 "snapshot": snap is not None}
+            if replayed and snap is not None and snap.get("code", CODE) != CODE:
+                self.restored[n]["code_changed"] = True  # shown on /healthz
+                log.warning("%s: partition %d: the %d inputs after its snapshot were decided by other "
+                            "code than this (a crash across an upgrade) and were decided again by "
+                            "this code; `arbiter audit` of the partition's games shows whether any "
+                            "decision differs", self.name, n, replayed)
             _freeze_heap()
             RECOVERY.labels(self.name).set(replayed)
             RECOVERY_SECONDS.labels(self.name).set(took)
@@ -521,8 +547,7 @@ class KafkaHost:
         fork) pickles and compresses it on the other core and hands the bytes over a pipe; they
         go out with the partition's next transaction (their own offsets inside). Pickling 10,000
         live games inline would stop every game of the instance for a fifth of a second."""
-        state = {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc,
-                 "offsets_record": True}
+        state = _state(part)
         loop = asyncio.get_running_loop()
         _freeze_heap()  # before the fork: the child's pages stay shared
         try:

@@ -79,3 +79,28 @@ def test_the_offsets_record_wins_over_the_group_offsets(monkeypatch):
     asyncio.run(host._restore(3))
     assert host.parts[3].offsets == record and host.consumer.seeks == record
     assert host.restored[3]["snapshot"] is True
+
+
+def test_a_tail_decided_again_by_other_code_is_reported(monkeypatch):
+    """A crash across an upgrade: the inputs after the snapshot were decided by the old code
+    and are decided again by this one; the restore says so (``code_changed`` on /healthz)
+    rather than silently. With the same code, or no tail, nothing is reported."""
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import CreateGame, envelope
+
+    tail = [envelope(CreateGame(game_id="g1", white="w", black="b", time_control="600"),
+                     stream="game-g1.commands.a1a1a1a1", seq=1, occurred_at=dt_of(1_000),
+                     actor=Actor(kind="organiser", id="o"))]
+    record = {t: 41 for t in make_processor("game").inputs}
+    for code, tail_in, changed in (("other", tail, True), (kh.CODE, tail, False), ("other", [], False)):
+        snap = {"format": kh.SNAPSHOT_FORMAT, "offsets": {t: 40 for t in record},
+                "proc": make_processor("game"), "offsets_record": True, "code": code}
+        host = _host(monkeypatch, record, snap, {})
+
+        async def read_range(n, start, end, tail_in=tail_in):
+            return tail_in
+
+        monkeypatch.setattr(host, "_read_range", read_range)
+        asyncio.run(host._restore(3))
+        assert host.restored[3].get("code_changed", False) is changed, (code, len(tail_in))
+        assert host.restored[3]["messages"] == len(tail_in)

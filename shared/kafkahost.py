@@ -309,9 +309,14 @@ class KafkaHost:
         snapshot of the state after it, so that its next owner restores from that snapshot
         alone and decides nothing again (an upgrade, which stops and starts, never re-decides
         history with the new code; only a crash leaves a tail, re-decided by the same code)."""
-        for task in (part.snapshotting, part.inflight, part.inflight):  # a snapshot may flush
-            if task is not None:
-                await asyncio.gather(task, return_exceptions=True)
+        # the snapshot being taken and the transaction in flight end first (each may start the
+        # next transaction: nothing new is decided once the loop has stopped, so this ends)
+        while (task := part.snapshotting or part.inflight) is not None:
+            await asyncio.gather(task, return_exceptions=True)
+            if part.snapshotting is task:  # it ended without clearing itself (cancelled)
+                part.snapshotting = None
+            if part.inflight is task:
+                part.inflight = None
         if part.broken or self.parts.get(part.number) is not part or (
                 part.inputs_since_snapshot == 0 and not part.next):
             return

@@ -24,10 +24,10 @@ number of instances in one consumer group. Kafka's own mechanisms do the work:
   decide again what the other version already decided.
 - Snapshots. A partition's state (the processor, pickled and compressed, with the input
   offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
-  partition = the partition number, at most every ``snapshot_every_s`` seconds (10) or
+  partition = the partition number, at most every ``snapshot_every_s`` seconds (30) or
   ``snapshot_every`` inputs (10,000), serialised by a forked child so the loop never stops
   for it. On assignment an instance loads the latest snapshot and
-  replays only the inputs between its offsets and the group's committed offsets (already
+  replays only the inputs between its offsets and the committed offsets (already
   decided: their decisions are in the log and are not written again), so start-up time depends
   on the snapshot interval and the live state, not on the length of the log. A graceful
   :meth:`KafkaHost.stop` writes a last snapshot with the pending decisions: the next start
@@ -241,7 +241,7 @@ class KafkaHost:
 
     def __init__(self, name: str, bootstrap: str, make_processor: Callable[[], Processor], *,
                  ticks: bool = False, now_ms: Callable[[], int] | None = None, partitions: int = 8,
-                 snapshot_every: int = 10_000, snapshot_every_s: float = 10.0,
+                 snapshot_every: int = 10_000, snapshot_every_s: float = 30.0,
                  max_batch: int = 2_000, load_snapshots: bool = True,
                  instance_id: str | None = None, commit_interval_ms: int = 10,
                  snapshot_on_stop: bool = True) -> None:

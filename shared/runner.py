@@ -37,7 +37,7 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
         raise ValueError(f"a service process runs on Kafka: --bus kafka://HOST:PORT, not {bus!r}")
     host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"),
                      load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0",
-                     snapshot_every_s=float(os.environ.get("ARBITER_SNAPSHOT_EVERY_S", "10")),
+                     snapshot_every_s=float(os.environ.get("ARBITER_SNAPSHOT_EVERY_S", "30")),
                      commit_interval_ms=int(os.environ.get("ARBITER_COMMIT_INTERVAL_MS", "10")),
                      instance_id=os.environ.get("ARBITER_INSTANCE_ID") or instance_id)
     restarts = int(os.environ.get("ARBITER_RESTARTS", "0") or 0)  # set by arbiter up

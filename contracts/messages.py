@@ -670,6 +670,7 @@ RejectCode = Literal[
     "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
     "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
     "ruling-pending", "play-stopped", "not-scoring", "counting", "stone-removal-timeout",
+    "decision-too-large",
 ]
 
 

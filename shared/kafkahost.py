@@ -265,6 +265,7 @@ class KafkaHost:
         self._task: asyncio.Task | None = None
         self._restoring: dict[int, dict] = {}
         self._retry_at: dict[int, float] = {}  # partition -> when to try restoring it again
+        self._failing: dict[int, dict] = {}  # partition -> its transactions failed in a row
         self.started = False
         self._joined = False  # the group has assigned this instance its partitions once
         self.restored: dict[int, dict] = {}  # partition -> {"messages", "seconds", "snapshot"}
@@ -279,7 +280,7 @@ class KafkaHost:
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.name, enable_auto_commit=False,
             auto_offset_reset="earliest", isolation_level="read_committed",
-            partition_assignment_strategy=(RangePartitionAssignor,), fetch_max_wait_ms=10,
+            partition_assignment_strategy=(RangePartitionAssignor,), fetch_max_wait_ms=500,
             max_poll_interval_ms=600_000, session_timeout_ms=10_000, heartbeat_interval_ms=1_000,
             client_id=f"arbiter-{self.name}", group_instance_id=self.instance_id)
         self.consumer.subscribe(list(self.inputs), listener=_Listener(self))
@@ -330,12 +331,14 @@ class KafkaHost:
     def status(self) -> dict:
         """Readiness for ``/healthz``: ready once the group has assigned this instance its
         partitions and every one of them is restored; the partitions owned, those being
-        restored (with progress) and how each owned one was restored."""
+        restored (with progress), those whose transactions keep failing (:meth:`_failed`) and
+        how each owned one was restored."""
         assigned = sorted({tp.partition for tp in self.consumer.assignment()}) if self.consumer else []
         ready = self._joined and not self._restoring and all(n in self.parts for n in assigned)
         READY.labels(self.name).set(int(ready))
         return {"ready": bool(ready), "partitions": sorted(self.parts), "assigned": assigned,
                 "restoring": {str(k): v for k, v in self._restoring.items()},
+                "failing": {str(k): v for k, v in self._failing.items()},
                 "restored": {str(k): v for k, v in self.restored.items()}}
 
     # ---------------------------------------------------------------------------- assignment
@@ -485,8 +488,11 @@ class KafkaHost:
         transaction: one in flight per partition, and what is decided meanwhile goes into the
         next one (group commit), so fetching and deciding never wait for a commit."""
         while True:
+            # back within 10 ms while a timer may be due or decisions wait for their transaction;
+            # else only when input comes (an idle process does not spin)
+            busy = self.ticks or any(p.next or p.inflight or p.snapshotting for p in self.parts.values())
             try:
-                batch = await self.consumer.getmany(timeout_ms=10, max_records=self.max_batch)
+                batch = await self.consumer.getmany(timeout_ms=10 if busy else 200, max_records=self.max_batch)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -603,11 +609,11 @@ class KafkaHost:
             await p.commit_transaction()
         except Exception as e:  # fenced, or the broker refused: restore from the log
             TXN_ABORTS.labels(self.name).inc()
-            log.warning("%s: transaction of partition %d failed (%s: %s); restoring it from the log",
-                        self.name, part.number, type(e).__name__, e)
+            self._failed(part.number, e)
             part.broken = True
             part.inflight = None
             return
+        self._failing.pop(part.number, None)
         TXN_SECONDS.labels(self.name).observe(time.monotonic() - part.txn_at)
         for m in txn.out:
             EMITTED.labels(self.name, m.type).inc()
@@ -616,6 +622,20 @@ class KafkaHost:
         part.inflight = None
         if not part.broken and self.parts.get(part.number) is part:
             self._flush(part)
+
+    def _failed(self, n: int, e: Exception) -> None:
+        """Transaction of partition ``n`` failed: it is restored from the log at once the first
+        time (a fenced zombie, a broker restart), then after 1, 2, 4 ... 60 s while its
+        transactions keep failing (a refusal that deciding again repeats: not a busy loop).
+        ``/healthz`` shows the partition, the count and the error until one commits."""
+        f = self._failing.setdefault(n, {"failures": 0})
+        f["failures"] += 1
+        f["error"] = f"{type(e).__name__}: {e}"[:300]
+        delay = 0.0 if f["failures"] == 1 else min(60.0, 2.0 ** (f["failures"] - 2))
+        self._retry_at[n] = time.monotonic() + delay
+        log.warning("%s: transaction of partition %d failed (%s); restoring it from the log%s",
+                    self.name, n, f["error"], f" in {delay:.0f} s ({f['failures']} failures in a row)"
+                    if delay else "")
 
     async def _restore_missing(self) -> None:
         """Restore the assigned partitions that have no state (a failed transaction dropped

@@ -30,8 +30,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from contracts.envelope import Actor, Envelope, Payload, dt_of, stream_for
-from contracts.messages import RecordGameEvent, envelope
-from shared.eventlog.base import Deduper, EventLog
+from contracts.messages import (
+    GAME_EVENTS, TOURNAMENT_EVENTS, GameCommandRejected, RecordGameEvent, TournamentCommandRejected,
+    envelope,
+)
+from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog
 from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY, TIMERS
 
 log = logging.getLogger("arbiter.service")
@@ -75,6 +78,19 @@ class Core:
     def next_deadline(self) -> int | None:
         """Earliest epoch ms at which :meth:`due` may have a command, or None."""
         return None
+
+
+def _refusal(cause: Envelope, decision: Envelope, size: int) -> Payload:
+    """The rejection written in place of ``decision`` (``size`` bytes of JSON, over
+    :data:`MAX_EVENT_BYTES`), caused by ``cause``: a TournamentCommandRejected or a
+    GameCommandRejected (code ``decision-too-large``) on the decision's topic."""
+    reason = (f"its {decision.type} decision is {size:,} bytes of JSON, over the event log's limit "
+              f"of {MAX_EVENT_BYTES:,}: not published; nothing else changes")
+    common = dict(command_id=str(cause.event_id), command_type=cause.type, code="decision-too-large",
+                  reason=reason)
+    if decision.payload.TOPIC == TOURNAMENT_EVENTS:
+        return TournamentCommandRejected(tournament_id=decision.payload.tournament_id, **common)
+    return GameCommandRejected(game_id=decision.payload.game_id, **common)
 
 
 _NS_BYTES = _NS.bytes
@@ -194,14 +210,27 @@ class Processor:
             return []
 
     def _wrap(self, service: str, cause: Envelope, index: int, e: Emit) -> Envelope:
+        """The envelope of decision ``e``, the ``index``-th of core ``service`` on ``cause`` (the
+        recorded one if the log has it). A game or tournament event over :data:`MAX_EVENT_BYTES`
+        of JSON is replaced, on its stream and seq, by a rejection (:func:`_refusal`): the same
+        on every derivation, so the audit re-derives it, and never a transaction the broker
+        refuses at every restart. The deciding core's state is as if it had been published."""
         event_id = derived_id(service, cause.event_id, index)
         if (known := self.recorded.get(event_id)) is not None:
             return known
         seq = self.seqs[e.stream] = self.seqs.get(e.stream, 0) + 1
         at = dt_of(e.at_ms) if e.at_ms is not None else cause.occurred_at
-        return envelope(e.payload, stream=e.stream, seq=seq, occurred_at=at,
-                        actor=self._actors[service], causation_id=cause.event_id,
-                        correlation_id=cause.correlation_id or cause.event_id, event_id=event_id)
+        meta = dict(stream=e.stream, seq=seq, occurred_at=at, actor=self._actors[service],
+                    causation_id=cause.event_id, event_id=event_id,
+                    correlation_id=cause.correlation_id or cause.event_id)
+        d = envelope(e.payload, **meta)
+        if d.payload.TOPIC in (GAME_EVENTS, TOURNAMENT_EVENTS):
+            text = d.model_dump_json()
+            if len(text) * 4 > MAX_EVENT_BYTES and (size := len(text.encode())) > MAX_EVENT_BYTES:
+                log.error("%s: %s on %s is %d bytes, over %d: refused in its place (cause %s %s)",
+                          service, d.type, d.stream, size, MAX_EVENT_BYTES, cause.type, cause.event_id)
+                d = envelope(_refusal(cause, d, size), **meta)
+        return d
 
     # --------------------------------------------------------------------------- timers
     def next_deadline(self) -> int | None:

@@ -439,6 +439,8 @@ class TimeControl:
         text = text.strip()
         if text == "":
             raise ClockError("empty TimeControl")
+        if len(text) > 200:  # no real control is this long; the reason must not echo it back
+            raise ClockError(f"TimeControl of {len(text):,} characters: at most 200")
         if text == "-":
             return None
         if text == "?":

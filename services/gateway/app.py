@@ -51,7 +51,7 @@ from contracts.messages import (
     ReportArrival, Resign, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     envelope,
 )
-from shared.eventlog.base import Deduper, EventLog
+from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog
 from services.gateway.readmodel import ReadModel
 
 logger = logging.getLogger("arbiter.gateway")
@@ -95,8 +95,8 @@ def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
             fields[n] = (f.annotation, f)
     if at_ms:
         fields["at_ms"] = (int | None, Field(
-            default=None, ge=0, description="Arbiter only: the recorded time (epoch ms) to stamp "
-            "instead of the receive time."))
+            default=None, ge=0, le=253_402_300_799_999, description="Arbiter only: the recorded "
+            "time (epoch ms, at most 9999-12-31) to stamp instead of the receive time."))
     return create_model(name, __config__=ConfigDict(extra="forbid"),
                         __doc__=payload.__doc__, **fields)
 
@@ -332,6 +332,9 @@ class Gateway:
                                correlation_id=corr)
             except ValidationError as exc:
                 raise HTTPError(422, _validation_detail(exc)) from None
+            if (size := len(msg.model_dump_json().encode())) > MAX_EVENT_BYTES:
+                raise HTTPError(413, f"the command is {size:,} bytes of JSON, over the event log's "
+                                     f"limit of {MAX_EVENT_BYTES:,}", code="too-large")
             self.waiters[msg.event_id] = (aggregate, fut)
             try:
                 await self.log.publish(payload.TOPIC, msg)

@@ -15,6 +15,13 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from contracts.envelope import Envelope
 
+#: The largest message the log takes, in bytes of its JSON: Kafka's default ``max.message.bytes``
+#: (1,048,588 bytes a record batch) less room for a batch's framing and for the forward core's
+#: envelope around a game event. The gateway answers a larger command 413; a larger decision is
+#: refused in its place (:meth:`shared.service.Processor._wrap`): a broker would refuse it, and
+#: the transaction with it, again at every restart.
+MAX_EVENT_BYTES = 1_000_000
+
 Handler = Callable[[str, Envelope], Awaitable[None]]
 
 

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from contracts.envelope import Actor
-from contracts.messages import TOPICS
+from contracts.messages import GAME_COMMANDS, TOPICS
 from services.tools.audit import audit
 from services.tools.supervisor import spawn, start_all, stop_all, wait_ready
 from shared.eventlog.kafka import KafkaLog
@@ -362,6 +362,50 @@ def test_a_graceful_stop_leaves_nothing_to_decide_again(kafka_bootstrap):
             assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3"),
                           ("MoveRejected", "e5")]
             assert await audit(ms) == []
+        finally:
+            await p.stop()
+            await h.stop()
+
+    asyncio.run(main())
+
+
+def test_a_decision_too_large_for_the_broker_is_refused_not_retried_forever(kafka_bootstrap):
+    """A decision over the broker's 1 MB record limit would make the broker refuse its whole
+    transaction, and the restore that follows would decide it again: a partition stuck for
+    good. The processor refuses it in its place (GameCommandRejected, ``decision-too-large``)
+    and the partition goes on: the next command is decided, no transaction was aborted."""
+    from aiokafka import AIOKafkaProducer
+
+    from shared.kafkahost import KafkaHost
+    from shared.metrics import TXN_ABORTS
+    from shared.service import Processor
+    from tests.unit.test_decision_size import _Echo, _move
+
+    gid = f"big{uuid.uuid4().hex[:6]}"
+
+    class OwnEcho(_Echo):  # only this test's game: the group reads every game's commands
+        def handle(self, msg):
+            return super().handle(msg) if msg.payload.game_id == gid else []
+
+    async def main():
+        aborts = TXN_ABORTS.labels("echo")._value.get()
+        h = KafkaHost("echo", kafka_bootstrap, lambda: Processor([OwnEcho(1_500_000)], name="echo"),
+                      ticks=False, snapshot_every_s=3600)
+        await h.start()
+        p = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, enable_idempotence=True)
+        await p.start()
+        try:
+            for seq, mv in enumerate(("e4", "big", "Nf3"), 1):
+                m = _move(gid, seq, mv).model_copy(update={"event_id": uuid.uuid4()})
+                await p.send_and_wait(GAME_COMMANDS, m.model_dump_json().encode(), key=m.key.encode())
+            for _ in range(300):
+                ms = [m for m in await _log_of(kafka_bootstrap, f"game-{gid}") if m.stream.endswith(".echo")]
+                if len(ms) >= 3:
+                    break
+                await asyncio.sleep(0.1)
+            assert [(m.seq, m.payload.code) for m in ms] == [
+                (1, "invalid"), (2, "decision-too-large"), (3, "invalid")]
+            assert h.status()["ready"] and TXN_ABORTS.labels("echo")._value.get() == aborts
         finally:
             await p.stop()
             await h.stop()

@@ -809,3 +809,11 @@ def test_go_service_handicap_white_first_canadian():
     # White uses 610 s: main 600 s out, 10 s from the first block: 590 000 ms for 24 moves.
     u = move(1, "white", 610_000)
     assert (u.white_ms, u.white_moves_left, u.black_moves_left) == (590_000, 24, None)
+
+
+def test_a_time_control_longer_than_any_real_one_is_refused_without_echoing_it():
+    from services.clock.core import ClockError, TimeControl
+
+    with pytest.raises(ClockError, match=r"^TimeControl of 1,000,000 characters: at most 200$"):
+        TimeControl.parse("q" * 1_000_000)
+    assert TimeControl.parse("40/5400+30:1800+30") is not None  # a real FIDE control still parses

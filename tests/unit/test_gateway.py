@@ -539,3 +539,21 @@ def test_crosstable_forfeit_marks_only_unplayed_games():
                   "game-x2.result", 1))
     cells = {r["player_id"]: r["cells"] for r in rm.tournament(tid).crosstable(rm.games)["rows"]}
     assert cells == {"a": ["+"], "b": ["-"], "c": ["4w0"], "d": ["3b1"]}
+
+
+async def test_a_command_too_large_for_the_log_is_413_and_not_published(env):
+    """A command over the log's record limit (shared.eventlog.base.MAX_EVENT_BYTES) would be
+    refused by the broker after the gateway stamped it (an HTTP 500 before); it is refused
+    first: 413 with a code, nothing written. A recorded time past the year 9999 is a 422, not
+    an overflow."""
+    client, log, _, _ = env
+    n = await _count(log)
+    r = await client.post("/games", json={"game_id": "big", "white": "a", "black": "b",
+                                          "time_control": "q" * 1_047_500})
+    assert r.status_code == 413 and r.json()["code"] == "too-large", r.text
+    assert "1,048,097 bytes" in r.json()["detail"] and await _count(log) == n
+    await _new_game(client)
+    n = await _count(log)
+    r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4", "at_ms": 2 ** 62},
+                          headers={"X-Arbiter-Token": TOKEN})
+    assert r.status_code == 422 and await _count(log) == n

@@ -104,3 +104,20 @@ def test_a_tail_decided_again_by_other_code_is_reported(monkeypatch):
         asyncio.run(host._restore(3))
         assert host.restored[3].get("code_changed", False) is changed, (code, len(tail_in))
         assert host.restored[3]["messages"] == len(tail_in)
+
+
+def test_a_partition_whose_transactions_keep_failing_backs_off_and_shows_on_healthz(monkeypatch):
+    """A refusal that deciding again repeats (the broker refuses a record) must not become a
+    busy loop: the first failure restores at once, then 1, 2, 4 ... s, capped at 60; /healthz
+    names the partition and the error until a transaction commits."""
+    now = [1000.0]
+    monkeypatch.setattr(kh.time, "monotonic", lambda: now[0])
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"))
+    delays = []
+    for _ in range(9):
+        host._failed(3, RuntimeError("MessageSizeTooLargeError"))
+        delays.append(host._retry_at[3] - now[0])
+    assert delays == [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
+    failing = host.status()["failing"]
+    assert failing == {"3": {"failures": 9, "error": "RuntimeError: MessageSizeTooLargeError"}}
+    assert host.status()["ready"] is False

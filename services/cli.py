@@ -490,21 +490,23 @@ def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is e
 @app.command()
 def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_okay=False, help="NDJSON from export-log"),
           bus: Optional[str] = typer.Option(None, help=BUS_HELP),
-          stream: Optional[str] = typer.Option(None, help="aggregate to audit with --bus"),
+          stream: Optional[str] = typer.Option(None, help="aggregate to audit with --bus "
+                                               "(left out: every game and tournament of the log)"),
           json_out: Optional[Path] = typer.Option(None, "--json")):
     """Re-derive every decision from the log's commands and print each difference (exit 0 when
-    there is none)."""
+    there is none): an NDJSON export, one aggregate of a bus, or a bus's whole log."""
     import os
 
     from services.tools.audit import audit as run_audit
     from services.tools.audit import paused_gc
     from services.tools.logio import read_ndjson
-    from services.tools.logio import export_messages
-    if (log is None) == (bus is None) or (bus is not None and not stream):
-        _fail("give --log FILE, or --bus URL with --stream ID")
+    from services.tools.logio import export_messages, read_log
+    if (log is None) == (bus is None):
+        _fail("give --log FILE, or --bus URL (with --stream ID for one game or tournament)")
     with paused_gc():  # reading and re-deriving make next to no garbage cycles
         try:
-            msgs = read_ndjson(log) if log else _run(export_messages(bus, stream))
+            msgs = (read_ndjson(log) if log else _run(export_messages(bus, stream)) if stream
+                    else _run(read_log(bus)))
         except ValueError as e:
             _fail(str(e))
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1))

@@ -38,6 +38,7 @@ from typing import Any
 from fastapi import FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from sse_starlette import EventSourceResponse
@@ -70,6 +71,13 @@ ORGANISER = Actor(kind="organiser", id="organiser")
 
 def _wall_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+#: The ``code`` of a gateway refusal that names none of its own (every error answer is
+#: ``{"detail": ..., "code": ...}``; a service's rejection carries the service's code).
+STATUS_CODES = {400: "bad-request", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
+                405: "method-not-allowed", 409: "conflict", 413: "too-large", 422: "malformed",
+                429: "rate-limited"}
 
 
 class HTTPError(Exception):
@@ -424,7 +432,15 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     @app.exception_handler(HTTPError)
     async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
         REJECTED.labels(str(exc.status)).inc()
-        return JSONResponse({"detail": exc.detail, **exc.extra}, status_code=exc.status)
+        return JSONResponse({"detail": exc.detail, "code": STATUS_CODES.get(exc.status, "refused"),
+                             **exc.extra}, status_code=exc.status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _starlette_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """No such route (404), method (405) or a body that is not JSON: the same shape."""
+        REJECTED.labels(str(exc.status_code)).inc()
+        return JSONResponse({"detail": exc.detail, "code": STATUS_CODES.get(exc.status_code, "refused")},
+                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
     async def _request_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -432,19 +448,19 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         input back (a 5 MB field must not come back in the answer)."""
         REJECTED.labels("422").inc()
         return JSONResponse({"detail": [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg"))[:300],
-                                         "type": e.get("type")} for e in exc.errors()][:20]},
-                            status_code=422)
+                                         "type": e.get("type")} for e in exc.errors()][:20],
+                             "code": "malformed"}, status_code=422)
 
     @app.exception_handler(ValidationError)
     async def _validation_error(request: Request, exc: ValidationError) -> JSONResponse:
         REJECTED.labels("422").inc()
-        return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
+        return JSONResponse({"detail": _validation_detail(exc), "code": "malformed"}, status_code=422)
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:
         logger.error("gateway: unhandled error on %s %s\n%s", request.method, request.url.path,
                      "".join(traceback.format_exception(exc)))
-        return JSONResponse({"detail": "internal error"}, status_code=500)
+        return JSONResponse({"detail": "internal error", "code": "internal"}, status_code=500)
 
     # ---------------------------------------------------------------------------- helpers
     def game_or_404(gid: str):

@@ -75,3 +75,13 @@ async def export_messages(bus: str, aggregate: str) -> list[Envelope]:
         return select(await log.read_key(TOPICS, key_of(aggregate)), aggregate)
     finally:
         await log.stop()
+
+
+async def read_log(bus: str) -> list[Envelope]:
+    """Every message of every topic on ``bus``, each partition in offset order, partitions
+    merged by record time (:meth:`shared.eventlog.base.EventLog.read_many`): a whole-log audit."""
+    log = open_log(bus)
+    try:
+        return await log.read_many(TOPICS)
+    finally:
+        await log.stop()

@@ -247,6 +247,14 @@ def test_a_broker_outage_with_a_move_waiting_to_be_published(own_broker):
     msgs = asyncio.run(_log_of(own_broker.bootstrap, f"game-{gid}"))
     _check_exactly_once(msgs)
     assert asyncio.run(audit(msgs)) == []
+    # the whole log, as an arbiter audits after an incident: `arbiter audit --bus URL`
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "services.cli", "audit", "--bus", bus],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"audited {len(msgs)} messages" in res.stdout and "0 difference(s)" in res.stdout
 
 
 def test_decisions_follow_the_partition_order_not_the_producers_timestamps(kafka_bootstrap):

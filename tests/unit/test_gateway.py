@@ -359,7 +359,7 @@ async def test_unexpected_error_is_500_without_traceback(env):
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
                                  base_url="http://gw") as c:
         r = await c.get("/games/g1")
-    assert r.status_code == 500 and r.json() == {"detail": "internal error"}
+    assert r.status_code == 500 and r.json() == {"detail": "internal error", "code": "internal"}
 
 
 async def _sse(app, path: str, n: int, then=None) -> list[dict]:
@@ -557,3 +557,26 @@ async def test_a_command_too_large_for_the_log_is_413_and_not_published(env):
     r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4", "at_ms": 2 ** 62},
                           headers={"X-Arbiter-Token": TOKEN})
     assert r.status_code == 422 and await _count(log) == n
+
+
+async def test_every_refusal_of_the_gateway_has_a_detail_and_a_code(env):
+    """One error shape for integrators: ``{"detail": ..., "code": ...}``, whichever layer
+    refused (an unknown game, a route that does not exist, a wrong method, a body that is not
+    JSON, a field out of range, a non-arbiter stamping a time)."""
+    client, _, _, _ = env
+    await _new_game(client)
+    cases = [
+        (client.get("/games/nope"), 404, "not-found"),
+        (client.get("/no/such/route"), 404, "not-found"),
+        (client.delete("/games/g1"), 405, "method-not-allowed"),
+        (client.post("/games", content=b"{not json", headers={"content-type": "application/json"}),
+         422, "malformed"),
+        (client.post("/games", json={"game_id": "g2", "white": "a", "black": "b", "rounds": -1}),
+         422, "malformed"),
+        (client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4", "at_ms": 5}),
+         403, "forbidden"),
+    ]
+    for request, status, code in cases:
+        r = await request
+        assert (r.status_code, r.json()["code"]) == (status, code), r.text
+        assert r.json()["detail"]

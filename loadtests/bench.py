@@ -357,7 +357,8 @@ def bench_audit(games: int = 1200, runs: int = 3) -> dict:
     import os
     import statistics
 
-    from services.tools.audit import paused_gc, rederive
+    from services.tools.audit import rederive
+    from shared.heap import paused_gc
     from shared.eventlog.kafka import parse_record
 
     t = time.perf_counter()

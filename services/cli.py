@@ -498,7 +498,7 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     import os
 
     from services.tools.audit import audit as run_audit
-    from services.tools.audit import paused_gc
+    from shared.heap import paused_gc
     from services.tools.logio import read_ndjson
     from services.tools.logio import export_messages, read_log
     if (log is None) == (bus is None):

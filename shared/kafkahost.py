@@ -43,7 +43,6 @@ the log as on assignment: the state never runs ahead of what the log holds.
 from __future__ import annotations
 
 import asyncio
-import gc
 import hashlib
 import json
 import logging
@@ -65,6 +64,7 @@ from shared.metrics import (
     TIMERS, TXN_ABORTS, TXN_SECONDS,
 )
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
+from shared.heap import freeze_heap
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -123,15 +123,6 @@ async def read_last(bootstrap: str, topic: str, partition: int, max_bytes: int =
         return None
     finally:
         await c.stop()
-
-
-def _freeze_heap() -> None:
-    """Keep the long-lived state (games in play: millions of objects) out of Python's cyclic
-    garbage collector: a full collection over 10,000 live games takes seconds, during which no
-    game of the instance moves. The young generations are collected first; what is frozen is
-    still freed by reference counting."""
-    gc.collect(1)
-    gc.freeze()
 
 
 def _code_fingerprint() -> str:
@@ -431,7 +422,7 @@ class KafkaHost:
                             "code than this (a crash across an upgrade) and were decided again by "
                             "this code; `arbiter audit` of the partition's games shows whether any "
                             "decision differs", self.name, n, replayed)
-            _freeze_heap()
+            freeze_heap()
             RECOVERY.labels(self.name).set(replayed)
             RECOVERY_SECONDS.labels(self.name).set(took)
             log.info("%s: partition %d restored in %.2f s (%s snapshot, %d inputs replayed)",
@@ -560,7 +551,7 @@ class KafkaHost:
         live games inline would stop every game of the instance for a fifth of a second."""
         state = _state(part)
         loop = asyncio.get_running_loop()
-        _freeze_heap()  # before the fork: the child's pages stay shared
+        freeze_heap()  # before the fork: the child's pages stay shared
         try:
             r, w = os.pipe()
             pid = os.fork()

@@ -53,7 +53,8 @@ from contracts.messages import (
     envelope,
 )
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog
-from services.gateway.readmodel import ReadModel
+from shared.heap import freeze_heap, paused_gc
+from services.gateway.readmodel import ReadModel, Recorded
 
 logger = logging.getLogger("arbiter.gateway")
 
@@ -210,17 +211,22 @@ class Gateway:
 
     async def bootstrap(self) -> None:
         """Catch up from ``log.read`` before serving: known aggregates and command seqs (the
-        subscription replays the same messages later; :class:`Deduper` skips them)."""
-        for topic in (TOURNAMENT_COMMANDS, GAME_COMMANDS, TOURNAMENT_EVENTS, GAME_EVENTS):
-            try:
-                msgs = await self.log.read(topic)
-            except Exception:  # the subscription will catch up anyway
-                logger.warning("gateway: could not read %s at startup", topic, exc_info=True)
-                continue
-            for m in msgs:
-                self.ingest(m)
-            if msgs:
-                self._catchup.add(msgs[-1].event_id)
+        subscription replays the same messages later; :class:`Deduper` skips them). The read
+        model is long-lived and makes no reference cycles: the collector is off meanwhile and
+        what it holds is frozen after (:mod:`shared.heap`)."""
+        with paused_gc():
+            for topic in (TOURNAMENT_COMMANDS, GAME_COMMANDS, TOURNAMENT_EVENTS, GAME_EVENTS):
+                try:
+                    msgs = await self.log.read_lazily(topic)
+                except Exception:  # the subscription will catch up anyway
+                    logger.warning("gateway: could not read %s at startup", topic, exc_info=True)
+                    continue
+                last = None
+                for last in msgs:
+                    self.ingest(last)
+                if last is not None:
+                    self._catchup.add(last.event_id)
+        freeze_heap()
 
     @property
     def caught_up(self) -> bool:
@@ -276,9 +282,9 @@ class Gateway:
         finally:
             self.waiters.pop(cause.event_id, None)
 
-    def open_stream(self, key: str) -> tuple[list[Envelope], asyncio.Queue]:
-        """Snapshot of ``key``'s history plus a queue of everything after it (no gap: no await
-        between the two)."""
+    def open_stream(self, key: str) -> tuple[list[Recorded], asyncio.Queue]:
+        """Snapshot of ``key``'s history plus a queue of every message after it (no gap: no
+        await between the two)."""
         q: asyncio.Queue = asyncio.Queue(maxsize=10_000)
         backlog = list(self.rm.history.get(key, ()))
         self.subscribers[key].add(q)
@@ -827,14 +833,15 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         """Every message of aggregate ``key``: a JSON list so far (``follow=false``) or an SSE
         stream (history, then live; event = message type, id = ``<stream>:<seq>``)."""
         if not follow:
-            return JSONResponse([m.model_dump(mode="json") for m in gw.rm.history.get(key, ())])
+            body = ",".join(r.json for r in gw.rm.history.get(key, ()))
+            return Response(f"[{body}]", media_type="application/json")
 
         async def gen():
             backlog, q = gw.open_stream(key)
             SSE_CLIENTS.inc()
             try:
-                for m in backlog:
-                    yield {"event": m.type, "id": f"{m.stream}:{m.seq}", "data": m.model_dump_json()}
+                for r in backlog:
+                    yield {"event": r.type, "id": f"{r.stream}:{r.seq}", "data": r.json}
                 while True:
                     m = await q.get()
                     if m is None:

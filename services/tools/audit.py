@@ -21,13 +21,12 @@ game-<id>-replay1``) is outside the log audited and is not compared, so the audi
 """
 from __future__ import annotations
 
-import gc
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from contracts.envelope import Envelope
+from shared.heap import paused_gc
 from contracts.messages import GameStarted
 from shared.system import SERVICES, make_processor
 
@@ -91,26 +90,6 @@ def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_
         finally:
             _SHARED = None
         return diffs
-
-
-@contextmanager
-def paused_gc():
-    """The cyclic garbage collector off for the block (restored after). An audit allocates
-    hundreds of thousands of long-lived envelopes and next to no reference cycles (a few
-    hundred objects for 70,000 messages), so the collector's passes over the growing heap
-    found nothing and cost more than a third of the parsing and of the re-derivation. Forked
-    workers inherit the setting. At the end what the block allocated joins the oldest
-    generation (``gc.freeze()`` then ``gc.unfreeze()``) instead of being traversed at once
-    by the first collection after it, as one young generation of millions of objects."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if was:
-            gc.enable()
 
 
 _SHARED: list[Envelope] | None = None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.partitioner import murmur2
@@ -181,7 +181,11 @@ class KafkaLog(EventLog):
         return [p["partition"] for d in desc if d.get("error_code", 0) == 0 for p in d["partitions"]]
 
     async def read(self, topic: str) -> list[Envelope]:
-        return [m for r in await self._rows(topic) if (m := self._parse(topic, r[3])) is not None]
+        return list(await self.read_lazily(topic))
+
+    async def read_lazily(self, topic: str) -> Iterator[Envelope]:
+        rows = await self._rows(topic)
+        return (m for r in rows if (m := self._parse(topic, r[3])) is not None)
 
     async def read_many(self, topics: Sequence[str]) -> list[Envelope]:
         """All messages of ``topics``: each partition in offset order, merged by timestamp

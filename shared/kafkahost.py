@@ -76,6 +76,18 @@ SNAPSHOT_FORMAT = 2
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 
 
+def _fits(name: str, n: int, blob: bytes) -> bool:
+    """Whether snapshot ``blob`` of partition ``n`` fits in a record with room for the request
+    around it. One that does not is left out, never sent: the producer would refuse it and,
+    with it, the transaction's decisions, again at every snapshot (the partition is then
+    restored from its inputs; the snapshot-age alert tells)."""
+    if len(blob) <= MAX_SNAPSHOT_BYTES - (1 << 20):
+        return True
+    log.error("%s: snapshot of partition %d is %d bytes compressed, over %d: not written",
+              name, n, len(blob), MAX_SNAPSHOT_BYTES - (1 << 20))
+    return False
+
+
 def snapshot_topic(name: str) -> str:
     """The compacted topic holding process ``name``'s partition snapshots."""
     return f"arbiter.snapshots.{name}"
@@ -314,7 +326,8 @@ class KafkaHost:
             return
         txn, part.next = part.next, _Txn()
         txn.offsets = dict(part.offsets)
-        txn.snapshot = zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1)
+        blob = zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1)
+        txn.snapshot = blob if _fits(self.name, part.number, blob) else None
         part.inputs_since_snapshot = 0
         part.txn_at = time.monotonic()
         await self._commit(part, txn)
@@ -569,7 +582,8 @@ class KafkaHost:
             os.close(w)
             blob = await loop.run_in_executor(None, _read_all, r)
             _, status = await loop.run_in_executor(None, os.waitpid, pid, 0)
-            if status == 0 and blob and self.parts.get(part.number) is part and not part.broken:
+            if (status == 0 and blob and self.parts.get(part.number) is part and not part.broken
+                    and _fits(self.name, part.number, blob)):
                 part.next.snapshot = blob
                 self._flush(part)
         except Exception:

@@ -71,6 +71,9 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {name} %(levelname)s %(message)s")
+    # aiokafka tells every coordinator lookup and subscription change at INFO: hundreds of lines
+    # at each start and rebalance, burying ours (restores, failing transactions)
+    logging.getLogger("aiokafka").setLevel(logging.WARNING)
     if name == "gateway":
         from services.gateway.app import create_app
         from shared.eventlog.base import open_log

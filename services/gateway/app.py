@@ -45,7 +45,7 @@ from sse_starlette import EventSourceResponse
 
 from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import (
-    GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
+    GAME_COMMANDS, GAME_EVENTS, TOPICS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
     AcceptDead, AcceptDraw, ClaimDraw, CorrectResult, CreateGame, CreateTournament, DeclineDraw,
     DrawLots, FinishTournament, WithdrawPlayer,
     IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
@@ -215,17 +215,16 @@ class Gateway:
         model is long-lived and makes no reference cycles: the collector is off meanwhile and
         what it holds is frozen after (:mod:`shared.heap`)."""
         with paused_gc():
-            for topic in (TOURNAMENT_COMMANDS, GAME_COMMANDS, TOURNAMENT_EVENTS, GAME_EVENTS):
-                try:
-                    msgs = await self.log.read_lazily(topic)
-                except Exception:  # the subscription will catch up anyway
-                    logger.warning("gateway: could not read %s at startup", topic, exc_info=True)
-                    continue
-                last = None
-                for last in msgs:
-                    self.ingest(last)
-                if last is not None:
-                    self._catchup.add(last.event_id)
+            try:
+                msgs = await self.log.read_many_lazily(TOPICS)
+            except Exception:  # the subscription will catch up anyway
+                logger.warning("gateway: could not read the log at startup", exc_info=True)
+                msgs = ()
+            last: dict[str, Envelope] = {}
+            for m in msgs:  # in log order: an aggregate's history as it happened
+                self.ingest(m)
+                last[m.payload.TOPIC] = m
+            self._catchup.update(m.event_id for m in last.values())
         freeze_heap()
 
     @property

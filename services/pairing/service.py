@@ -154,9 +154,12 @@ class PairingCore(Core):
         from services.standings.core import TIEBREAKS, default_ruleset
         if p.tournament_id in self.tournaments:
             return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")
-        bad = [t for t in p.tiebreaks if t not in TIEBREAKS]
+        bad = [t[:20] for t in p.tiebreaks if t not in TIEBREAKS]
         if bad:
-            return self._reject(msg, "invalid", f"unknown tie-break(s) {bad}; known: {list(TIEBREAKS)}")
+            return self._reject(msg, "invalid", f"unknown tie-break(s) {bad[:10]}; known: {list(TIEBREAKS)}")
+        if len(set(p.tiebreaks)) != len(p.tiebreaks):  # standings would refuse the order later
+            twice = sorted({t for t in p.tiebreaks if p.tiebreaks.count(t) > 1})
+            return self._reject(msg, "invalid", f"tie-break order repeats {twice[:10]}: each code once")
         if p.system not in AVAILABLE:
             return self._reject(msg, "invalid", f"pairing system {p.system} is not available yet; "
                                                 f"available: {', '.join(AVAILABLE)}")

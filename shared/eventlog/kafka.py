@@ -181,17 +181,16 @@ class KafkaLog(EventLog):
         return [p["partition"] for d in desc if d.get("error_code", 0) == 0 for p in d["partitions"]]
 
     async def read(self, topic: str) -> list[Envelope]:
-        return list(await self.read_lazily(topic))
-
-    async def read_lazily(self, topic: str) -> Iterator[Envelope]:
-        rows = await self._rows(topic)
-        return (m for r in rows if (m := self._parse(topic, r[3])) is not None)
+        return [m for r in await self._rows(topic) if (m := self._parse(topic, r[3])) is not None]
 
     async def read_many(self, topics: Sequence[str]) -> list[Envelope]:
         """All messages of ``topics``: each partition in offset order, merged by timestamp
         (:func:`in_log_order`)."""
-        rows = [r for t in dict.fromkeys(topics) for r in await self._rows(t)]
-        return [m for r in in_log_order(rows) if (m := self._parse(r[1][0], r[3])) is not None]
+        return list(await self.read_many_lazily(topics))
+
+    async def read_many_lazily(self, topics: Sequence[str]) -> Iterator[Envelope]:
+        rows = in_log_order([r for t in dict.fromkeys(topics) for r in await self._rows(t)])
+        return (m for r in rows if (m := self._parse(r[1][0], r[3])) is not None)
 
     async def read_key(self, topics: Sequence[str], key: str) -> list[Envelope]:
         """Only the partition ``key`` maps to (the producers' murmur2 partitioner), of each

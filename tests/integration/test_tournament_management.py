@@ -396,3 +396,15 @@ async def test_the_arbiter_finishes_an_event_that_cannot_go_on():
         r = await c.post(f"/tournaments/{tid}/finish", json={"reason": "again"})
         assert r.status_code == 409 and "is finished" in r.json()["detail"]
         assert sorted(_scores(await standings_after(c, tid, 1)).values()) == sorted(_scores(st).values()) == [0, 0, 1, 1]
+
+
+async def test_a_tie_break_order_that_repeats_a_code_is_refused_at_creation():
+    """Standings refuse an order that repeats a code (each tie-break breaks the ties the ones
+    before it left); accepted at creation, the event would finish without ever publishing
+    standings (found by a probe: round robin with ["SB", "SB"])."""
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await _create(c, "rep", system="round-robin", tiebreaks=["SB", "WIN", "SB"])
+        assert r.status_code == 409 and r.json()["code"] == "invalid", r.text
+        assert "repeats ['SB']" in r.json()["detail"]
+        assert (await c.get("/tournaments/rep")).status_code == 404
+        assert (await _create(c, "rep", system="round-robin", tiebreaks=["SB", "WIN"])).status_code == 200

@@ -121,3 +121,13 @@ def test_a_partition_whose_transactions_keep_failing_backs_off_and_shows_on_heal
     failing = host.status()["failing"]
     assert failing == {"3": {"failures": 9, "error": "RuntimeError: MessageSizeTooLargeError"}}
     assert host.status()["ready"] is False
+
+
+def test_a_snapshot_too_large_for_a_record_is_left_out_not_sent(monkeypatch):
+    """A partition's state can outgrow a record (86 registrations with a 1 MB fide_id each: a
+    71 MB snapshot): sent, the producer refuses it and the transaction's decisions with it,
+    at every snapshot. It is left out instead (the decisions commit; the snapshot-age alert
+    tells); one that fits, with 1 MiB for the request around it, is kept."""
+    monkeypatch.setattr(kh, "MAX_SNAPSHOT_BYTES", 4 << 20)
+    assert kh._fits("tournament", 2, b"x" * (3 << 20))
+    assert not kh._fits("tournament", 2, b"x" * ((3 << 20) + 1))

@@ -391,7 +391,8 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
     info = _event_info(resp)
     if resp.type in REJECTIONS:
         code = payload.get("code", "invalid")
-        status = 422 if code == "malformed" else 404 if code == "no-such-game" else 409
+        status = (422 if code in ("malformed", "decision-too-large") else 404 if code == "no-such-game"
+                  else 409)
         OUTCOMES.labels("rejected").inc()
         return JSONResponse({"detail": payload.get("reason", "rejected"), "code": code,
                              "outcome": "rejected", **base, **info}, status_code=status)

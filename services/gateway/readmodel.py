@@ -363,6 +363,7 @@ class TournamentView:
         self.numbers: dict[str, int] = {}
         self.rounds: dict[int, dict] = {}
         self.standings: dict | None = None
+        self.standings_withheld: str | None = None
         self.game: str = "chess"
         self.pending_creates = 0  # CreateTournament commands not yet answered
 
@@ -398,10 +399,12 @@ class TournamentView:
                 "withdrawn_boards": rd.get("withdrawn_boards", [])}
 
     def standings_dict(self) -> dict:
-        if self.standings is None:
-            return {"tournament_id": self.tournament_id, "round": 0, "order": list(self.tiebreaks),
-                    "rows": []}
-        return {"tournament_id": self.tournament_id, **self.standings}
+        """The latest standings published; ``withheld``: the reason the standings of a later
+        round were not (over the log's message size limit: a rejection in their place)."""
+        out = ({"round": 0, "order": list(self.tiebreaks), "rows": []} if self.standings is None
+               else self.standings)
+        return {"tournament_id": self.tournament_id, **out,
+                **({"withheld": self.standings_withheld} if self.standings_withheld else {})}
 
     def crosstable(self, games: dict[str, GameView]) -> dict:
         """Rows per player (by draw number) with one cell per paired round: opponent number,
@@ -533,7 +536,11 @@ class TournamentView:
             }
             if self.status in ("created", "open"):
                 self.status = "running"
+        elif (t == "TournamentCommandRejected" and p.code == "decision-too-large"
+              and msg.stream.endswith(".standings")):
+            self.standings_withheld = p.reason
         elif t == "StandingsUpdated":
+            self.standings_withheld = None
             self.standings = {"round": p.round, "order": list(p.order),
                               "rows": [r.model_dump(mode="json") for r in p.rows],
                               "teams": [r.model_dump(mode="json") for r in p.teams]}

@@ -100,3 +100,21 @@ def test_the_standings_of_a_national_open_fit_until_about_seven_thousand_players
     assert eight[0].type == "TournamentCommandRejected"
     assert eight[0].payload.code == "decision-too-large" and eight[0].payload.tournament_id == "t1"
     assert (eight[0].stream, eight[0].seq) == ("tournament-t1.standings", 1)
+
+
+def test_the_gateway_says_why_standings_were_withheld():
+    """/tournaments/{id}/standings keeps the last standings published and names the refusal of
+    a later round's (instead of answering round 0 with no rows and no reason)."""
+    from services.gateway.readmodel import TournamentView
+
+    reg = envelope(RegisterPlayer(tournament_id="t1", player_id="p1", name="P"),
+                   stream="tournament-t1.commands.c1", seq=1, occurred_at=dt_of(1_700_000_000_000),
+                   actor=Actor(kind="organiser", id="o"))
+    view = TournamentView("t1")
+    view.apply(Processor([_Standings(8_000)]).decide(reg)[0])
+    shown = view.standings_dict()
+    assert shown["rows"] == [] and "over the event log's limit of 1,000,000" in shown["withheld"]
+    view.apply(Processor([_Standings(3)]).decide(reg)[0])
+    shown = view.standings_dict()
+    assert [r["player_id"] for r in shown["rows"]] == ["p00000", "p00001", "p00002"]
+    assert "withheld" not in shown

@@ -131,3 +131,27 @@ def test_a_snapshot_too_large_for_a_record_is_left_out_not_sent(monkeypatch):
     monkeypatch.setattr(kh, "MAX_SNAPSHOT_BYTES", 4 << 20)
     assert kh._fits("tournament", 2, b"x" * (3 << 20))
     assert not kh._fits("tournament", 2, b"x" * ((3 << 20) + 1))
+
+
+def test_records_fetched_before_the_restore_never_move_the_decided_offsets_back(monkeypatch):
+    """The group starts fetching a partition from offset 0 while its snapshot is being restored
+    (to offset 2562); that batch still reaches the loop after the restore. Its records are
+    already decided: they are not decided again and the offsets the next transaction commits
+    stay 2562, not 120 (the offsets record went back, and the restore after the next failed
+    transaction wrote 2,442 decisions a second time)."""
+    from types import SimpleNamespace
+
+    from aiokafka import TopicPartition
+
+    host = kh.KafkaHost("tournament", "127.0.0.1:1", lambda: make_processor("tournament"))
+    topic = host.inputs[0]
+    decided = []
+    proc = SimpleNamespace(decide=lambda m: decided.append(m) or [], due=lambda now: [])
+    part = kh._Part(2, proc, None, offsets={topic: 2562})
+    monkeypatch.setattr(kh, "_parse", lambda t, v: v)  # the value stands for the parsed message
+    stale = [SimpleNamespace(timestamp=1, offset=o, value=f"old{o}") for o in range(120)]
+    fresh = [SimpleNamespace(timestamp=2, offset=o, value=f"new{o}") for o in (2562, 2563)]
+    host._decide(part, {TopicPartition(topic, 2): stale + fresh})
+    assert decided == ["new2562", "new2563"]
+    assert part.offsets[topic] == 2564 and part.next.offsets[topic] == 2564
+    assert part.next.inputs == 2

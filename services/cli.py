@@ -498,15 +498,13 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     import os
 
     from services.tools.audit import audit as run_audit
+    from services.tools.logio import export_messages, read_ndjson
     from shared.heap import paused_gc
-    from services.tools.logio import read_ndjson
-    from services.tools.logio import export_messages, read_log
     if (log is None) == (bus is None):
         _fail("give --log FILE, or --bus URL (with --stream ID for one game or tournament)")
     with paused_gc():  # reading and re-deriving make next to no garbage cycles
         try:
-            msgs = (read_ndjson(log) if log else _run(export_messages(bus, stream)) if stream
-                    else _run(read_log(bus)))
+            msgs = read_ndjson(log) if log else _run(export_messages(bus, stream))
         except ValueError as e:
             _fail(str(e))
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1))

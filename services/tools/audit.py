@@ -26,8 +26,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from contracts.envelope import Envelope
-from shared.heap import paused_gc
 from contracts.messages import GameStarted
+from shared.heap import paused_gc
 from shared.system import SERVICES, make_processor
 
 

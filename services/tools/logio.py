@@ -67,21 +67,14 @@ def select(messages: list[Envelope], aggregate: str) -> list[Envelope]:
     return [m for m in messages if m.aggregate in keys]
 
 
-async def export_messages(bus: str, aggregate: str) -> list[Envelope]:
+async def export_messages(bus: str, aggregate: str | None = None) -> list[Envelope]:
     """Every message of ``aggregate`` on ``bus`` (see :func:`select`), read from the one
-    partition its key maps to."""
+    partition its key maps to; without ``aggregate``, every message of the log, each partition
+    in offset order, partitions merged by record time (:meth:`EventLog.read_many`)."""
     log = open_log(bus)
     try:
+        if aggregate is None:
+            return await log.read_many(TOPICS)
         return select(await log.read_key(TOPICS, key_of(aggregate)), aggregate)
-    finally:
-        await log.stop()
-
-
-async def read_log(bus: str) -> list[Envelope]:
-    """Every message of every topic on ``bus``, each partition in offset order, partitions
-    merged by record time (:meth:`shared.eventlog.base.EventLog.read_many`): a whole-log audit."""
-    log = open_log(bus)
-    try:
-        return await log.read_many(TOPICS)
     finally:
         await log.stop()

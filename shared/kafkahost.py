@@ -152,9 +152,18 @@ CODE = _code_fingerprint()
 
 
 def _state(part: "_Part") -> dict:
-    """What a snapshot of ``part`` holds: its processor and the input offsets it has decided."""
+    """What a snapshot of ``part`` holds: its processor, the input offsets it has decided, the
+    fingerprint of the code that decided, and ``written``: per output topic, an offset of its
+    partition ``part.number`` at or before every decision made after the snapshot (where a
+    restore by other code finds the tail's recorded decisions: :meth:`KafkaHost._verify_tail`)."""
     return {"format": SNAPSHOT_FORMAT, "offsets": dict(part.offsets), "proc": part.proc,
-            "offsets_record": True, "code": CODE}
+            "offsets_record": True, "code": CODE, "written": dict(part.written)}
+
+
+class TailDiverged(RuntimeError):
+    """A restore decided the inputs after the snapshot again with other code than decided them,
+    and some decision differs from the one the log holds: the partition is not served (its
+    state would contradict its log, and its next decisions could take seqs the log has used)."""
 
 
 def _read_all(fd: int) -> bytes:
@@ -221,6 +230,7 @@ class _Part:
     snapshotting: asyncio.Task | None = None  # a forked child serialising the state
     txn_at: float = 0.0  # when the latest transaction began (monotonic s)
     broken: bool = False
+    written: dict[str, int] = field(default_factory=dict)  # output topic -> bound (see _state)
 
 
 class KafkaHost:
@@ -258,7 +268,9 @@ class KafkaHost:
         self.instance_id = instance_id
         self.commit_interval = commit_interval_ms / 1000
         self.snapshot_on_stop = snapshot_on_stop
-        self.inputs = make_processor().inputs
+        proc = make_processor()
+        self.inputs, self.outputs = proc.inputs, proc.outputs
+        self._cores = {c.name for c in proc.cores}  # the actors of this process's decisions
         self.snapshots = snapshot_topic(name)
         self.offsets_topic = offsets_topic(name)
         self._partition_counts: dict[str, int] = {}
@@ -359,8 +371,7 @@ class KafkaHost:
                 try:
                     await self._restore(n)
                 except Exception as e:  # the broker is away: the loop retries
-                    log.warning("%s: partition %d not restored yet (%s: %s)", self.name, n,
-                                type(e).__name__, e)
+                    self._not_restored(n, e)
         self._joined = True
         ASSIGNED.labels(self.name).set(len(self.parts))
 
@@ -415,26 +426,43 @@ class KafkaHost:
                 proc, start = self.make_processor(), {t: 0 for t in committed}
             progress["phase"] = "replaying"
             progress["to_replay"] = sum(committed[t] - start.get(t, 0) for t in committed)
+            other_code = snap is not None and proc is snap["proc"] and snap.get("code", CODE) != CODE
+            before, decided = dict(proc.seqs), []
             replayed = 0
             for m in await self._read_range(n, start, committed):
-                proc.decide(m)  # already decided: its decisions are in the log
+                out = proc.decide(m)  # already decided: its decisions are in the log
+                if other_code:
+                    decided += out
                 replayed += 1
                 progress["messages"] = replayed
+            verified = None
+            if other_code and replayed and snap.get("written") is not None:
+                progress["phase"] = "verifying"
+                await self._verify_tail(n, producer, before, decided, snap["written"])
+                verified = len(decided)
             # snapshots of an instance's partitions are spread over the interval, not all at once
             part = _Part(n, proc, producer, offsets=dict(committed), inputs_since_snapshot=replayed,
-                         snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions)
+                         snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions,
+                         written=dict(snap.get("written") or {}) if proc is (snap or {}).get("proc") else {})
             self.parts[n] = part
             for tp in tps:
                 self.consumer.seek(tp, committed[tp.topic])
             took = time.monotonic() - t0
             self.restored[n] = {"messages": replayed, "seconds": round(took, 3),
                                 "snapshot": snap is not None}
-            if replayed and snap is not None and snap.get("code", CODE) != CODE:
+            if other_code and replayed:
                 self.restored[n]["code_changed"] = True  # shown on /healthz
-                log.warning("%s: partition %d: the %d inputs after its snapshot were decided by other "
-                            "code than this (a crash across an upgrade) and were decided again by "
-                            "this code; `arbiter audit` of the partition's games shows whether any "
-                            "decision differs", self.name, n, replayed)
+                self.restored[n]["tail_verified"] = verified
+                if verified is None:
+                    log.warning("%s: partition %d: the %d inputs after its snapshot were decided by "
+                                "other code than this (a crash across an upgrade) and were decided "
+                                "again by this code, unverified (a snapshot from before verification); "
+                                "`arbiter audit` of the partition's games shows whether any decision "
+                                "differs", self.name, n, replayed)
+                else:
+                    log.warning("%s: partition %d: the %d inputs after its snapshot were decided by "
+                                "other code than this (a crash across an upgrade); deciding them again "
+                                "gave the %d decisions the log holds", self.name, n, replayed, verified)
             freeze_heap()
             RECOVERY.labels(self.name).set(replayed)
             RECOVERY_SECONDS.labels(self.name).set(took)
@@ -459,17 +487,47 @@ class KafkaHost:
             return None
         return snap if isinstance(snap, dict) and snap.get("format") == SNAPSHOT_FORMAT else None
 
-    async def _read_range(self, n: int, start: dict[str, int], end: dict[str, int]) -> list[Envelope]:
-        """Input messages of partition ``n`` from ``start`` to ``end`` offsets (by topic), each
-        topic in offset order (:func:`shared.eventlog.kafka.in_log_order`), as they were decided."""
-        tps = [TopicPartition(t, n) for t in end if end[t] > start.get(t, 0)]
-        if not tps:
-            return []
+    async def _verify_tail(self, n: int, producer: AIOKafkaProducer, before: dict[str, int],
+                           decided: list[Envelope], written: dict[str, int]) -> None:
+        """Compare ``decided`` (what this code decided again for the inputs after the snapshot)
+        with what the log holds on partition ``n`` of the output topics: the decisions of this
+        process at a seq above ``before`` (the snapshot's last seq of each stream), read from
+        the ``written`` offsets on. Equal: the state is the one those recorded decisions give.
+        Any difference raises :class:`TailDiverged` (the partition is not served; /healthz
+        shows why). Decisions keyed to another partition of a topic are not compared."""
+        counts = {t: len(await producer.partitions_for(t)) for t in self.outputs}
+        mine = {(d.stream, d.seq): d for d in decided if d.payload.TOPIC in counts
+                and partition_of(d.key.encode(), counts[d.payload.TOPIC]) == n}
+        recorded = {(m.stream, m.seq): m for m in await self._read_range(n, {t: written.get(t, 0) for t in counts})
+                    if m.actor.kind == "service" and m.actor.id in self._cores
+                    and m.seq > before.get(m.stream, 0)}
+        odd = sorted(k for k in mine.keys() | recorded.keys() if mine.get(k) != recorded.get(k))
+        if odd:
+            shown = "; ".join(f"{s} seq {q}: log {recorded[(s, q)].type if (s, q) in recorded else 'nothing'}, "
+                              f"this code {mine[(s, q)].type if (s, q) in mine else 'nothing'}"
+                              for s, q in odd[:3])
+            raise TailDiverged(
+                f"partition {n}: the inputs after its snapshot were decided by other code (a crash "
+                f"across an upgrade) and this code decides {len(odd)} of their decisions otherwise "
+                f"({shown}); run the code that decided them until a graceful stop, then upgrade")
+
+    async def _read_range(self, n: int, start: dict[str, int], end: dict[str, int] | None = None) -> list[Envelope]:
+        """Messages of partition ``n`` of ``start``'s topics from ``start`` to ``end`` offsets
+        (by topic; None: to the end), each topic in offset order (:func:`shared.eventlog.kafka.
+        in_log_order`), as they were decided."""
+        if end is not None and all(end[t] <= start.get(t, 0) for t in end):
+            return []  # (a consumer stopped at once after its start raises CancelledError)
         c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
                              isolation_level="read_committed")
         await c.start()
         rows = []
         try:
+            if end is None:
+                ends = await c.end_offsets([TopicPartition(t, n) for t in start])
+                end = {tp.topic: o for tp, o in ends.items()}
+            tps = [TopicPartition(t, n) for t in end if end[t] > start.get(t, 0)]
+            if not tps:
+                return []
             c.assign(tps)
             for tp in tps:
                 c.seek(tp, start.get(tp.topic, 0))
@@ -605,13 +663,14 @@ class KafkaHost:
             await p.begin_transaction()
             try:
                 futs = await _send_batches(p, txn.out, self._partition_counts)
+                sent = len(futs)
                 if txn.offsets:
                     futs.append(await p.send(self.offsets_topic, value=json.dumps(txn.offsets).encode(),
                                              key=str(part.number).encode(), partition=part.number))
                 if txn.snapshot is not None:
                     futs.append(await p.send(self.snapshots, value=txn.snapshot,
                                              key=str(part.number).encode(), partition=part.number))
-                await asyncio.gather(*futs)
+                done = await asyncio.gather(*futs)
             except BaseException:
                 try:
                     await p.abort_transaction()
@@ -626,6 +685,9 @@ class KafkaHost:
             part.inflight = None
             return
         self._failing.pop(part.number, None)
+        for md in done[:sent]:  # the batches' base offsets: bounds of what comes after (_state)
+            if md.partition == part.number and md.offset >= part.written.get(md.topic, 0):
+                part.written[md.topic] = md.offset + 1
         TXN_SECONDS.labels(self.name).observe(time.monotonic() - part.txn_at)
         for m in txn.out:
             EMITTED.labels(self.name, m.type).inc()
@@ -636,18 +698,19 @@ class KafkaHost:
             self._flush(part)
 
     def _failed(self, n: int, e: Exception) -> None:
-        """Transaction of partition ``n`` failed: it is restored from the log at once the first
-        time (a fenced zombie, a broker restart), then after 1, 2, 4 ... 60 s while its
-        transactions keep failing (a refusal that deciding again repeats: not a busy loop).
-        ``/healthz`` shows the partition, the count and the error until one commits."""
+        """Transaction (or, :class:`TailDiverged`, restore) of partition ``n`` failed: it is
+        restored from the log at once the first time (a fenced zombie, a broker restart), then
+        after 1, 2, 4 ... 60 s while it keeps failing (a refusal that deciding again repeats:
+        not a busy loop). ``/healthz`` shows the partition, the count and the error until one
+        of its transactions commits."""
         f = self._failing.setdefault(n, {"failures": 0})
         f["failures"] += 1
-        f["error"] = f"{type(e).__name__}: {e}"[:300]
+        f["error"] = f"{type(e).__name__}: {e}"[:600]
         delay = 0.0 if f["failures"] == 1 else min(60.0, 2.0 ** (f["failures"] - 2))
         self._retry_at[n] = time.monotonic() + delay
-        log.warning("%s: transaction of partition %d failed (%s); restoring it from the log%s",
-                    self.name, n, f["error"], f" in {delay:.0f} s ({f['failures']} failures in a row)"
-                    if delay else "")
+        log.warning("%s: %s of partition %d failed (%s); restoring it from the log%s", self.name,
+                    "restore" if isinstance(e, TailDiverged) else "transaction", n, f["error"],
+                    f" in {delay:.0f} s ({f['failures']} failures in a row)" if delay else "")
 
     async def _restore_missing(self) -> None:
         """Restore the assigned partitions that have no state (a failed transaction dropped
@@ -660,9 +723,17 @@ class KafkaHost:
                 await self._restore(n)
                 self._retry_at.pop(n, None)
             except Exception as e:
-                self._retry_at[n] = now + 1.0
-                log.warning("%s: partition %d not restored yet (%s: %s)", self.name, n,
-                            type(e).__name__, e)
+                self._not_restored(n, e)
+
+    def _not_restored(self, n: int, e: Exception) -> None:
+        """A restore of partition ``n`` failed: retried in a second (the broker is away), or,
+        when its tail diverged (:class:`TailDiverged`), with the backoff of :meth:`_failed`
+        and on /healthz (the same code decides the same way again)."""
+        if isinstance(e, TailDiverged):
+            self._failed(n, e)
+            return
+        self._retry_at[n] = time.monotonic() + 1.0
+        log.warning("%s: partition %d not restored yet (%s: %s)", self.name, n, type(e).__name__, e)
 
     def _measure_lag(self) -> None:
         for tp in self.consumer.assignment():

@@ -98,6 +98,42 @@ async def _move_decisions(bootstrap: str, gid: str):
                 for m in ms if m.type in ("MoveAccepted", "MoveRejected")]
 
 
+class _Commands:
+    """Commands of game ``gid`` published as a gateway would (one stream, gap-free seq, a
+    second between their times), and the wait for its move decisions."""
+
+    def __init__(self, bootstrap: str, gid: str, instance: str) -> None:
+        self.bootstrap, self.gid = bootstrap, gid
+        self.stream, self.seq, self.now = f"game-{gid}.commands.{instance}", 0, time.time_ns() // 1_000_000
+
+    async def __aenter__(self):
+        from aiokafka import AIOKafkaProducer
+
+        self.p = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True)
+        await self.p.start()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.p.stop()
+
+    async def put(self, actor, payload) -> None:
+        from contracts.envelope import dt_of
+        from contracts.messages import envelope
+
+        self.seq, self.now = self.seq + 1, self.now + 1000
+        m = envelope(payload, stream=self.stream, seq=self.seq, occurred_at=dt_of(self.now), actor=actor)
+        await self.p.send_and_wait(GAME_COMMANDS, m.model_dump_json().encode(), key=m.key.encode())
+
+    async def settle(self, k: int):
+        """The game's log and move decisions once it has ``k`` of them (at most 30 s)."""
+        for _ in range(300):
+            ms, ds = await _move_decisions(self.bootstrap, self.gid)
+            if len(ds) >= k:
+                return ms, ds
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"expected {k} decisions, got {ds}")
+
+
 def _white_plays_e4_on_a_5s_clock(c: httpx.Client, gid: str) -> None:
     assert c.post("/games", json={"game_id": gid, "white": "w", "black": "b",
                                   "time_control": "5"}).status_code == 200
@@ -355,61 +391,33 @@ def test_a_graceful_stop_leaves_nothing_to_decide_again(kafka_bootstrap):
     inputs decided again (item 2 of issue 10: history is not re-decided by the new code). The
     restored game goes on correctly (2. Nf3 accepted, then Black's e5 refused: his pawn stands
     there already) and the log audits with 0 differences."""
-    from aiokafka import AIOKafkaProducer
-
-    from contracts.envelope import dt_of
-    from contracts.messages import GAME_COMMANDS, CreateGame, SubmitMove, envelope
+    from contracts.messages import CreateGame, SubmitMove
     from shared.eventlog.kafka import partition_of
 
     gid = f"gs{uuid.uuid4().hex[:6]}"
     white, black = Actor(kind="player", id="w"), Actor(kind="player", id="b")
 
-    async def host():  # no periodic snapshot: only the one at stop
-        return await _game_host(kafka_bootstrap)
-
-    async def decisions():
-        return await _move_decisions(kafka_bootstrap, gid)
-
     async def main():
-        h = await host()
-        p = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, enable_idempotence=True)
-        await p.start()
-        now, stream = time.time_ns() // 1_000_000, f"game-{gid}.commands.c3c3c3c3"
-        seq = 0
-
-        async def put(actor, payload):
-            nonlocal seq, now
-            seq, now = seq + 1, now + 1000
-            m = envelope(payload, stream=stream, seq=seq, occurred_at=dt_of(now), actor=actor)
-            await p.send_and_wait(GAME_COMMANDS, m.model_dump_json().encode(), key=m.key.encode())
-
-        async def settle(n):
-            for _ in range(300):
-                ms, ds = await decisions()
-                if len(ds) >= n:
-                    return ms, ds
-                await asyncio.sleep(0.1)
-            raise AssertionError(f"expected {n} decisions, got {ds}")
-
-        try:
-            await put(Actor(kind="organiser", id="o"),
-                      CreateGame(game_id=gid, white="w", black="b", time_control="600"))
-            await put(white, SubmitMove(game_id=gid, player_id="w", move="e4"))
-            await put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
-            await settle(2)
-            await h.stop()
-            h = await host()
-            assert h.restored and all(r["messages"] == 0 for r in h.restored.values()), h.restored
-            assert h.restored[partition_of(f"game-{gid}".encode(), h.partitions)]["snapshot"]
-            await put(white, SubmitMove(game_id=gid, player_id="w", move="Nf3"))
-            await put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
-            ms, ds = await settle(4)
-            assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3"),
-                          ("MoveRejected", "e5")]
-            assert await audit(ms) == []
-        finally:
-            await p.stop()
-            await h.stop()
+        h = await _game_host(kafka_bootstrap)  # no periodic snapshot: only the one at stop
+        async with _Commands(kafka_bootstrap, gid, "c3c3c3c3") as c:
+            try:
+                await c.put(Actor(kind="organiser", id="o"),
+                            CreateGame(game_id=gid, white="w", black="b", time_control="600"))
+                await c.put(white, SubmitMove(game_id=gid, player_id="w", move="e4"))
+                await c.put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
+                await c.settle(2)
+                await h.stop()
+                h = await _game_host(kafka_bootstrap)
+                assert h.restored and all(r["messages"] == 0 for r in h.restored.values()), h.restored
+                assert h.restored[partition_of(f"game-{gid}".encode(), h.partitions)]["snapshot"]
+                await c.put(white, SubmitMove(game_id=gid, player_id="w", move="Nf3"))
+                await c.put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
+                ms, ds = await c.settle(4)
+                assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3"),
+                              ("MoveRejected", "e5")]
+                assert await audit(ms) == []
+            finally:
+                await h.stop()
 
     asyncio.run(main())
 
@@ -454,5 +462,63 @@ def test_a_decision_too_large_for_the_broker_is_refused_not_retried_forever(kafk
         finally:
             await p.stop()
             await h.stop()
+
+    asyncio.run(main())
+
+
+def test_a_crash_across_an_upgrade_checks_the_tail_against_the_log(kafka_bootstrap, monkeypatch):
+    """Item 2 of issue 10: a restore never silently trusts history decided by other code. A
+    game host of "old" code writes a snapshot (graceful stop), decides 2. Nf3 after it, and
+    crashes (no last snapshot): the restore by today's code decides Nf3 again and finds the
+    decisions the log holds (``tail_verified``). Code that decides it otherwise (here: other
+    event ids) is refused the partition: not ready, /healthz names the decision, nothing
+    written."""
+    import shared.kafkahost as kh
+    import shared.service as service
+    from contracts.messages import CreateGame, SubmitMove
+    from shared.eventlog.kafka import partition_of
+    from shared.system import make_processor
+
+    gid = f"gu{uuid.uuid4().hex[:6]}"
+    n = partition_of(f"game-{gid}".encode(), 8)
+    white, black = Actor(kind="player", id="w"), Actor(kind="player", id="b")
+
+    async def main():
+        async with _Commands(kafka_bootstrap, gid, "d4d4d4d4") as c:
+            monkeypatch.setattr(kh, "CODE", "old")
+            h = await _game_host(kafka_bootstrap)
+            await c.put(Actor(kind="organiser", id="o"),
+                        CreateGame(game_id=gid, white="w", black="b", time_control="600"))
+            await c.put(white, SubmitMove(game_id=gid, player_id="w", move="e4"))
+            await c.put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
+            await c.settle(2)
+            await h.stop()  # the snapshot, with the bound of its decisions on the log
+            h = await _game_host(kafka_bootstrap, snapshot_on_stop=False)
+            await c.put(white, SubmitMove(game_id=gid, player_id="w", move="Nf3"))
+            before, ds = await c.settle(3)
+            await h.stop()  # a crash: no last snapshot, Nf3 is the tail
+            monkeypatch.setattr(kh, "CODE", "new")
+            h = await _game_host(kafka_bootstrap, snapshot_on_stop=False)
+            assert h.restored[n]["code_changed"] and h.restored[n]["tail_verified"] >= 1, h.restored[n]
+            await h.stop()
+
+            monkeypatch.setattr(service, "derived_id", lambda *a: uuid.uuid4())  # decides otherwise
+            h = kh.KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"),
+                             snapshot_every_s=3600, snapshot_on_stop=False)
+            await h.start()
+            try:
+                for _ in range(100):
+                    if str(n) in h.status()["failing"]:
+                        break
+                    await asyncio.sleep(0.1)
+                st = h.status()
+                assert not st["ready"] and n not in st["partitions"], st
+                assert "TailDiverged" in st["failing"][str(n)]["error"], st
+                assert "MoveAccepted" in st["failing"][str(n)]["error"], st
+            finally:
+                await h.stop()
+            after, _ = await _move_decisions(kafka_bootstrap, gid)
+            assert [m.event_id for m in after] == [m.event_id for m in before]
+            assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3")]
 
     asyncio.run(main())

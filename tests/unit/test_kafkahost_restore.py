@@ -155,3 +155,55 @@ def test_records_fetched_before_the_restore_never_move_the_decided_offsets_back(
     assert decided == ["new2562", "new2563"]
     assert part.offsets[topic] == 2564 and part.next.offsets[topic] == 2564
     assert part.next.inputs == 2
+
+
+def test_a_tail_decided_again_by_other_code_is_checked_against_the_decisions_in_the_log(monkeypatch):
+    """A crash across an upgrade: this code decides the inputs after the snapshot again and
+    compares its decisions with those the log holds for them (from the snapshot's ``written``
+    offsets, by stream and seq). The same decisions: restored, ``tail_verified`` = how many.
+    One decision otherwise (here the log's GameStarted names another white player, as older code
+    might have): the partition is not served, and /healthz says which decision and why."""
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import CreateGame, GAME_EVENTS, envelope
+    from shared.eventlog.kafka import partition_of
+
+    tail = [envelope(CreateGame(game_id="g1", white="w", black="b", time_control="600"),
+                     stream="game-g1.commands.a1a1a1a1", seq=1, occurred_at=dt_of(1_000),
+                     actor=Actor(kind="organiser", id="o"))]
+    n = partition_of(tail[0].key.encode(), 8)
+    decided = make_processor("game").decide(tail[0])
+    assert [d.type for d in decided][0] == "GameStarted"
+    forged = [decided[0].model_copy(update={"payload": decided[0].payload.model_copy(update={"white": "x"})}),
+              *decided[1:]]
+    record = {t: 41 for t in make_processor("game").inputs}
+
+    class _Partitioned(_Producer):
+        async def partitions_for(self, topic):
+            return set(range(8))
+
+    for in_log, ok in ((decided, True), (forged, False)):
+        snap = {"format": kh.SNAPSHOT_FORMAT, "offsets": {t: 40 for t in record},
+                "proc": make_processor("game"), "offsets_record": True, "code": "other",
+                "written": {GAME_EVENTS: 7}}
+        host = _host(monkeypatch, record, snap, {})
+        monkeypatch.setattr(kh, "AIOKafkaProducer", _Partitioned)
+        reads = []
+
+        async def read_range(part, start, end=None, in_log=in_log):
+            reads.append((part, start, end))
+            return tail if end is not None else list(in_log)
+
+        monkeypatch.setattr(host, "_read_range", read_range)
+        if ok:
+            asyncio.run(host._restore(n))
+            assert host.restored[n]["code_changed"] is True
+            assert host.restored[n]["tail_verified"] == len(decided) > 0
+        else:
+            with pytest.raises(kh.TailDiverged, match="GameStarted"):
+                asyncio.run(host._restore(n))
+            assert n not in host.parts
+            host._not_restored(n, kh.TailDiverged("x"))
+            assert "TailDiverged" in host._failing[n]["error"]
+        # the outputs, from the snapshot's bound (0 for a topic it has none for)
+        outputs = make_processor("game").outputs
+        assert reads[-1] == (n, {t: 7 if t == GAME_EVENTS else 0 for t in outputs}, None), reads

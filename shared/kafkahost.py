@@ -31,7 +31,9 @@ number of instances in one consumer group. Kafka's own mechanisms do the work:
   decided: their decisions are in the log and are not written again), so start-up time depends
   on the snapshot interval and the live state, not on the length of the log. A graceful
   :meth:`KafkaHost.stop` writes a last snapshot with the pending decisions: the next start
-  replays nothing (an upgrade never decides history again with new code). The pickled state
+  replays nothing (an upgrade never decides history again with new code). After a crash
+  across an upgrade the tail's decisions are compared with those the log holds, and the
+  partition is not served if one differs (:meth:`KafkaHost._verify_tail`). The pickled state
   is compact: a chess position keeps its start and its moves (:class:`shared.rules.games.
   ChessPosition`), the clock drops its timer schedule (rebuilt on load).
 - Timers. The processor's timer commands (CheckClock) are written in the partition's

@@ -177,6 +177,13 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
+async def _partition_count(p: AIOKafkaProducer, topic: str, counts: dict[str, int]) -> int:
+    """The number of partitions of ``topic`` (``counts`` caches it per topic)."""
+    if topic not in counts:
+        counts[topic] = len(await p.partitions_for(topic))
+    return counts[topic]
+
+
 async def _send_batches(p: AIOKafkaProducer, messages: list[Envelope], counts: dict[str, int]) -> list:
     """Queue ``messages`` on producer ``p`` as one record batch per topic partition (where the
     default partitioner puts each key), not record by record: the producer's per-record path
@@ -186,9 +193,7 @@ async def _send_batches(p: AIOKafkaProducer, messages: list[Envelope], counts: d
     futs = []
     for m in messages:
         topic, key = m.payload.TOPIC, m.key.encode()
-        if topic not in counts:
-            counts[topic] = len(await p.partitions_for(topic))
-        tp = (topic, partition_of(key, counts[topic]))
+        tp = (topic, partition_of(key, await _partition_count(p, topic, counts)))
         value, headers = m.model_dump_json().encode(), [("type", m.type.encode())]
         b = builders.get(tp)
         if b is None or b.append(key=key, value=value, timestamp=None, headers=headers) is None:
@@ -428,7 +433,8 @@ class KafkaHost:
                 proc, start = self.make_processor(), {t: 0 for t in committed}
             progress["phase"] = "replaying"
             progress["to_replay"] = sum(committed[t] - start.get(t, 0) for t in committed)
-            other_code = snap is not None and proc is snap["proc"] and snap.get("code", CODE) != CODE
+            from_snap = snap is not None and proc is snap["proc"]
+            other_code = from_snap and snap.get("code", CODE) != CODE
             before, decided = dict(proc.seqs), []
             replayed = 0
             for m in await self._read_range(n, start, committed):
@@ -445,7 +451,7 @@ class KafkaHost:
             # snapshots of an instance's partitions are spread over the interval, not all at once
             part = _Part(n, proc, producer, offsets=dict(committed), inputs_since_snapshot=replayed,
                          snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions,
-                         written=dict(snap.get("written") or {}) if proc is (snap or {}).get("proc") else {})
+                         written=dict(snap.get("written") or {}) if from_snap else {})
             self.parts[n] = part
             for tp in tps:
                 self.consumer.seek(tp, committed[tp.topic])
@@ -497,7 +503,7 @@ class KafkaHost:
         the ``written`` offsets on. Equal: the state is the one those recorded decisions give.
         Any difference raises :class:`TailDiverged` (the partition is not served; /healthz
         shows why). Decisions keyed to another partition of a topic are not compared."""
-        counts = {t: len(await producer.partitions_for(t)) for t in self.outputs}
+        counts = {t: await _partition_count(producer, t, self._partition_counts) for t in self.outputs}
         mine = {(d.stream, d.seq): d for d in decided if d.payload.TOPIC in counts
                 and partition_of(d.key.encode(), counts[d.payload.TOPIC]) == n}
         recorded = {(m.stream, m.seq): m for m in await self._read_range(n, {t: written.get(t, 0) for t in counts})

@@ -435,32 +435,32 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                   description=__doc__.split("Usage::")[0])
     app.state.gateway = gw
 
+    def refused(status: int, detail: Any, code: str | None = None, headers=None, **extra) -> JSONResponse:
+        """Every refusal's answer: ``{"detail", "code", ...extra}`` (``code`` by default from
+        :data:`STATUS_CODES`), counted by status."""
+        REJECTED.labels(str(status)).inc()
+        return JSONResponse({"detail": detail, "code": code or STATUS_CODES.get(status, "refused"),
+                             **extra}, status_code=status, headers=headers)
+
     @app.exception_handler(HTTPError)
     async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
-        REJECTED.labels(str(exc.status)).inc()
-        return JSONResponse({"detail": exc.detail, "code": STATUS_CODES.get(exc.status, "refused"),
-                             **exc.extra}, status_code=exc.status)
+        return refused(exc.status, exc.detail, **exc.extra)
 
     @app.exception_handler(StarletteHTTPException)
     async def _starlette_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         """No such route (404), method (405) or a body that is not JSON: the same shape."""
-        REJECTED.labels(str(exc.status_code)).inc()
-        return JSONResponse({"detail": exc.detail, "code": STATUS_CODES.get(exc.status_code, "refused")},
-                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
+        return refused(exc.status_code, exc.detail, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
     async def _request_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         """A malformed body or query: each problem's location and message, without echoing the
         input back (a 5 MB field must not come back in the answer)."""
-        REJECTED.labels("422").inc()
-        return JSONResponse({"detail": [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg"))[:300],
-                                         "type": e.get("type")} for e in exc.errors()][:20],
-                             "code": "malformed"}, status_code=422)
+        return refused(422, [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg"))[:300],
+                              "type": e.get("type")} for e in exc.errors()][:20])
 
     @app.exception_handler(ValidationError)
     async def _validation_error(request: Request, exc: ValidationError) -> JSONResponse:
-        REJECTED.labels("422").inc()
-        return JSONResponse({"detail": _validation_detail(exc), "code": "malformed"}, status_code=422)
+        return refused(422, _validation_detail(exc))
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:

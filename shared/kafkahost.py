@@ -65,6 +65,7 @@ from shared.metrics import (
     ASSIGNED, BATCH, EMITTED, LAG, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
     TIMERS, TXN_ABORTS, TXN_SECONDS,
 )
+from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
 from shared.heap import freeze_heap
 from shared.service import Processor
@@ -502,22 +503,21 @@ class KafkaHost:
         process at a seq above ``before`` (the snapshot's last seq of each stream), read from
         the ``written`` offsets on. Equal: the state is the one those recorded decisions give.
         Any difference raises :class:`TailDiverged` (the partition is not served; /healthz
-        shows why). Decisions keyed to another partition of a topic are not compared."""
+        shows why, field by field: :func:`shared.differences.compare`, as ``arbiter audit``).
+        Decisions keyed to another partition of a topic are not compared."""
         counts = {t: await _partition_count(producer, t, self._partition_counts) for t in self.outputs}
-        mine = {(d.stream, d.seq): d for d in decided if d.payload.TOPIC in counts
-                and partition_of(d.key.encode(), counts[d.payload.TOPIC]) == n}
-        recorded = {(m.stream, m.seq): m for m in await self._read_range(n, {t: written.get(t, 0) for t in counts})
+        mine = [d for d in decided if d.payload.TOPIC in counts
+                and partition_of(d.key.encode(), counts[d.payload.TOPIC]) == n]
+        recorded = [m for m in await self._read_range(n, {t: written.get(t, 0) for t in counts})
                     if m.actor.kind == "service" and m.actor.id in self._cores
-                    and m.seq > before.get(m.stream, 0)}
-        odd = sorted(k for k in mine.keys() | recorded.keys() if mine.get(k) != recorded.get(k))
-        if odd:
-            shown = "; ".join(f"{s} seq {q}: log {recorded[(s, q)].type if (s, q) in recorded else 'nothing'}, "
-                              f"this code {mine[(s, q)].type if (s, q) in mine else 'nothing'}"
-                              for s, q in odd[:3])
+                    and m.seq > before.get(m.stream, 0)]
+        diffs = compare(recorded, mine)
+        if diffs:
+            shown = "; ".join(str(d)[:200] for d in diffs[:3])
             raise TailDiverged(
                 f"partition {n}: the inputs after its snapshot were decided by other code (a crash "
-                f"across an upgrade) and this code decides {len(odd)} of their decisions otherwise "
-                f"({shown}); run the code that decided them until a graceful stop, then upgrade")
+                f"across an upgrade) and this code decides otherwise ({len(diffs)} difference(s): "
+                f"{shown}); run the code that decided them until a graceful stop, then upgrade")
 
     async def _read_range(self, n: int, start: dict[str, int], end: dict[str, int] | None = None) -> list[Envelope]:
         """Messages of partition ``n`` of ``start``'s topics from ``start`` to ``end`` offsets
@@ -713,7 +713,7 @@ class KafkaHost:
         of its transactions commits."""
         f = self._failing.setdefault(n, {"failures": 0})
         f["failures"] += 1
-        f["error"] = f"{type(e).__name__}: {e}"[:600]
+        f["error"] = f"{type(e).__name__}: {e}"[:1000]
         delay = 0.0 if f["failures"] == 1 else min(60.0, 2.0 ** (f["failures"] - 2))
         self._retry_at[n] = time.monotonic() + delay
         log.warning("%s: %s of partition %d failed (%s); restoring it from the log%s", self.name,

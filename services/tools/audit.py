@@ -23,38 +23,12 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 
 from contracts.envelope import Envelope
 from contracts.messages import GameStarted
+from shared.differences import Difference, compare
 from shared.heap import paused_gc
 from shared.system import SERVICES, make_processor
-
-
-@dataclass
-class Difference:
-    """One disagreement: the recorded event (or None), what differs, recorded vs re-derived."""
-
-    stream: str
-    seq: int
-    type: str
-    event_id: str | None
-    what: str
-    recorded: object
-    rederived: object
-
-    def __str__(self) -> str:
-        return (f"{self.stream} seq {self.seq} {self.type} (event {self.event_id}): {self.what}: "
-                f"recorded {self.recorded!r}, re-derived {self.rederived!r}")
-
-    def as_dict(self) -> dict:
-        return {"stream": self.stream, "seq": self.seq, "type": self.type,
-                "event_id": self.event_id, "what": self.what,
-                "recorded": _jsonable(self.recorded), "rederived": _jsonable(self.rederived)}
-
-
-def _jsonable(v):
-    return v if isinstance(v, (str, int, float, bool, type(None), list, dict)) else str(v)
 
 
 async def audit(messages: list[Envelope], workers: int = 1) -> list[Difference]:
@@ -138,37 +112,4 @@ def _integrity(messages: list[Envelope]) -> list[Difference]:
             diffs.append(Difference(m.stream, m.seq, m.type, str(m.event_id), "seq gap or repeat",
                                     m.seq, expected))
         last[m.stream] = m.seq
-    return diffs
-
-
-def compare(recorded: list[Envelope], rederived: list[Envelope]) -> list[Difference]:
-    """Field-by-field comparison of two event lists matched by (stream, seq)."""
-    rec = {(m.stream, m.seq): m for m in recorded}
-    red = {(m.stream, m.seq): m for m in rederived}
-    # equal envelopes (same type, equal fields: what an untouched log re-derives) have equal
-    # JSON forms, so only the others are taken apart, in (stream, seq) order
-    odd = [k for k, a in rec.items() if (b := red.get(k)) is None or a != b]
-    odd += [k for k in red if k not in rec]
-    diffs = []
-    for key in sorted(odd):
-        a, b = rec.get(key), red.get(key)
-        if a is None:
-            diffs.append(Difference(key[0], key[1], b.type, None, "missing from the log",
-                                    None, b.model_dump(mode="json")["payload"]))
-            continue
-        if b is None:
-            diffs.append(Difference(key[0], key[1], a.type, str(a.event_id),
-                                    "not re-derived (no rule produces it)", a.model_dump(mode="json")["payload"], None))
-            continue
-        if a.type != b.type:
-            diffs.append(Difference(key[0], key[1], a.type, str(a.event_id), "type", a.type, b.type))
-            continue
-        da, db = a.model_dump(mode="json"), b.model_dump(mode="json")
-        for field in ("occurred_at", "causation_id", "event_id"):
-            if da[field] != db[field]:
-                diffs.append(Difference(key[0], key[1], a.type, str(a.event_id), field, da[field], db[field]))
-        for k in sorted(set(da["payload"]) | set(db["payload"])):
-            if da["payload"].get(k) != db["payload"].get(k):
-                diffs.append(Difference(key[0], key[1], a.type, str(a.event_id), f"payload.{k}",
-                                        da["payload"].get(k), db["payload"].get(k)))
     return diffs

@@ -515,6 +515,7 @@ def test_a_crash_across_an_upgrade_checks_the_tail_against_the_log(kafka_bootstr
                 assert not st["ready"] and n not in st["partitions"], st
                 assert "TailDiverged" in st["failing"][str(n)]["error"], st
                 assert "MoveAccepted" in st["failing"][str(n)]["error"], st
+                assert "event_id: recorded" in st["failing"][str(n)]["error"], st
             finally:
                 await h.stop()
             after, _ = await _move_decisions(kafka_bootstrap, gid)

@@ -97,15 +97,26 @@ def _show_progress(name: str, h: dict) -> None:
           flush=True)
 
 
+def restart_allowed(deaths: list[float], now: float, max_restarts: int, window_s: float) -> bool:
+    """Whether an instance that died at ``now`` (monotonic s) is started again: fewer than
+    ``max_restarts`` of its ``deaths`` (their times; ``now`` is added, older ones dropped) fall
+    in the last ``window_s`` seconds. A restart loop stops; deaths hours apart never add up to
+    it (systemd's StartLimitBurst within StartLimitIntervalSec)."""
+    deaths[:] = [t for t in deaths if now - t < window_s] + [now]
+    return len(deaths) <= max_restarts
+
+
 def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5,
-            instances: Mapping[str, int] | None = None) -> int:
+            instances: Mapping[str, int] | None = None, window_s: float = 600.0) -> int:
     """Start all, wait until each instance reports ready (restoring state takes as long as it
     takes: progress is printed), and supervise until Ctrl-C or SIGTERM: an instance that dies
     is started again (it restores its partitions from snapshot + tail), at most
-    ``max_restarts`` times each (reported by the instance: ``/healthz`` ``restarts`` and
-    ``arbiter_restarts_total``). Returns the exit code."""
+    ``max_restarts`` times within ``window_s`` seconds (:func:`restart_allowed`; each restart
+    is reported by the instance: ``/healthz`` ``restarts`` and ``arbiter_restarts_total``).
+    Returns the exit code."""
     procs = start_all(bus, base_port, instances)
     restarts = {name: 0 for name in procs}
+    deaths: dict[str, list[float]] = {name: [] for name in procs}
 
     def _term(signum, frame):
         raise KeyboardInterrupt
@@ -125,12 +136,13 @@ def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5,
             for name, (p, port) in list(procs.items()):
                 if p.poll() is None:
                     continue
-                if restarts[name] >= max_restarts:
-                    print(f"arbiter up: {name} died {restarts[name] + 1} times; stopping", file=sys.stderr)
+                if not restart_allowed(deaths[name], time.monotonic(), max_restarts, window_s):
+                    print(f"arbiter up: {name} died {len(deaths[name])} times in {window_s:.0f} s; "
+                          "stopping", file=sys.stderr)
                     return 1
                 restarts[name] += 1
                 print(f"arbiter up: {name} exited with {p.returncode}; restarting "
-                      f"({restarts[name]}/{max_restarts})", file=sys.stderr, flush=True)
+                      f"({len(deaths[name])}/{max_restarts} in {window_s:.0f} s)", file=sys.stderr, flush=True)
                 procs[name] = (spawn(name, bus, port, restarts[name]), port)
     except KeyboardInterrupt:
         return 0

@@ -33,14 +33,15 @@ import uuid
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from fastapi import FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, create_model
 from sse_starlette import EventSourceResponse
 
 from contracts.envelope import Actor, Envelope, Payload, dt_of
@@ -90,20 +91,30 @@ class HTTPError(Exception):
 
 
 # --------------------------------------------------------------------------------- request bodies
+def _strict(annotation: Any) -> Any:
+    """``annotation`` made strict where it is int, float or bool (or one of them or None): JSON
+    ``true`` is not the integer 1 and ``"2000"`` not a rating of 2000 (422, not a silent
+    conversion: ``"default_time_s": true`` would forfeit a player after one second)."""
+    kinds = set(get_args(annotation)) - {type(None)} if get_origin(annotation) in (Union, UnionType) \
+        else {annotation}
+    return Annotated[annotation, Strict()] if kinds and kinds <= {int, float, bool} else annotation
+
+
 def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
           optional: tuple[str, ...] = (), at_ms: bool = True) -> type[BaseModel]:
     """A request body model with the fields of ``payload`` (minus ``drop``; ``optional`` ones
-    default to None) and, for commands an arbiter may backdate, ``at_ms``."""
+    default to None; numbers and booleans strict: :func:`_strict`) and, for commands an arbiter
+    may backdate, ``at_ms``."""
     fields: dict[str, Any] = {}
     for n, f in payload.model_fields.items():
         if n in drop:
             continue
         if n in optional:
-            fields[n] = (f.annotation | None, Field(default=None, description=f.description))
+            fields[n] = (_strict(f.annotation | None), Field(default=None, description=f.description))
         else:
-            fields[n] = (f.annotation, f)
+            fields[n] = (_strict(f.annotation), f)
     if at_ms:
-        fields["at_ms"] = (int | None, Field(
+        fields["at_ms"] = (_strict(int | None), Field(
             default=None, ge=0, le=253_402_300_799_999, description="Arbiter only: the recorded "
             "time (epoch ms, at most 9999-12-31) to stamp instead of the receive time."))
     return create_model(name, __config__=ConfigDict(extra="forbid"),

@@ -227,6 +227,16 @@ async def test_bad_body_422_publishes_nothing(env):
     r = await client.post("/games", json={"game_id": "bad id", "white": "a", "black": "b"})
     assert r.status_code == 422 and "game_id" in r.json()["detail"]
     assert await _count(log) == n
+    # numbers and booleans are not converted: true is not 1 (a forfeit after one second of
+    # absence), "3" is not round 3
+    for field, value in (("default_time_s", True), ("round", "3"), ("board", 1.5), ("round", False)):
+        r = await client.post("/games", json={"game_id": "g2", "white": "a", "black": "b", field: value})
+        assert r.status_code == 422 and r.json()["code"] == "malformed", (field, value, r.text)
+        assert field in str(r.json()["detail"]), r.text
+    assert await _count(log) == n
+    r = await client.post("/games", json={"game_id": "g2", "white": "a", "black": "b",
+                                          "default_time_s": 60, "round": 3, "board": 1})
+    assert r.status_code == 200, r.text
 
 
 async def test_arbiter_endpoints_need_token(env):

@@ -1,27 +1,32 @@
 """A processor on Kafka: partition-owned state, transactions, snapshots (DESIGN.md invariant 3).
 
 :class:`KafkaHost` runs one process (``game`` or ``tournament``, :mod:`shared.system`) as any
-number of instances in one consumer group. Kafka's own mechanisms do the work:
+number of instances in one consumer group, on librdkafka (confluent-kafka). Kafka's own
+mechanisms do the work:
 
 - Ownership. The group's range assignor gives partition *i* of every input topic to one
   member, so an instance owns whole partitions (a tournament with all its games). Each owned
-  partition has its own :class:`shared.service.Processor` (its state) and its own
-  transactional producer, ``transactional.id = arbiter.<process>.<partition>``. Starting that
-  producer fences every earlier holder of the partition: a zombie instance (paused, cut off,
-  or not yet told of a rebalance) can no longer write, and its open transaction is aborted.
-- Exactly once. A batch of a partition's inputs is decided, then its decisions, the input
-  offsets they consumed and, now and then, the partition's snapshot are written in ONE
-  transaction. Every consumer reads ``read_committed``, so a decision is seen exactly when its
-  inputs count as consumed: nothing lost, nothing doubled, no fork. The offsets are a record
-  of the compacted topic ``arbiter.offsets.<process>`` (key and partition = the partition
-  number), not the consumer group's offsets (``send_offsets_to_transaction``): that costs the
-  transaction two more round trips to the broker, in series, and a marker on the offsets
-  topic, and the fencing is the transactional id's either way. The group's offsets are read
-  only where a partition has no offsets record and no snapshot written beside one (a log from
-  before the change); a partition whose record is gone but whose snapshot says it existed is
-  not restored (logged, retried, /healthz not ready) rather than rewound. Upgrading across
-  this change, or back, stops every instance of the process first: a mixed group would
-  decide again what the other version already decided.
+  partition has its own :class:`shared.service.Processor` (its state). A newly assigned
+  partition is paused until it is restored, then sought to its decided offsets.
+- Exactly once, fenced (KIP-447, "exactly-once v2"). The instance has one transactional
+  producer, ``transactional.id = arbiter.<process>.<instance id>``. What its partitions decided
+  since the last transaction (decisions, timer commands, now and then a snapshot), and the
+  input offsets consumed, go out in ONE transaction, the offsets through
+  ``send_offsets_to_transaction`` with the consumer's group metadata: the broker refuses them
+  from a member of an older group generation, so a zombie instance (paused, cut off, or not yet
+  told of a rebalance) cannot commit, and its transaction is aborted. A new owner fetches the
+  partition's committed offsets first: that waits while a transaction holding offsets of the
+  partition is open (the broker reports them unstable), so the restore sees the previous
+  owner's last transaction either committed or aborted. An instance started again under its
+  id aborts its predecessor's open transaction at once; one that never comes back leaves it
+  to the transaction timeout (10 s). Every consumer reads ``read_committed``: a decision is
+  seen exactly when its inputs count as consumed: nothing lost, nothing doubled, no fork.
+  Each transaction also writes, per partition, a record of the compacted topic
+  ``arbiter.offsets.<process>`` (key and partition = the partition number) with the same
+  offsets: group offsets expire with an idle group, the record does not. A restore takes the
+  higher of the two per topic (offsets only move forward). A partition whose snapshot says it
+  decided further than both is not restored (logged, retried, /healthz not ready) rather
+  than rewound.
 - Snapshots. A partition's state (the processor, pickled and compressed, with the input
   offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
   partition = the partition number, at most every ``snapshot_every_s`` seconds (30) or
@@ -36,11 +41,15 @@ number of instances in one consumer group. Kafka's own mechanisms do the work:
   partition is not served if one differs (:meth:`KafkaHost._verify_tail`). The pickled state
   is compact: a chess position keeps its start and its moves (:class:`shared.rules.games.
   ChessPosition`), the clock drops its timer schedule (rebuilt on load).
-- Timers. The processor's timer commands (CheckClock) are written in the partition's
-  transactions too: a fenced instance cannot ask for a flag.
+- Timers. The processor's timer commands (CheckClock) are written in the transactions too: a
+  fenced instance cannot ask for a flag.
 
-A failed transaction (broker down, fenced) drops the partition's state and restores it from
-the log as on assignment: the state never runs ahead of what the log holds.
+Threads: the asyncio loop decides; one thread polls the consumer (and runs the group's
+rebalance callbacks), one commits transactions (librdkafka's calls block), so fetching and
+deciding never wait for a commit: what is decided meanwhile goes in the next transaction.
+
+A failed transaction drops the state of the partitions in it and restores them from the log as
+on assignment: the state never runs ahead of what the log holds.
 """
 from __future__ import annotations
 
@@ -50,15 +59,18 @@ import json
 import logging
 import os
 import pickle
+import threading
 import time
+import uuid
 import zlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.abc import ConsumerRebalanceListener
-from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka import TopicPartition as KafkaPartition
 
 from contracts.envelope import Envelope
 from shared.metrics import (
@@ -71,12 +83,20 @@ from shared.heap import freeze_heap
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
+#: librdkafka's own log: every failed connection while the broker is away is an ERROR line per
+#: broker thread; this host reports what fails in its own words, so only CRITICAL passes
+#: unless an operator lowers the level.
+_rdkafka_log = logging.getLogger("arbiter.kafkahost.rdkafka")
+_rdkafka_log.setLevel(logging.CRITICAL)
 
 #: Bumped when the pickled state of a core changes shape: older snapshots are then ignored and
 #: the partition is rebuilt from the start of its inputs (so is a snapshot that fails to load).
 #: 2: compact chess positions and clock schedules.
 SNAPSHOT_FORMAT = 2
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
+#: A transaction open longer is aborted by the broker (an instance killed mid-transaction that
+#: does not come back under its id holds its partitions' readers until then).
+TRANSACTION_TIMEOUT_MS = 10_000
 
 
 def _fits(name: str, n: int, blob: bytes) -> bool:
@@ -178,39 +198,26 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-async def _partition_count(p: AIOKafkaProducer, topic: str, counts: dict[str, int]) -> int:
-    """The number of partitions of ``topic`` (``counts`` caches it per topic)."""
-    if topic not in counts:
-        counts[topic] = len(await p.partitions_for(topic))
-    return counts[topic]
+def _produce(p: Producer, topic: str, value: bytes, key: bytes, partition: int,
+             headers: list | None = None, on_delivery=None) -> None:
+    """Queue one record on ``p`` (waiting for room when its queue is full)."""
+    while True:
+        try:
+            p.produce(topic, value=value, key=key, partition=partition, headers=headers,
+                      on_delivery=on_delivery)
+            return
+        except BufferError:
+            p.poll(0.05)
 
 
-async def _send_batches(p: AIOKafkaProducer, messages: list[Envelope], counts: dict[str, int]) -> list:
-    """Queue ``messages`` on producer ``p`` as one record batch per topic partition (where the
-    default partitioner puts each key), not record by record: the producer's per-record path
-    costs a future, a metadata lookup and a partitioner call each. ``counts`` caches the
-    partition count of each topic. Returns the batches' delivery futures."""
-    builders: dict[tuple[str, int], object] = {}
-    futs = []
-    for m in messages:
-        topic, key = m.payload.TOPIC, m.key.encode()
-        tp = (topic, partition_of(key, await _partition_count(p, topic, counts)))
-        value, headers = m.model_dump_json().encode(), [("type", m.type.encode())]
-        b = builders.get(tp)
-        if b is None or b.append(key=key, value=value, timestamp=None, headers=headers) is None:
-            if b is not None:  # full: send it, start the next
-                futs.append(await p.send_batch(b, tp[0], partition=tp[1]))
-            b = builders[tp] = p.create_batch()
-            b.append(key=key, value=value, timestamp=None, headers=headers)
-    for (topic, partition), b in builders.items():
-        futs.append(await p.send_batch(b, topic, partition=partition))
-    return futs
+class _ConsumerFailed(Exception):
+    """The consumer reported a fatal error: it must be replaced."""
 
 
 @dataclass
 class _Txn:
-    """What one transaction of a partition writes: decisions (and timer commands), the input
-    offsets they consumed, and perhaps the snapshot of the state after them."""
+    """What a partition puts in the next transaction: decisions (and timer commands), the
+    input offsets they consumed, and perhaps the snapshot of the state after them."""
 
     out: list[Envelope] = field(default_factory=list)
     offsets: dict[str, int] = field(default_factory=dict)  # every input topic's, after the inputs
@@ -224,21 +231,19 @@ class _Txn:
 
 @dataclass
 class _Part:
-    """One owned partition: its processor (state), producer, the transaction in flight and
-    the next one (decided meanwhile: group commit), and snapshot bookkeeping."""
+    """One owned partition: its processor (state), what it decided for the next transaction,
+    and snapshot bookkeeping."""
 
     number: int
     proc: Processor
-    producer: AIOKafkaProducer
     offsets: dict[str, int] = field(default_factory=dict)  # input topic -> next offset decided
     inputs_since_snapshot: int = 0
     snapshot_at: float = field(default_factory=time.monotonic)
     next: _Txn = field(default_factory=_Txn)
-    inflight: asyncio.Task | None = None
     snapshotting: asyncio.Task | None = None  # a forked child serialising the state
-    txn_at: float = 0.0  # when the latest transaction began (monotonic s)
     broken: bool = False
     written: dict[str, int] = field(default_factory=dict)  # output topic -> bound (see _state)
+    ends: dict[str, int] = field(default_factory=dict)  # input topic -> its end when restored
 
 
 class KafkaHost:
@@ -249,14 +254,14 @@ class KafkaHost:
     ``partitions``: partitions per topic when this host creates the topics. ``load_snapshots``
     False restores partitions by replaying their inputs from the start (a baseline for the
     recovery benchmark; snapshots are still written). ``instance_id``: the group's static
-    membership id (Kafka KIP-345): an instance started again under the same id (``arbiter up``
-    restarts on the same port) takes its partitions back at once instead of waiting for the
-    group to expel the dead member; another live process under the same id is fenced out.
-    ``commit_interval_ms``: a partition's transactions begin at least this far apart (what is
-    decided meanwhile waits and goes in one transaction: fewer round trips for the broker and
-    this process under load, at most this much more latency). ``snapshot_on_stop``: a graceful
-    :meth:`stop` commits each partition's pending decisions with a snapshot (no tail to decide
-    again at the next start).
+    membership id (Kafka KIP-345) and the transactional id's suffix: an instance started again
+    under the same id (``arbiter up`` restarts on the same port) takes its partitions back at
+    once and aborts its predecessor's open transaction; None: a random one.
+    ``commit_interval_ms``: transactions begin at least this far apart (what is decided
+    meanwhile waits and goes in one transaction: fewer round trips for the broker and this
+    process under load, at most this much more latency). ``snapshot_on_stop``: a graceful
+    :meth:`stop` commits the pending decisions with a snapshot of every partition (no tail to
+    decide again at the next start).
     :meth:`status` reports readiness and recovery progress (``/healthz``).
     """
 
@@ -274,6 +279,7 @@ class KafkaHost:
         self.max_batch = max_batch
         self.load_snapshots = load_snapshots  # False: restore by replaying from the start (baseline)
         self.instance_id = instance_id
+        self.transactional_id = f"arbiter.{name}.{instance_id or uuid.uuid4().hex}"
         self.commit_interval = commit_interval_ms / 1000
         self.snapshot_on_stop = snapshot_on_stop
         proc = make_processor()
@@ -283,9 +289,28 @@ class KafkaHost:
         self.offsets_topic = offsets_topic(name)
         self._partition_counts: dict[str, int] = {}
         self.parts: dict[int, _Part] = {}
-        self.consumer: AIOKafkaConsumer | None = None
+        self.consumer: Consumer | None = None
+        self.producer: Producer | None = None
+        self._producer_retry_at = 0.0
         self._lock = asyncio.Lock()
         self._task: asyncio.Task | None = None
+        self._inflight: asyncio.Task | None = None  # the transaction being committed
+        self._txn_at = 0.0  # when the latest transaction began (monotonic s)
+        self._stopping = False
+        # the group's callbacks run in the polling thread: they leave the assignment here for
+        # the loop, and no transaction starts between a revocation and the loop taking it up
+        self._mu = threading.Lock()
+        self._no_commit = threading.Event()
+        self._no_commit.set()
+        self._revoked = False
+        self._lost = False
+        self._outage = False  # no broker answers (set by the consumer's error callback)
+        self._renew_producer = False
+        self._assignment: set[int] = set()
+        self._assignment_new = False
+        self._poller = ThreadPoolExecutor(1, thread_name_prefix=f"kafkahost-{name}-poll")
+        self._committer = ThreadPoolExecutor(1, thread_name_prefix=f"kafkahost-{name}-txn")
+        self._lag_at = 0.0
         self._restoring: dict[int, dict] = {}
         self._retry_at: dict[int, float] = {}  # partition -> when to try restoring it again
         self._failing: dict[int, dict] = {}  # partition -> its transactions failed in a row
@@ -295,139 +320,223 @@ class KafkaHost:
 
     # ------------------------------------------------------------------------- life cycle
     async def start(self) -> None:
-        """Create missing topics, join the group and start consuming (returns at once; the
-        partitions are restored as they are assigned: see :meth:`status`)."""
+        """Create missing topics, start the transactional producer, join the group and start
+        consuming (returns at once; the partitions are restored as they are assigned: see
+        :meth:`status`)."""
         await ensure_topics(self.bootstrap, self.partitions, compacted=(self.snapshots, self.offsets_topic),
                             compacted_config={"max.message.bytes": str(MAX_SNAPSHOT_BYTES),
                                               "segment.ms": "600000", "min.cleanable.dirty.ratio": "0.1"})
-        self.consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap, group_id=self.name, enable_auto_commit=False,
-            auto_offset_reset="earliest", isolation_level="read_committed",
-            partition_assignment_strategy=(RangePartitionAssignor,), fetch_max_wait_ms=500,
-            max_poll_interval_ms=600_000, session_timeout_ms=10_000, heartbeat_interval_ms=1_000,
-            client_id=f"arbiter-{self.name}", group_instance_id=self.instance_id)
-        self.consumer.subscribe(list(self.inputs), listener=_Listener(self))
-        await self.consumer.start()
+        await self._new_producer()
+        if self.producer is None:
+            raise RuntimeError(f"{self.name}: the transactional producer did not start (broker at "
+                               f"{self.bootstrap} unreachable?)")
+        self._new_consumer()
         READY.labels(self.name).set(0)
         self._task = asyncio.create_task(self._run(), name=f"kafkahost-{self.name}")
         self.started = True
 
+    def _new_consumer(self) -> None:
+        """Join the group with a new consumer (at the start, and after a fatal consumer error:
+        a static member fenced by its own earlier incarnation after a broker restart)."""
+        config = {
+            "bootstrap.servers": self.bootstrap, "group.id": self.name, "enable.auto.commit": False,
+            "enable.auto.offset.store": False, "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed", "partition.assignment.strategy": "range",
+            "session.timeout.ms": 10_000, "heartbeat.interval.ms": 1_000,
+            "max.poll.interval.ms": 600_000, "client.id": f"arbiter-{self.name}",
+            "fetch.wait.max.ms": 100, "enable.partition.eof": False, "error_cb": self._on_error}
+        if self.instance_id:
+            config["group.instance.id"] = self.instance_id
+        self.consumer = Consumer(config, logger=_rdkafka_log)
+        self.consumer.subscribe(list(self.inputs), on_assign=self._on_assign,
+                                on_revoke=self._on_revoke, on_lost=self._on_lost)
+
     async def stop(self) -> None:
+        """Stop consuming; commit what was decided with a snapshot of every partition
+        (``snapshot_on_stop``); leave the group."""
+        self._stopping = True
         if self._task:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         async with self._lock:
+            if self.snapshot_on_stop:
+                try:
+                    await self._last_commit()
+                except Exception:  # the broker is away: the next owner replays the tail
+                    log.exception("%s: last snapshots not written", self.name)
+            if self._inflight is not None:
+                await asyncio.gather(self._inflight, return_exceptions=True)
             for n in list(self.parts):
-                if self.snapshot_on_stop:
-                    try:
-                        await self._last_commit(self.parts[n])
-                    except Exception:  # the broker is away: the next owner replays the tail
-                        log.exception("%s: last snapshot of partition %d not written", self.name, n)
                 await self._drop(n)
+        loop = asyncio.get_running_loop()
         if self.consumer:
-            await self.consumer.stop()
+            await loop.run_in_executor(self._poller, self.consumer.close)
+        if self.producer is not None:
+            await loop.run_in_executor(self._committer, self.producer.flush, 5)
+        self._poller.shutdown(wait=False)
+        self._committer.shutdown(wait=False)
         READY.labels(self.name).set(0)
 
-    async def _last_commit(self, part: _Part) -> None:
-        """On a graceful stop: commit what ``part`` decided since its last transaction with a
-        snapshot of the state after it, so that its next owner restores from that snapshot
-        alone and decides nothing again (an upgrade, which stops and starts, never re-decides
-        history with the new code; only a crash leaves a tail, re-decided by the same code)."""
-        # the snapshot being taken and the transaction in flight end first (each may start the
-        # next transaction: nothing new is decided once the loop has stopped, so this ends)
-        while (task := part.snapshotting or part.inflight) is not None:
-            await asyncio.gather(task, return_exceptions=True)
-            if part.snapshotting is task:  # it ended without clearing itself (cancelled)
+    async def _last_commit(self) -> None:
+        """On a graceful stop: commit what every partition decided since the last transaction
+        with a snapshot of its state after it, so that its next owner restores from that
+        snapshot alone and decides nothing again (an upgrade, which stops and starts, never
+        re-decides history with the new code; only a crash leaves a tail, re-decided by the
+        same code)."""
+        for part in list(self.parts.values()):
+            if part.snapshotting is not None:
+                await asyncio.gather(part.snapshotting, return_exceptions=True)
                 part.snapshotting = None
-            if part.inflight is task:
-                part.inflight = None
-        if part.broken or self.parts.get(part.number) is not part or (
-                part.inputs_since_snapshot == 0 and not part.next):
-            return
-        txn, part.next = part.next, _Txn()
-        txn.offsets = dict(part.offsets)
-        blob = zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1)
-        txn.snapshot = blob if _fits(self.name, part.number, blob) else None
-        part.inputs_since_snapshot = 0
-        part.txn_at = time.monotonic()
-        await self._commit(part, txn)
+        if self._inflight is not None:
+            await asyncio.gather(self._inflight, return_exceptions=True)
+        batch = []
+        for part in list(self.parts.values()):
+            if part.broken or (part.inputs_since_snapshot == 0 and not part.next):
+                continue
+            txn, part.next = part.next, _Txn()
+            txn.offsets = dict(part.offsets)
+            blob = zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1)
+            txn.snapshot = blob if _fits(self.name, part.number, blob) else None
+            part.inputs_since_snapshot = 0
+            batch.append((part, txn))
+        if batch and self._begin():
+            await self._commit(batch)
 
     def status(self) -> dict:
         """Readiness for ``/healthz``: ready once the group has assigned this instance its
         partitions and every one of them is restored; the partitions owned, those being
         restored (with progress), those whose transactions keep failing (:meth:`_failed`) and
         how each owned one was restored."""
-        assigned = sorted({tp.partition for tp in self.consumer.assignment()}) if self.consumer else []
-        ready = self._joined and not self._restoring and all(n in self.parts for n in assigned)
+        assigned = sorted(self._assignment)
+        ready = (self._joined and self.producer is not None and not self._restoring
+                 and all(n in self.parts for n in assigned))
         READY.labels(self.name).set(int(ready))
         return {"ready": bool(ready), "partitions": sorted(self.parts), "assigned": assigned,
                 "restoring": {str(k): v for k, v in self._restoring.items()},
                 "failing": {str(k): v for k, v in self._failing.items()},
                 "restored": {str(k): v for k, v in self.restored.items()}}
 
+    # ------------------------------------------------------------ the group (polling thread)
+    def _on_assign(self, consumer: Consumer, tps: list) -> None:
+        """The group's new assignment: paused until the loop has restored each partition."""
+        consumer.assign(tps)
+        consumer.pause(tps)
+        with self._mu:
+            self._assignment = {tp.partition for tp in tps}
+            self._assignment_new = True
+
+    def _on_revoke(self, consumer: Consumer, tps: list) -> None:
+        """A rebalance starts: no transaction starts until the loop has taken up the next
+        assignment, and the one being committed ends (commits or aborts) before this instance
+        rejoins, so the next owners see it."""
+        REBALANCES.labels(self.name, "revoked").inc()
+        with self._mu:
+            self._revoked = True
+        self._no_commit.wait(2 * TRANSACTION_TIMEOUT_MS / 1000)
+
+    def _on_lost(self, consumer: Consumer, tps: list) -> None:
+        """This instance was expelled from the group (paused past the session timeout): others
+        may have owned its partitions since, so every partition's state is dropped."""
+        with self._mu:
+            self._lost = True
+        self._on_revoke(consumer, tps)
+
+    def _on_error(self, err: KafkaError) -> None:
+        """The consumer's error callback: when no broker answers, the loop drops every
+        partition's state (see :meth:`_run`)."""
+        if err.code() == KafkaError._ALL_BROKERS_DOWN:
+            self._outage = True
+
+    def _poll(self, timeout: float) -> list[tuple]:
+        """Up to ``max_batch`` records as ``(timestamp, (topic, partition), offset, value)``,
+        waiting at most ``timeout`` s for the first (polling thread)."""
+        first = self.consumer.poll(timeout)
+        if first is None:
+            return []
+        rows = []
+        for m in (first, *self.consumer.consume(self.max_batch - 1, 0)):
+            if m.error() is not None:
+                if m.error().fatal() or m.error().code() == KafkaError._FATAL:
+                    raise _ConsumerFailed(str(m.error()))
+                log.warning("%s: consumer: %s", self.name, m.error())
+                continue
+            rows.append((m.timestamp()[1], (m.topic(), m.partition()), m.offset(), m.value()))
+        return rows
+
+    def _partition_count(self, topic: str) -> int:
+        """The number of partitions of ``topic`` (cached; blocks: not on the loop)."""
+        if topic not in self._partition_counts:
+            meta = self.consumer.list_topics(topic, timeout=30)
+            self._partition_counts[topic] = len(meta.topics[topic].partitions)
+        return self._partition_counts[topic]
+
     # ---------------------------------------------------------------------------- assignment
-    async def assigned(self, tps) -> None:
-        """The group's new assignment: partitions kept keep their state (nobody else owned
-        them in between, and a fenced producer would show at its next commit); partitions
-        lost are dropped; new ones are restored."""
-        mine = {tp.partition for tp in tps}
+    async def _take_assignment(self) -> None:
+        """Take up the group's latest assignment: partitions kept keep their state (nobody else
+        owned them in between: no transaction started since the revocation), unless this
+        instance was expelled; partitions lost are dropped; new ones are restored."""
+        with self._mu:
+            if not self._assignment_new:
+                return
+            mine, lost = set(self._assignment), self._lost
+            self._assignment_new = self._lost = False
+        for n in sorted(set(self.parts) if lost else set(self.parts) - mine):
+            await self._drop(n)
+        with self._mu:
+            self._revoked = False
         REBALANCES.labels(self.name, "assigned").inc()
-        async with self._lock:
-            for n in sorted(set(self.parts) - mine):
-                await self._drop(n)
-            for n in sorted(mine - set(self.parts)):
-                try:
-                    await self._restore(n)
-                except Exception as e:  # the broker is away: the loop retries
-                    self._not_restored(n, e)
+        for n, part in self.parts.items():  # kept: go on after what it has decided
+            self._resume(n, part.offsets)
+        for n in sorted(mine - set(self.parts)):
+            try:
+                await self._restore(n)
+            except Exception as e:  # the broker is away: the loop retries
+                self._not_restored(n, e)
         self._joined = True
         ASSIGNED.labels(self.name).set(len(self.parts))
 
-    async def revoked(self, tps) -> None:
-        """A rebalance starts: wait for the step in progress (its transaction commits or
-        aborts under the lock); what is lost is dropped when the new assignment is known."""
-        REBALANCES.labels(self.name, "revoked").inc()
-        async with self._lock:
-            pass
+    async def _rejoin(self) -> None:
+        """Drop every partition (others may own them by now) and join with a new consumer."""
+        if self._inflight is not None:
+            await asyncio.gather(self._inflight, return_exceptions=True)
+        with self._mu:
+            self._assignment, self._assignment_new, self._revoked = set(), False, True
+        for n in list(self.parts):
+            await self._drop(n)
+        old = self.consumer
+        await asyncio.get_running_loop().run_in_executor(self._poller, old.close)
+        self._new_consumer()
 
     async def _drop(self, n: int) -> None:
-        """Give up partition ``n``: its transaction in flight ends (commits or aborts) first;
-        what was decided after it is not written (the next owner decides it again)."""
-        part = self.parts.pop(n, None)
-        if part is not None:
-            if part.inflight is not None and part.inflight is not asyncio.current_task():
-                await asyncio.gather(part.inflight, return_exceptions=True)
+        """Give up partition ``n``'s state: what was decided after the last transaction is not
+        written (the next owner, or this one's restore, decides it again)."""
+        if self.parts.pop(n, None) is not None and n in self._assignment:
             try:
-                await part.producer.stop()
-            except Exception:  # fenced or broker gone: nothing of ours is left to flush
-                log.debug("%s: producer of partition %d did not stop cleanly", self.name, n)
+                self.consumer.pause([KafkaPartition(t, n) for t in self.inputs])
+            except Exception:  # no longer assigned
+                pass
 
     async def _restore(self, n: int) -> None:
-        """Own partition ``n``: fence earlier writers, load the latest snapshot, replay the
-        inputs decided since (not written again) and seek the group consumer to the
-        committed offsets."""
+        """Own partition ``n``: fetch its committed offsets (waiting while a transaction with
+        offsets of it is open: the previous owner's last one ends first), load the latest
+        snapshot, replay the inputs decided since (not written again), seek the consumer to
+        the committed offsets and resume it."""
         t0 = time.monotonic()
-        progress = self._restoring[n] = {"phase": "fencing", "messages": 0}
-        producer = AIOKafkaProducer(
-            bootstrap_servers=self.bootstrap, transactional_id=f"arbiter.{self.name}.{n}",
-            linger_ms=0, retry_backoff_ms=5, max_request_size=MAX_SNAPSHOT_BYTES,
-            client_id=f"arbiter-{self.name}-{n}")
-        await producer.start()  # init_transactions: earlier holders fenced, their open txn aborted
+        progress = self._restoring[n] = {"phase": "offsets", "messages": 0}
         try:
-            tps = [TopicPartition(t, n) for t in self.inputs]
+            tps = [KafkaPartition(t, n) for t in self.inputs]
+            group = {tp.topic: tp.offset for tp in await asyncio.to_thread(self.consumer.committed, tps, 30)
+                     if tp.offset >= 0}
             progress["phase"] = "snapshot"
             snap = await self._read_snapshot(n) if self.load_snapshots else None
-            committed = await decided_offsets(self.bootstrap, self.name, n)
-            if committed is None:
-                if snap is not None and snap.get("offsets_record"):
-                    raise RuntimeError(
-                        f"no record in {self.offsets_topic} for partition {n}, although its snapshot "
-                        "was written beside one (topic deleted, or restored without it): refusing to "
-                        "rewind to the consumer group's offsets, which would decide again what the "
-                        "log already holds")
-                # a log from before offsets records: the group's offsets are where it stopped
-                committed = {tp.topic: (await self.consumer.committed(tp)) or 0 for tp in tps}
-            committed = {t: committed.get(t, 0) for t in self.inputs}
+            record = await decided_offsets(self.bootstrap, self.name, n)
+            committed = {t: max(group.get(t, 0), (record or {}).get(t, 0)) for t in self.inputs}
+            if (snap is not None and snap.get("offsets_record") and record is None
+                    and any(snap["offsets"].get(t, 0) > committed[t] for t in committed)):
+                raise RuntimeError(
+                    f"no record in {self.offsets_topic} for partition {n}, and the consumer group's "
+                    f"offsets {committed} are below those of its snapshot (topic deleted, or restored "
+                    "without it): refusing to rewind, which would decide again what the log already holds")
             if snap is not None and all(snap["offsets"].get(t, 0) <= committed[t] for t in committed):
                 proc, start = snap["proc"], dict(snap["offsets"])
             else:
@@ -447,15 +556,16 @@ class KafkaHost:
             verified = None
             if other_code and replayed and snap.get("written") is not None:
                 progress["phase"] = "verifying"
-                await self._verify_tail(n, producer, before, decided, snap["written"])
+                await self._verify_tail(n, before, decided, snap["written"])
                 verified = len(decided)
             # snapshots of an instance's partitions are spread over the interval, not all at once
-            part = _Part(n, proc, producer, offsets=dict(committed), inputs_since_snapshot=replayed,
+            ends = {t: (await asyncio.to_thread(self.consumer.get_watermark_offsets,
+                                                KafkaPartition(t, n), 30))[1] for t in self.inputs}
+            part = _Part(n, proc, offsets=dict(committed), inputs_since_snapshot=replayed, ends=ends,
                          snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions,
                          written=dict(snap.get("written") or {}) if from_snap else {})
             self.parts[n] = part
-            for tp in tps:
-                self.consumer.seek(tp, committed[tp.topic])
+            self._resume(n, committed)
             took = time.monotonic() - t0
             self.restored[n] = {"messages": replayed, "seconds": round(took, 3),
                                 "snapshot": snap is not None}
@@ -477,11 +587,14 @@ class KafkaHost:
             RECOVERY_SECONDS.labels(self.name).set(took)
             log.info("%s: partition %d restored in %.2f s (%s snapshot, %d inputs replayed)",
                      self.name, n, took, "from a" if snap else "no", replayed)
-        except BaseException:
-            await producer.stop()
-            raise
         finally:
             self._restoring.pop(n, None)
+
+    def _resume(self, n: int, offsets: dict[str, int]) -> None:
+        """Fetch partition ``n`` of every input topic again, from ``offsets``."""
+        for t in self.inputs:
+            self.consumer.seek(KafkaPartition(t, n, offsets.get(t, 0)))
+        self.consumer.resume([KafkaPartition(t, n) for t in self.inputs])
 
     async def _read_snapshot(self, n: int) -> dict | None:
         """The latest committed snapshot of partition ``n`` (or None)."""
@@ -496,8 +609,8 @@ class KafkaHost:
             return None
         return snap if isinstance(snap, dict) and snap.get("format") == SNAPSHOT_FORMAT else None
 
-    async def _verify_tail(self, n: int, producer: AIOKafkaProducer, before: dict[str, int],
-                           decided: list[Envelope], written: dict[str, int]) -> None:
+    async def _verify_tail(self, n: int, before: dict[str, int], decided: list[Envelope],
+                           written: dict[str, int]) -> None:
         """Compare ``decided`` (what this code decided again for the inputs after the snapshot)
         with what the log holds on partition ``n`` of the output topics: the decisions of this
         process at a seq above ``before`` (the snapshot's last seq of each stream), read from
@@ -505,7 +618,7 @@ class KafkaHost:
         Any difference raises :class:`TailDiverged` (the partition is not served; /healthz
         shows why, field by field: :func:`shared.differences.compare`, as ``arbiter audit``).
         Decisions keyed to another partition of a topic are not compared."""
-        counts = {t: await _partition_count(producer, t, self._partition_counts) for t in self.outputs}
+        counts = {t: await asyncio.to_thread(self._partition_count, t) for t in self.outputs}
         mine = [d for d in decided if d.payload.TOPIC in counts
                 and partition_of(d.key.encode(), counts[d.payload.TOPIC]) == n]
         recorded = [m for m in await self._read_range(n, {t: written.get(t, 0) for t in counts})
@@ -554,48 +667,74 @@ class KafkaHost:
 
     # ----------------------------------------------------------------------------- the loop
     async def _run(self) -> None:
-        """Fetch, decide (in this task, in order), and hand each partition's decisions to its
-        transaction: one in flight per partition, and what is decided meanwhile goes into the
-        next one (group commit), so fetching and deciding never wait for a commit."""
+        """Fetch (in the polling thread), decide (in this task, in order), and hand what the
+        partitions decided to the next transaction: one in flight, and what is decided
+        meanwhile goes into the one after (group commit)."""
+        loop = asyncio.get_running_loop()
         while True:
             # back within 10 ms while a timer may be due or decisions wait for their transaction;
             # else only when input comes (an idle process does not spin)
-            busy = self.ticks or any(p.next or p.inflight or p.snapshotting for p in self.parts.values())
+            busy = self.ticks or self._inflight is not None or any(
+                p.next or p.snapshotting for p in self.parts.values())
             try:
-                batch = await self.consumer.getmany(timeout_ms=10 if busy else 200, max_records=self.max_batch)
+                rows = await loop.run_in_executor(self._poller, self._poll, 0.01 if busy else 0.2)
             except asyncio.CancelledError:
                 raise
+            except _ConsumerFailed as e:
+                log.warning("%s: the consumer failed (%s); joining the group again", self.name, e)
+                async with self._lock:
+                    await self._rejoin()
+                continue
             except Exception:
                 log.exception("%s: fetch failed; retrying", self.name)
                 await asyncio.sleep(0.5)
                 continue
             t0 = time.perf_counter()
             async with self._lock:
+                await self._take_assignment()
+                if self._outage:
+                    # nothing is decided until the log answers again: a timer called meanwhile
+                    # would be written, when it comes back, in a race with the commands that
+                    # were received in time and are waiting to be published
+                    self._outage = False
+                    log.warning("%s: no broker answers; every partition is restored from the log "
+                                "when one does", self.name)
+                    for part in self.parts.values():
+                        part.broken = True
+                    self._renew_producer = True
+                if self._renew_producer and self._inflight is None:
+                    # librdkafka: a transactional producer that lived through the outage can
+                    # block in send_offsets_to_transaction for good afterwards (found by the
+                    # broker-outage test); a new one, under the same transactional id, does not
+                    self.producer, self._renew_producer = None, False
+                if self.producer is None:
+                    await self._new_producer()
+                by_part: dict[int, list] = {}
+                for r in rows:
+                    by_part.setdefault(r[1][1], []).append(r)
                 for part in list(self.parts.values()):
                     if part.broken:
                         await self._drop(part.number)  # restored below when the broker answers
                     else:
-                        self._decide(part, batch)
-                        self._flush(part)
+                        self._decide(part, by_part.get(part.number, ()))
+                self._flush()
                 await self._restore_missing()
-            if batch:
+            if rows:
                 BATCH.labels(self.name).observe(time.perf_counter() - t0)
             self._measure_lag()
             while sum(len(p.next.out) for p in self.parts.values()) > 4 * self.max_batch:
                 await asyncio.sleep(0.005)  # commits lag: let them catch up before fetching more
 
-    def _decide(self, part: _Part, batch: dict) -> None:
-        """Decide the batch's inputs of ``part`` (and its due timer commands) into ``part.next``.
+    def _decide(self, part: _Part, rows) -> None:
+        """Decide ``rows`` (records of ``part``'s partition: ``(timestamp, (topic, partition),
+        offset, value)``) and its due timer commands into ``part.next``.
 
         A record below the offset ``part`` has decided up to is left out: the consumer may hand
-        over records it fetched before the restore sought past them (a group that starts
-        fetching from offset 0 while its partitions are restored one by one). Handed to the
-        processor they decide nothing (already applied), but taking their offsets would move the
-        committed offsets record back, and the next restore would decide again everything after
+        over records it fetched before the restore sought past them. Handed to the processor
+        they decide nothing (already applied), but taking their offsets would move the
+        committed offsets back, and the next restore would decide again everything after
         it: every decision of the partition written twice (found by a test: 2,442 of them)."""
-        rows = in_log_order([(r.timestamp, (tp.topic, tp.partition), r.offset, r.value)
-                             for tp, records in batch.items() if tp.partition == part.number
-                             for r in records if r.offset >= part.offsets.get(tp.topic, 0)])
+        rows = in_log_order([r for r in rows if r[2] >= part.offsets.get(r[1][0], 0)])
         txn = part.next
         for _, (topic, _), offset, value in rows:
             part.offsets[topic] = offset + 1
@@ -603,31 +742,66 @@ class KafkaHost:
             if m is not None:
                 txn.out += part.proc.decide(m)
         if rows:
-            txn.offsets = dict(part.offsets)  # every input topic's: the record is the latest only
+            txn.offsets = dict(part.offsets)  # consumed, even where nothing was decided
         txn.inputs += len(rows)
         part.inputs_since_snapshot += len(rows)
-        if self.ticks:
+        if self.ticks and self._caught_up(part):
             timers = part.proc.due(self.now_ms())
             txn.out += timers
             txn.timers += len(timers)
 
-    def _flush(self, part: _Part) -> None:
-        """Start ``part``'s next transaction unless one is in flight (it then starts when that
-        one ends). The snapshot, when due, is taken now: the state after exactly the inputs
-        whose offsets this transaction commits."""
-        SNAPSHOT_AGE.labels(self.name).set(time.monotonic() - part.snapshot_at)
-        if part.inflight is not None or time.monotonic() - part.txn_at < self.commit_interval:
-            return  # the loop comes back within 10 ms
-        if part.snapshotting is None and part.inputs_since_snapshot > 0 and (
-                part.inputs_since_snapshot >= self.snapshot_every
-                or time.monotonic() - part.snapshot_at >= self.snapshot_every_s):
-            part.snapshotting = asyncio.create_task(self._snapshot(part))
-            part.inputs_since_snapshot, part.snapshot_at = 0, time.monotonic()
-        if not part.next:
+    def _caught_up(self, part: _Part) -> bool:
+        """Whether ``part`` has decided its inputs up to the end of the log as the latest fetch
+        saw it. Timers wait until then: a command already in the log (a move received before
+        a deadline, published late) is decided before the timer command, which would otherwise
+        be appended after it and decided first (a restore after a broker outage; a lagging
+        instance)."""
+        for t in self.inputs:
+            if part.offsets.get(t, 0) < part.ends.get(t, 0):
+                return False  # (the fetches' figures may predate the restore)
+            try:
+                _, high = self.consumer.get_watermark_offsets(KafkaPartition(t, part.number), cached=True)
+            except Exception:
+                return False
+            if high is not None and part.offsets.get(t, 0) < high:
+                return False
+        return True
+
+    def _flush(self) -> None:
+        """Start the next transaction with what every partition decided, unless one is in
+        flight (it then starts when that one ends). Snapshots due are taken now: the state
+        after exactly the inputs whose offsets the partition's next transaction commits."""
+        if self._stopping:
             return
-        txn, part.next = part.next, _Txn()
-        part.txn_at = time.monotonic()
-        part.inflight = asyncio.create_task(self._commit(part, txn), name=f"txn-{self.name}-{part.number}")
+        now = time.monotonic()
+        for part in self.parts.values():
+            SNAPSHOT_AGE.labels(self.name).set(now - part.snapshot_at)
+            if part.snapshotting is None and not part.broken and part.inputs_since_snapshot > 0 and (
+                    part.inputs_since_snapshot >= self.snapshot_every
+                    or now - part.snapshot_at >= self.snapshot_every_s):
+                part.snapshotting = asyncio.create_task(self._snapshot(part))
+                part.inputs_since_snapshot, part.snapshot_at = 0, now
+        if self._inflight is not None or now - self._txn_at < self.commit_interval:
+            return  # the loop comes back within 10 ms
+        batch = [(p, p.next) for p in self.parts.values() if p.next and not p.broken]
+        if not batch or not self._begin():
+            return
+        for part, txn in batch:
+            part.next = _Txn()
+            txn.offsets = dict(part.offsets)  # every partition's, always: see _restore
+        self._inflight = asyncio.create_task(self._commit(batch), name=f"txn-{self.name}")
+
+    def _begin(self) -> bool:
+        """Whether a transaction may start now (a producer, no rebalance under way); if so the
+        group's callbacks wait for it to end."""
+        if self.producer is None:
+            return False
+        with self._mu:
+            if self._revoked:
+                return False
+            self._no_commit.clear()
+        self._txn_at = time.monotonic()
+        return True
 
     async def _snapshot(self, part: _Part) -> None:
         """Serialise ``part``'s state as it is now, with the offsets of the inputs it holds,
@@ -658,52 +832,100 @@ class KafkaHost:
             if (status == 0 and blob and self.parts.get(part.number) is part and not part.broken
                     and _fits(self.name, part.number, blob)):
                 part.next.snapshot = blob
-                self._flush(part)
+                self._flush()
         except Exception:
             log.exception("%s: snapshot of partition %d failed; the next one is due in %.0f s",
                           self.name, part.number, self.snapshot_every_s)
         finally:
             part.snapshotting = None
 
-    async def _commit(self, part: _Part, txn: _Txn) -> None:
-        p = part.producer
+    async def _commit(self, batch: list[tuple[_Part, _Txn]]) -> None:
+        """Commit ``batch`` (each partition's next transaction) as one transaction (after
+        :meth:`_begin`); on failure the partitions in it are restored from the log."""
+        loop = asyncio.get_running_loop()
         try:
-            await p.begin_transaction()
+            metadata = self.consumer.consumer_group_metadata()
+            written = await loop.run_in_executor(self._committer, self._commit_blocking, batch, metadata)
+        except Exception as e:  # fenced, or the broker refused: restore from the log
+            self._no_commit.set()
+            TXN_ABORTS.labels(self.name).inc()
+            for part, _ in batch:
+                self._failed(part.number, e)
+                part.broken = True
+            self._inflight = None
+            return
+        for part, txn in batch:
+            self._failing.pop(part.number, None)
+            for (topic, n), offset in written.items():  # bounds of what comes after (_state)
+                if n == part.number and offset >= part.written.get(topic, 0):
+                    part.written[topic] = offset + 1
+            for m in txn.out:
+                EMITTED.labels(self.name, m.type).inc()
+            if txn.timers:
+                TIMERS.labels(self.name).inc(txn.timers)
+        TXN_SECONDS.labels(self.name).observe(time.monotonic() - self._txn_at)
+        self._inflight = None
+        self._flush()
+
+    def _commit_blocking(self, batch: list[tuple[_Part, _Txn]], metadata) -> dict[tuple[str, int], int]:
+        """One transaction (committing thread): every partition's decisions, its offsets record
+        and snapshot, and the input offsets through ``send_offsets_to_transaction`` with the
+        group ``metadata`` (the fence). Returns the highest offset written per output topic
+        partition. Aborts on failure (a producer that cannot abort is replaced)."""
+        p = self.producer
+        high: dict[tuple[str, int], int] = {}
+
+        def delivered(err, msg) -> None:
+            if err is None:
+                tp = (msg.topic(), msg.partition())
+                high[tp] = max(high.get(tp, -1), msg.offset())
+
+        try:
+            p.begin_transaction()
             try:
-                futs = await _send_batches(p, txn.out, self._partition_counts)
-                sent = len(futs)
-                if txn.offsets:
-                    futs.append(await p.send(self.offsets_topic, value=json.dumps(txn.offsets).encode(),
-                                             key=str(part.number).encode(), partition=part.number))
-                if txn.snapshot is not None:
-                    futs.append(await p.send(self.snapshots, value=txn.snapshot,
-                                             key=str(part.number).encode(), partition=part.number))
-                done = await asyncio.gather(*futs)
+                offsets = []
+                for part, txn in batch:
+                    n = part.number
+                    for m in txn.out:
+                        topic, key = m.payload.TOPIC, m.key.encode()
+                        _produce(p, topic, m.model_dump_json().encode(), key,
+                                 partition_of(key, self._partition_count(topic)),
+                                 [("type", m.type.encode())], delivered)
+                    key = str(n).encode()
+                    _produce(p, self.offsets_topic, json.dumps(txn.offsets).encode(), key, n)
+                    if txn.snapshot is not None:
+                        _produce(p, self.snapshots, txn.snapshot, key, n)
+                    offsets += [KafkaPartition(t, n, o) for t, o in txn.offsets.items()]
+                p.send_offsets_to_transaction(offsets, metadata, 30)
+                p.commit_transaction(30)
             except BaseException:
                 try:
-                    await p.abort_transaction()
-                except Exception:
-                    pass
+                    p.abort_transaction(30)
+                except Exception:  # fatal (fenced) or the broker is away: a new producer
+                    log.warning("%s: transaction not aborted; the producer is replaced", self.name)
+                    self.producer = None
                 raise
-            await p.commit_transaction()
-        except Exception as e:  # fenced, or the broker refused: restore from the log
-            TXN_ABORTS.labels(self.name).inc()
-            self._failed(part.number, e)
-            part.broken = True
-            part.inflight = None
+            p.poll(0)
+        finally:
+            self._no_commit.set()
+        return high
+
+    async def _new_producer(self) -> None:
+        """Start the transactional producer (at most once a second while the broker is away);
+        ``init_transactions`` aborts what an earlier producer under the same id left open."""
+        if time.monotonic() < self._producer_retry_at:
             return
-        self._failing.pop(part.number, None)
-        for md in done[:sent]:  # the batches' base offsets: bounds of what comes after (_state)
-            if md.partition == part.number and md.offset >= part.written.get(md.topic, 0):
-                part.written[md.topic] = md.offset + 1
-        TXN_SECONDS.labels(self.name).observe(time.monotonic() - part.txn_at)
-        for m in txn.out:
-            EMITTED.labels(self.name, m.type).inc()
-        if txn.timers:
-            TIMERS.labels(self.name).inc(txn.timers)
-        part.inflight = None
-        if not part.broken and self.parts.get(part.number) is part:
-            self._flush(part)
+        p = Producer({"bootstrap.servers": self.bootstrap, "transactional.id": self.transactional_id,
+                      "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS, "linger.ms": 1,
+                      "message.max.bytes": MAX_SNAPSHOT_BYTES, "client.id": f"arbiter-{self.name}"},
+                     logger=_rdkafka_log)
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._committer, p.init_transactions, 30)
+        except Exception as e:
+            self._producer_retry_at = time.monotonic() + 1.0
+            log.warning("%s: transactional producer not started (%s); retrying", self.name, e)
+            return
+        self.producer = p
 
     def _failed(self, n: int, e: Exception) -> None:
         """Transaction (or, :class:`TailDiverged`, restore) of partition ``n`` failed: it is
@@ -723,9 +945,11 @@ class KafkaHost:
     async def _restore_missing(self) -> None:
         """Restore the assigned partitions that have no state (a failed transaction dropped
         it, or a restore failed while the broker was away), at most once a second each."""
+        if self._revoked:  # a rebalance is under way: the next assignment says what is ours
+            return
         now = time.monotonic()
-        for n in sorted({tp.partition for tp in self.consumer.assignment()} - set(self.parts)):
-            if self._retry_at.get(n, 0.0) > now:
+        for n in sorted(self._assignment - set(self.parts)):
+            if self._retry_at.get(n, 0.0) > now or n in self._restoring:
                 continue
             try:
                 await self._restore(n)
@@ -744,19 +968,16 @@ class KafkaHost:
         log.warning("%s: partition %d not restored yet (%s: %s)", self.name, n, type(e).__name__, e)
 
     def _measure_lag(self) -> None:
-        for tp in self.consumer.assignment():
-            hw = self.consumer.highwater(tp)
-            part = self.parts.get(tp.partition)
-            if hw is not None and part is not None:
-                LAG.labels(self.name, tp.topic, str(tp.partition)).set(max(0, hw - part.offsets.get(tp.topic, 0)))
-
-
-class _Listener(ConsumerRebalanceListener):
-    def __init__(self, host: KafkaHost) -> None:
-        self.host = host
-
-    async def on_partitions_revoked(self, revoked) -> None:
-        await self.host.revoked(revoked)
-
-    async def on_partitions_assigned(self, assigned) -> None:
-        await self.host.assigned(assigned)
+        """Consumer lag per owned input partition (the high watermark the fetches saw), once a
+        second."""
+        if time.monotonic() - self._lag_at < 1.0:
+            return
+        self._lag_at = time.monotonic()
+        for n, part in list(self.parts.items()):
+            for t in self.inputs:
+                try:
+                    _, hw = self.consumer.get_watermark_offsets(KafkaPartition(t, n), cached=True)
+                except Exception:
+                    continue
+                if hw is not None and hw >= 0:
+                    LAG.labels(self.name, t, str(n)).set(max(0, hw - part.offsets.get(t, 0)))

@@ -891,9 +891,9 @@ class KafkaHost:
                         _produce(p, topic, m.model_dump_json().encode(), key,
                                  partition_of(key, self._partition_count(topic)),
                                  [("type", m.type.encode())], delivered)
-                    key = str(n).encode()
-                    _produce(p, self.offsets_topic, json.dumps(txn.offsets).encode(), key, n)
-                    if txn.snapshot is not None:
+                    if txn.snapshot is not None:  # with its offsets record (see the module doc)
+                        key = str(n).encode()
+                        _produce(p, self.offsets_topic, json.dumps(txn.offsets).encode(), key, n)
                         _produce(p, self.snapshots, txn.snapshot, key, n)
                     offsets += [KafkaPartition(t, n, o) for t, o in txn.offsets.items()]
                 p.send_offsets_to_transaction(offsets, metadata, 30)
@@ -916,7 +916,7 @@ class KafkaHost:
         if time.monotonic() < self._producer_retry_at:
             return
         p = Producer({"bootstrap.servers": self.bootstrap, "transactional.id": self.transactional_id,
-                      "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS, "linger.ms": 1,
+                      "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS, "linger.ms": 5,
                       "message.max.bytes": MAX_SNAPSHOT_BYTES, "client.id": f"arbiter-{self.name}"},
                      logger=_rdkafka_log)
         try:

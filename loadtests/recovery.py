@@ -35,7 +35,6 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from contracts.envelope import Actor, dt_of
 from contracts.messages import GAME_COMMANDS, GAME_EVENTS, CreateGame, SubmitMove, envelope
 from loadtests.load import topic_partitions
-from shared.kafkahost import decided_offsets
 from services.tools.supervisor import spawn
 
 PLIES = 40
@@ -116,8 +115,9 @@ class Feeder:
 
 
 async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
-    """Wait until process ``game`` has decided and committed every game command."""
-    c = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    """Wait until process ``game`` has decided and committed every game command (its consumer
+    group's committed offsets, written in its transactions, reach the end)."""
+    c = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id="game", enable_auto_commit=False)
     await c.start()
     try:
         tps = [TopicPartition(GAME_COMMANDS, p) for p in await topic_partitions(bootstrap, GAME_COMMANDS)]
@@ -126,7 +126,7 @@ async def _caught_up(bootstrap: str, timeout: float = 3600) -> None:
             ends = await c.end_offsets(tps)
             done = True
             for tp in tps:
-                if ((await decided_offsets(bootstrap, "game", tp.partition)) or {}).get(GAME_COMMANDS, 0) < ends[tp]:
+                if ((await c.committed(tp)) or 0) < ends[tp]:
                     done = False
                     break
             if done:

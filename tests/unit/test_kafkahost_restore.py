@@ -203,3 +203,32 @@ def test_a_tail_decided_again_by_other_code_is_checked_against_the_decisions_in_
         # the outputs, from the snapshot's bound (0 for a topic it has none for)
         outputs = make_processor("game").outputs
         assert reads[-1] == (n, {t: 7 if t == GAME_EVENTS else 0 for t in outputs}, None), reads
+
+
+def test_timers_wait_until_the_partition_has_decided_its_inputs_to_the_end_of_the_log(monkeypatch):
+    """After a broker outage a move received before its deadline reaches the log late: it lies
+    past what the restored partition decided. The clock's timer must not fire first (its
+    CheckClock would be appended after the move and decided before it: a flag where the move
+    was in time). Timers wait while the partition is behind the end seen at its restore, or
+    behind the high watermark its fetches have seen since."""
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"), ticks=True)
+    high = {}
+
+    class Watermarks:
+        def get_watermark_offsets(self, tp, cached=False):
+            return 0, high.get(tp.topic, 0)
+
+    host.consumer = Watermarks()
+    fired = []
+    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [])
+    topic = host.inputs[0]
+    part = kh._Part(2, proc, offsets={topic: 2}, ends={topic: 3})  # the late move at offset 2
+    host._decide(part, [])
+    assert fired == []  # behind the end seen at the restore
+    monkeypatch.setattr(kh, "_parse", lambda t, v: None)
+    high[topic] = 3
+    host._decide(part, [(1, (topic, 2), 2, b"move")])
+    assert part.offsets[topic] == 3 and len(fired) == 1  # decided up to the end: the timer runs
+    high[topic] = 5  # a fetch saw two more commands
+    host._decide(part, [])
+    assert len(fired) == 1

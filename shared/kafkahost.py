@@ -399,8 +399,10 @@ class KafkaHost:
             txn.snapshot = blob if _fits(self.name, part.number, blob) else None
             part.inputs_since_snapshot = 0
             batch.append((part, txn))
-        if batch and self._begin():
-            await self._commit(batch)
+        if batch:
+            metadata = self.consumer.consumer_group_metadata()  # before _begin: see _flush
+            if self._begin():
+                await self._commit(batch, metadata)
 
     def status(self) -> dict:
         """Readiness for ``/healthz``: ready once the group has assigned this instance its
@@ -756,14 +758,20 @@ class KafkaHost:
         a deadline, published late) is decided before the timer command, which would otherwise
         be appended after it and decided first (a restore after a broker outage; a lagging
         instance)."""
-        for t in self.inputs:
-            if part.offsets.get(t, 0) < part.ends.get(t, 0):
+        try:
+            positions = self.consumer.position([KafkaPartition(t, part.number) for t in self.inputs])
+        except Exception:
+            return False
+        for tp in positions:  # (a position moves past transaction markers; an offset does not)
+            # nothing fetched since the restore's seek (an empty partition): where it sought
+            at = tp.offset if tp.offset >= 0 else part.offsets.get(tp.topic, 0)
+            if at < part.ends.get(tp.topic, 0):
                 return False  # (the fetches' figures may predate the restore)
             try:
-                _, high = self.consumer.get_watermark_offsets(KafkaPartition(t, part.number), cached=True)
+                _, high = self.consumer.get_watermark_offsets(tp, cached=True)
             except Exception:
                 return False
-            if high is not None and part.offsets.get(t, 0) < high:
+            if high is not None and at < high:
                 return False
         return True
 
@@ -784,12 +792,17 @@ class KafkaHost:
         if self._inflight is not None or now - self._txn_at < self.commit_interval:
             return  # the loop comes back within 10 ms
         batch = [(p, p.next) for p in self.parts.values() if p.next and not p.broken]
-        if not batch or not self._begin():
+        if not batch:
+            return
+        # before _begin: while a rebalance callback waits for the transaction to end, this call
+        # waits for the callback (found by a helper: a 20 s stall after a kill and a pause)
+        metadata = self.consumer.consumer_group_metadata()
+        if not self._begin():
             return
         for part, txn in batch:
             part.next = _Txn()
             txn.offsets = dict(part.offsets)  # every partition's, always: see _restore
-        self._inflight = asyncio.create_task(self._commit(batch), name=f"txn-{self.name}")
+        self._inflight = asyncio.create_task(self._commit(batch, metadata), name=f"txn-{self.name}")
 
     def _begin(self) -> bool:
         """Whether a transaction may start now (a producer, no rebalance under way); if so the
@@ -839,12 +852,12 @@ class KafkaHost:
         finally:
             part.snapshotting = None
 
-    async def _commit(self, batch: list[tuple[_Part, _Txn]]) -> None:
-        """Commit ``batch`` (each partition's next transaction) as one transaction (after
-        :meth:`_begin`); on failure the partitions in it are restored from the log."""
+    async def _commit(self, batch: list[tuple[_Part, _Txn]], metadata) -> None:
+        """Commit ``batch`` (each partition's next transaction) as one transaction, fenced by
+        the group ``metadata`` (after :meth:`_begin`); on failure the partitions in it are
+        restored from the log."""
         loop = asyncio.get_running_loop()
         try:
-            metadata = self.consumer.consumer_group_metadata()
             written = await loop.run_in_executor(self._committer, self._commit_blocking, batch, metadata)
         except Exception as e:  # fenced, or the broker refused: restore from the log
             self._no_commit.set()

@@ -81,8 +81,8 @@ async def _game_host(bootstrap: str, **kw):
     from shared.kafkahost import KafkaHost
     from shared.system import make_processor
 
-    h = KafkaHost("game", bootstrap, lambda: make_processor("game"), ticks=False,
-                  snapshot_every_s=3600, **kw)
+    h = KafkaHost("game", bootstrap, lambda: make_processor("game"),
+                  **{"ticks": False, "snapshot_every_s": 3600, **kw})
     await h.start()
     for _ in range(600):
         if h.status()["ready"]:
@@ -521,5 +521,50 @@ def test_a_crash_across_an_upgrade_checks_the_tail_against_the_log(kafka_bootstr
             after, _ = await _move_decisions(kafka_bootstrap, gid)
             assert [m.event_id for m in after] == [m.event_id for m in before]
             assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3")]
+
+    asyncio.run(main())
+
+
+def test_every_game_of_a_partition_loses_on_time_after_an_earlier_flag(kafka_bootstrap):
+    """Timers wait until a partition has decided its inputs to the end of the log. A flag's
+    CheckClock is written in a transaction: the partition's end then lies past a commit marker,
+    which no record fills. Judged by the last record's offset the partition was never caught up
+    again, and a second game's flag did not fall until some player's command reached the
+    partition (found by a helper: 40 s past the deadline). Both games lose on time."""
+    from contracts.messages import CreateGame, SubmitMove
+    from shared.eventlog.kafka import partition_of
+
+    run = uuid.uuid4().hex[:6]
+    gids, n = [], None
+    for i in range(200):  # two games of one partition
+        gid = f"tf{run}{i}"
+        if n is None:
+            n = partition_of(f"game-{gid}".encode(), 8)
+        if partition_of(f"game-{gid}".encode(), 8) == n:
+            gids.append(gid)
+        if len(gids) == 2:
+            break
+    white = Actor(kind="player", id="w")
+
+    async def main():
+        h = await _game_host(kafka_bootstrap, ticks=True)
+        try:
+            for k, gid in enumerate(gids):  # both games' commands before the first flag
+                async with _Commands(kafka_bootstrap, gid, f"d{k}d{k}d{k}d{k}") as c:
+                    await c.put(Actor(kind="organiser", id="o"),
+                                CreateGame(game_id=gid, white="w", black="b", time_control="3"))
+                    await c.put(white, SubmitMove(game_id=gid, player_id="w", move="e4"))
+                    await c.settle(1)
+                await asyncio.sleep(1.0)
+            end = time.time() + 30
+            while time.time() < end:  # Black's 3 s end a second apart: both flags within 30 s
+                ended = [m for m in await _log_of(kafka_bootstrap, f"game-tf{run}") if m.type == "GameEnded"]
+                if len(ended) == 2:
+                    break
+                await asyncio.sleep(0.5)
+            assert sorted((m.aggregate, m.payload.result, m.payload.reason) for m in ended) == sorted(
+                (f"game-{gid}", "1-0", "timeout") for gid in gids)
+        finally:
+            await h.stop()
 
     asyncio.run(main())

@@ -214,11 +214,14 @@ def test_timers_wait_until_the_partition_has_decided_its_inputs_to_the_end_of_th
     host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"), ticks=True)
     high = {}
 
-    class Watermarks:
+    class Positions:  # where the partition's fetch stands, and the end it saw
+        def position(self, tps):
+            return [SimpleNamespace(topic=tp.topic, offset=part.offsets.get(tp.topic, 0)) for tp in tps]
+
         def get_watermark_offsets(self, tp, cached=False):
             return 0, high.get(tp.topic, 0)
 
-    host.consumer = Watermarks()
+    host.consumer = Positions()
     fired = []
     proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [])
     topic = host.inputs[0]

@@ -210,6 +210,10 @@ def _produce(p: Producer, topic: str, value: bytes, key: bytes, partition: int,
             p.poll(0.05)
 
 
+async def _nothing() -> None:
+    return None
+
+
 class _ConsumerFailed(Exception):
     """The consumer reported a fatal error: it must be replaced."""
 
@@ -530,8 +534,10 @@ class KafkaHost:
             group = {tp.topic: tp.offset for tp in await asyncio.to_thread(self.consumer.committed, tps, 30)
                      if tp.offset >= 0}
             progress["phase"] = "snapshot"
-            snap = await self._read_snapshot(n) if self.load_snapshots else None
-            record = await decided_offsets(self.bootstrap, self.name, n)
+            snap, record, *highs = await asyncio.gather(  # at once: each is a round trip or more
+                self._read_snapshot(n) if self.load_snapshots else _nothing(),
+                decided_offsets(self.bootstrap, self.name, n),
+                *(asyncio.to_thread(self.consumer.get_watermark_offsets, tp, 30) for tp in tps))
             committed = {t: max(group.get(t, 0), (record or {}).get(t, 0)) for t in self.inputs}
             if (snap is not None and snap.get("offsets_record") and record is None
                     and any(snap["offsets"].get(t, 0) > committed[t] for t in committed)):
@@ -561,8 +567,7 @@ class KafkaHost:
                 await self._verify_tail(n, before, decided, snap["written"])
                 verified = len(decided)
             # snapshots of an instance's partitions are spread over the interval, not all at once
-            ends = {t: (await asyncio.to_thread(self.consumer.get_watermark_offsets,
-                                                KafkaPartition(t, n), 30))[1] for t in self.inputs}
+            ends = {tp.topic: high for tp, (_, high) in zip(tps, highs)}  # the log's end now
             part = _Part(n, proc, offsets=dict(committed), inputs_since_snapshot=replayed, ends=ends,
                          snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions,
                          written=dict(snap.get("written") or {}) if from_snap else {})

@@ -57,7 +57,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import pickle
 import threading
 import time
@@ -79,7 +78,7 @@ from shared.metrics import (
 )
 from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
-from shared.heap import freeze_heap
+from shared.heap import freeze_heap, serialised_in_child
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -187,15 +186,6 @@ class TailDiverged(RuntimeError):
     """A restore decided the inputs after the snapshot again with other code than decided them,
     and some decision differs from the one the log holds: the partition is not served (its
     state would contradict its log, and its next decisions could take seqs the log has used)."""
-
-
-def _read_all(fd: int) -> bytes:
-    """Every byte from ``fd`` until EOF (closes it)."""
-    chunks = []
-    with os.fdopen(fd, "rb") as f:
-        while chunk := f.read(1 << 20):
-            chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _produce(p: Producer, topic: str, value: bytes, key: bytes, partition: int,
@@ -493,11 +483,7 @@ class KafkaHost:
         REBALANCES.labels(self.name, "assigned").inc()
         for n, part in self.parts.items():  # kept: go on after what it has decided
             self._resume(n, part.offsets)
-        for n in sorted(mine - set(self.parts)):
-            try:
-                await self._restore(n)
-            except Exception as e:  # the broker is away: the loop retries
-                self._not_restored(n, e)
+        await self._restore_all(sorted(mine - set(self.parts)))
         self._joined = True
         ASSIGNED.labels(self.name).set(len(self.parts))
 
@@ -823,31 +809,11 @@ class KafkaHost:
 
     async def _snapshot(self, part: _Part) -> None:
         """Serialise ``part``'s state as it is now, with the offsets of the inputs it holds,
-        without stopping the loop: a forked child (copy-on-write, so the state is frozen at the
-        fork) pickles and compresses it on the other core and hands the bytes over a pipe; they
-        go out with the partition's next transaction (their own offsets inside). Pickling 10,000
-        live games inline would stop every game of the instance for a fifth of a second."""
-        state = _state(part)
-        loop = asyncio.get_running_loop()
-        freeze_heap()  # before the fork: the child's pages stay shared
+        without stopping the loop (:func:`shared.heap.serialised_in_child`); the bytes go out
+        with the partition's next transaction (their own offsets inside)."""
         try:
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the child: serialise, write, leave without touching the event loop
-                code = 0
-                try:
-                    os.close(r)
-                    blob = zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
-                    with os.fdopen(w, "wb") as f:
-                        f.write(blob)
-                except BaseException:
-                    code = 1
-                finally:
-                    os._exit(code)
-            os.close(w)
-            blob = await loop.run_in_executor(None, _read_all, r)
-            _, status = await loop.run_in_executor(None, os.waitpid, pid, 0)
-            if (status == 0 and blob and self.parts.get(part.number) is part and not part.broken
+            blob = await serialised_in_child(_state(part))
+            if (self.parts.get(part.number) is part and not part.broken
                     and _fits(self.name, part.number, blob)):
                 part.next.snapshot = blob
                 self._flush()
@@ -966,14 +932,18 @@ class KafkaHost:
         if self._revoked:  # a rebalance is under way: the next assignment says what is ours
             return
         now = time.monotonic()
-        for n in sorted(self._assignment - set(self.parts)):
-            if self._retry_at.get(n, 0.0) > now or n in self._restoring:
-                continue
-            try:
-                await self._restore(n)
-                self._retry_at.pop(n, None)
-            except Exception as e:
+        await self._restore_all([n for n in sorted(self._assignment - set(self.parts))
+                                 if self._retry_at.get(n, 0.0) <= now and n not in self._restoring])
+
+    async def _restore_all(self, ns: list[int]) -> None:
+        """Restore partitions ``ns`` at once (each restore is a few round trips to the broker,
+        mostly waiting); one that fails is retried later (:meth:`_not_restored`)."""
+        results = await asyncio.gather(*(self._restore(n) for n in ns), return_exceptions=True)
+        for n, e in zip(ns, results):
+            if isinstance(e, Exception):  # the broker is away: the loop retries
                 self._not_restored(n, e)
+            else:
+                self._retry_at.pop(n, None)
 
     def _not_restored(self, n: int, e: Exception) -> None:
         """A restore of partition ``n`` failed: retried in a second (the broker is away), or,

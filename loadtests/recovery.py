@@ -12,8 +12,11 @@ the process (SIGKILL) once its latest snapshot is written (the tail to replay is
 after it: at most ``snapshot_every_s`` of traffic in a live system), publishes a probe move at
 once and starts a new process: ``served_s`` is
 the time from the kill to the probe's MoveAccepted, ``ready_s`` to ``/healthz`` ready. The same
-is done with ``ARBITER_LOAD_SNAPSHOTS=0`` (baseline: no snapshot loaded). Writes JSON and a PNG
-(recovery time against log size) beside it.
+is done with ``ARBITER_LOAD_SNAPSHOTS=0`` (baseline: no snapshot loaded). Then the gateway
+(``python -m services.gateway``): its start reading the whole log (baseline), and, once it has
+snapshotted its read model, its start after a kill -9 from that snapshot plus the log after
+it (``ready_s``: process start to ``/healthz`` ready). Writes JSON and a PNG (recovery time
+against log size) beside it.
 """
 from __future__ import annotations
 
@@ -205,6 +208,32 @@ async def restart(feeder: Feeder, bus: str, port: int, proc: subprocess.Popen, s
                  "rss_mb": round(_rss_mb(new.pid), 1)}
 
 
+async def gateway_restart(bus: str, port: int) -> dict:
+    """The gateway's start on the log as it is: reading the whole log (baseline, snapshots not
+    loaded), then, once it has snapshotted its read model, after a kill -9 from the snapshot
+    and the log after it. Seconds from the start of the process to ``/healthz`` ready."""
+    rows: dict = {}
+    for label, load in (("full_read", "0"), ("snapshot", "1")):
+        t0 = time.perf_counter()
+        p = spawn("gateway", bus, port, env={"ARBITER_LOAD_SNAPSHOTS": load,
+                                             "ARBITER_GATEWAY_SNAPSHOT_EVERY_S": "5"},
+                  output=subprocess.DEVNULL)
+        try:
+            h = await _ready(port, p)
+            rows[label] = {"ready_s": round(time.perf_counter() - t0, 3), "replayed": h["replayed"],
+                           "from_snapshot": h["from_snapshot"], "rss_mb": round(_rss_mb(p.pid), 1)}
+            if label == "full_read":  # the snapshot the next start takes up
+                t1 = time.perf_counter()
+                while h["snapshot_applied"] < h["applied"]:
+                    await asyncio.sleep(0.5)
+                    h = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).json()
+                rows["snapshot_written_s"] = round(time.perf_counter() - t1, 1)
+        finally:
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+    return rows
+
+
 async def run(bus: str, sizes: list[int], port: int) -> dict:
     bootstrap = bus[len("kafka://"):]
     line = game_line(7, PLIES + len(sizes) * 2 + 2)
@@ -233,6 +262,8 @@ async def run(bus: str, sizes: list[int], port: int) -> dict:
                 proc, row[label] = await restart(feeder, bus, port, proc, snaps, probe)
                 probe += 1
                 print(f"recovery: {row['messages']:,} messages, {label}: {row[label]}", file=sys.stderr, flush=True)
+            row["gateway"] = await gateway_restart(bus, port + 1)
+            print(f"recovery: {row['messages']:,} messages, gateway: {row['gateway']}", file=sys.stderr, flush=True)
             rows.append(row)
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -256,13 +287,17 @@ def plot(result: dict, png: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for label, style in (("snapshot", "o-"), ("full_replay", "s--")):
         ax.plot(xs, [r[label]["served_s"] for r in result["sizes"]], style,
-                label={"snapshot": "snapshot + tail", "full_replay": "replay from the start (baseline)"}[label])
+                label={"snapshot": "game: snapshot + tail", "full_replay": "game: replay from the start (baseline)"}[label])
+    if all("gateway" in r for r in result["sizes"]):
+        for label, style in (("snapshot", "^-"), ("full_read", "v--")):
+            ax.plot(xs, [r["gateway"][label]["ready_s"] for r in result["sizes"]], style,
+                    label={"snapshot": "gateway: snapshot + tail", "full_read": "gateway: whole log (baseline)"}[label])
     ax.axhline(5, color="grey", lw=0.8, ls=":", label="target 5 s")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("messages in the log")
-    ax.set_ylabel("kill -9 to next decision (s)")
-    ax.set_title("Game processor recovery")
+    ax.set_ylabel("kill -9 to next decision / ready (s)")
+    ax.set_title("Recovery after kill -9")
     ax.legend()
     fig.tight_layout()
     fig.savefig(png, dpi=110)

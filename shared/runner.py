@@ -79,7 +79,9 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
         from shared.eventlog.base import open_log
 
         app = create_app(open_log(bus), admin_token=os.environ.get("ARBITER_ADMIN_TOKEN", "local-arbiter"),
-                         wait_timeout=30.0)
+                         wait_timeout=30.0,
+                         snapshot_every_s=float(os.environ.get("ARBITER_GATEWAY_SNAPSHOT_EVERY_S", "60")),
+                         load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0")
     else:
         import socket
 

@@ -9,30 +9,34 @@
   actor: the player named in the body, or the arbiter when the request carries
   ``X-Arbiter-Token`` equal to ``admin_token``. **With ``admin_token=None`` the arbiter endpoints
   are open** (every caller may act as arbiter: development, demo and tests only).
-- Read models (:mod:`services.gateway.readmodel`) fed by all four topics in a fresh consumer
-  group ``gateway-<hex>``, and live pushes (SSE) per aggregate.
+- Read models (:mod:`services.gateway.readmodel`) fed by all four topics (every gateway reads
+  everything: no consumer group), restored from their latest snapshot plus the log after it,
+  and live pushes (SSE) per aggregate.
 - Bad input is a 4xx with ``{"detail": ...}`` and publishes nothing (invariant 4).
 
 Usage::
 
     log = MemoryLog()
-    app = create_app(log)                  # subscribes the read model at once
+    app = create_app(log)
     # uvicorn.run(app)  /  async with app.router.lifespan_context(app): ...
 
-With ``manage_log=False`` the caller starts and stops the log; create the app (or call
-``app.state.gateway.attach()``, which is idempotent) **before** ``log.start()``.
+With ``manage_log=False`` the caller starts and stops the log.
 """
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+import pickle
 import secrets
 import time
 import traceback
 import uuid
+import zlib
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
@@ -46,15 +50,16 @@ from sse_starlette import EventSourceResponse
 
 from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import (
-    GAME_COMMANDS, GAME_EVENTS, TOPICS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS,
+    TOPICS,
     AcceptDead, AcceptDraw, ClaimDraw, CorrectResult, CreateGame, CreateTournament, DeclineDraw,
     DrawLots, FinishTournament, WithdrawPlayer,
     IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
     ReportArrival, Resign, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     envelope,
 )
-from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog
-from shared.heap import freeze_heap, paused_gc
+from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
+from shared.heap import freeze_heap, paused_gc, serialised_in_child
+from services.gateway import readmodel
 from services.gateway.readmodel import ReadModel, Recorded
 
 logger = logging.getLogger("arbiter.gateway")
@@ -65,6 +70,24 @@ REJECTED = Counter("arbiter_gateway_http_rejections_total", "Requests refused be
                    ["status"])
 WAIT = Histogram("arbiter_gateway_command_seconds", "Publish to outcome of a command")
 SSE_CLIENTS = Gauge("arbiter_gateway_sse_clients", "Open SSE streams")
+SNAPSHOT_SECONDS = Gauge("arbiter_gateway_snapshot_seconds", "Time to serialise and save the latest "
+                         "read-model snapshot")
+SNAPSHOT_BYTES = Gauge("arbiter_gateway_snapshot_bytes", "Size of the latest read-model snapshot")
+def _fingerprint() -> str:
+    """SHA-1 of the read model's and the contracts' source: a snapshot of the read model made by
+    other code is not taken up (the log is read from the start instead)."""
+    h = hashlib.sha1(usedforsecurity=False)
+    root = Path(__file__).resolve().parents[2]
+    for f in [Path(readmodel.__file__).resolve(), *sorted((root / "contracts").rglob("*.py"))]:
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+READMODEL_CODE = _fingerprint()
+
+
+#: The snapshot's name in the log (Kafka: topic ``arbiter.snapshots.gateway``).
+SNAPSHOT_NAME = "gateway"
 
 REJECTIONS = {"MoveRejected", "GameCommandRejected", "TournamentCommandRejected"}
 ARBITER = Actor(kind="arbiter", id="arbiter")
@@ -189,7 +212,8 @@ class Gateway:
     """State of one gateway process: the read model, command-stream seqs, waiters, SSE fan-out."""
 
     def __init__(self, log: EventLog, *, admin_token: str | None, now_ms: Callable[[], int],
-                 wait_timeout: float = 5.0) -> None:
+                 wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
+                 load_snapshots: bool = True) -> None:
         self.log = log
         self.admin_token = admin_token
         self.now_ms = now_ms
@@ -198,7 +222,6 @@ class Gateway:
         # after an instance id drawn at start (so any number of gateways run side by side, and
         # a restarted one starts new streams at seq 1 without reading the log).
         self.instance = secrets.token_hex(4)
-        self.group = f"gateway-{self.instance}"
         self.rm = ReadModel()
         self.dedupe = Deduper()
         self.seqs: dict[str, int] = {}
@@ -209,43 +232,82 @@ class Gateway:
         self.effects: OrderedDict[uuid.UUID, Envelope] = OrderedDict()
         self.max_effects = 20_000
         self.ready = False
-        self._attached = False
-        self._catchup: set[uuid.UUID] = set()  # last message of each topic at bootstrap
+        self.snapshot_every_s, self.load_snapshots = snapshot_every_s, load_snapshots
+        self.follower: Follower | None = None
+        self.restored: dict = {}  # the log positions of the snapshot started from
+        self.replayed = 0  # messages read at start after the snapshot (or all of them)
+        self._snapshotter: asyncio.Task | None = None
+        self.snapshot_applied = 0
 
     # ------------------------------------------------------------------------------ consumption
-    def attach(self) -> None:
-        """Subscribe the read model to all four topics (idempotent; before ``log.start()``)."""
-        if not self._attached:
-            self.log.subscribe((TOURNAMENT_COMMANDS, GAME_COMMANDS, TOURNAMENT_EVENTS, GAME_EVENTS),
-                               self.group, self.on_message, commit="periodic")
-            self._attached = True
-
     async def bootstrap(self) -> None:
-        """Catch up from ``log.read`` before serving: known aggregates and command seqs (the
-        subscription replays the same messages later; :class:`Deduper` skips them). The read
-        model is long-lived and makes no reference cycles: the collector is off meanwhile and
-        what it holds is frozen after (:mod:`shared.heap`)."""
+        """Catch up before serving: the latest read-model snapshot (if any, and made by this
+        read model's code), then the log after it up to its end now, then follow the log live
+        from there. Without a snapshot the whole log is read: start-up then grows with the
+        log. The read model is long-lived and makes no reference cycles: the collector is off
+        meanwhile and what it holds is frozen after (:mod:`shared.heap`)."""
         with paused_gc():
+            start = await self._load_snapshot() if self.load_snapshots else {}
             try:
-                msgs = await self.log.read_many_lazily(TOPICS)
-            except Exception:  # the subscription will catch up anyway
+                msgs, ends = await self.log.read_tail(TOPICS, start)
+                for _, _, m in msgs:  # in log order: an aggregate's history as it happened
+                    self.ingest(m)
+                    self.replayed += 1
+            except Exception:  # the broker is away: the feed catches up from the snapshot
                 logger.warning("gateway: could not read the log at startup", exc_info=True)
-                msgs = ()
-            last: dict[str, Envelope] = {}
-            for m in msgs:  # in log order: an aggregate's history as it happened
-                self.ingest(m)
-                last[m.payload.TOPIC] = m
-            self._catchup.update(m.event_id for m in last.values())
+                ends = start
         freeze_heap()
+        self.follower = self.log.follow(TOPICS, {**start, **ends}, self.on_message)
+        if self.snapshot_every_s:
+            self._snapshotter = asyncio.create_task(self._snapshots(), name="gateway-snapshots")
 
-    @property
-    def caught_up(self) -> bool:
-        """Whether the live subscription has reached what the bootstrap read (until then a
-        command's outcome may be queued behind the backlog)."""
-        return not self._catchup
+    async def _load_snapshot(self) -> dict:
+        """Take up the latest snapshot: the read model, the deduper and the log positions it
+        holds (returned; empty without a usable snapshot)."""
+        try:
+            blob = await self.log.load_snapshot(SNAPSHOT_NAME)
+            snap = pickle.loads(zlib.decompress(blob)) if blob else None
+        except Exception:  # unreadable (other code, a damaged chunk): read the whole log
+            logger.warning("gateway: the read-model snapshot is not loadable", exc_info=True)
+            snap = None
+        if not isinstance(snap, dict) or snap.get("code") != READMODEL_CODE:
+            return {}
+        self.rm, self.dedupe, self.restored = snap["rm"], snap["dedupe"], snap["positions"]
+        self.snapshot_applied = self.rm.applied
+        return dict(snap["positions"])
+
+    async def _snapshots(self) -> None:
+        """Every ``snapshot_every_s`` with something new: the read model, the deduper and the
+        follower's positions as they are now, serialised by a forked child
+        (:func:`shared.heap.serialised_in_child`) and saved in the log."""
+        while True:
+            await asyncio.sleep(self.snapshot_every_s)
+            if self.rm.applied == self.snapshot_applied:
+                continue
+            state = {"code": READMODEL_CODE, "rm": self.rm, "dedupe": self.dedupe,
+                     "positions": dict(self.follower.positions)}
+            applied = self.rm.applied
+            try:
+                t0 = time.perf_counter()
+                blob = await serialised_in_child(state)
+                await self.log.save_snapshot(SNAPSHOT_NAME, blob)
+                self.snapshot_applied = applied
+                SNAPSHOT_SECONDS.set(time.perf_counter() - t0)
+                SNAPSHOT_BYTES.set(len(blob))
+            except Exception:
+                logger.exception("gateway: read-model snapshot failed; the next in %.0f s",
+                                 self.snapshot_every_s)
+
+    async def close(self) -> None:
+        """Stop following the log and taking snapshots."""
+        for t in (self._snapshotter,):
+            if t is not None:
+                t.cancel()
+                await asyncio.gather(t, return_exceptions=True)
+        if self.follower is not None:
+            await self.follower.stop()
 
     async def on_message(self, topic: str, msg: Envelope) -> None:
-        self._catchup.discard(msg.event_id)
         self.ingest(msg)
 
     def ingest(self, msg: Envelope) -> None:
@@ -415,18 +477,22 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
 # ----------------------------------------------------------------------------------------- the app
 def create_app(log: EventLog, *, admin_token: str | None = None,
                now_ms: Callable[[], int] | None = None, manage_log: bool = True,
-               wait_timeout: float = 5.0) -> FastAPI:
+               wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
+               load_snapshots: bool = True) -> FastAPI:
     """Build the gateway app on ``log``.
 
-    The read model is subscribed here (consumer group ``gateway-<hex>``), so the app must be
-    created before the log is started. On startup the app reads the log to learn known games,
-    tournaments and the last seq of every command stream, then (``manage_log=True``) starts the
-    log; on shutdown it closes SSE streams and (``manage_log=True``) stops the log.
-    ``admin_token=None`` leaves arbiter endpoints open. ``now_ms``: receive-time clock (epoch
-    ms). ``wait_timeout``: seconds a command waits for its outcome before answering 202.
+    On startup the app takes up the latest read-model snapshot and reads the log after it
+    (:meth:`Gateway.bootstrap`), follows the log from there, then (``manage_log=True``) starts
+    the log; on shutdown it closes SSE streams, stops following and (``manage_log=True``)
+    stops the log. ``admin_token=None`` leaves arbiter endpoints open. ``now_ms``:
+    receive-time clock (epoch ms). ``wait_timeout``: seconds a command waits for its outcome
+    before answering 202. ``snapshot_every_s``: how often (seconds) the read model is
+    snapshotted to the log when it has changed (None: never; a process serving a national
+    event's log starts from it in seconds instead of reading the whole log).
+    ``load_snapshots=False``: read the whole log at start (a benchmark's baseline).
     """
-    gw = Gateway(log, admin_token=admin_token, now_ms=now_ms or _wall_ms, wait_timeout=wait_timeout)
-    gw.attach()
+    gw = Gateway(log, admin_token=admin_token, now_ms=now_ms or _wall_ms, wait_timeout=wait_timeout,
+                 snapshot_every_s=snapshot_every_s, load_snapshots=load_snapshots)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -439,6 +505,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         finally:
             gw.ready = False
             gw.close_all_streams()
+            await gw.close()
             if manage_log:
                 await log.stop()
 
@@ -532,7 +599,9 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     # ------------------------------------------------------------------------------ health
     @app.get("/healthz", tags=["ops"])
     async def healthz() -> dict:
-        return {"status": "ok", "ready": gw.ready and gw.caught_up, "group": gw.group, "applied": gw.rm.applied,
+        return {"status": "ok", "ready": gw.ready, "applied": gw.rm.applied,
+                "from_snapshot": sum(gw.restored.values()) if gw.restored else None,
+                "replayed": gw.replayed, "snapshot_applied": gw.snapshot_applied,
                 "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments)}
 
     @app.get("/metrics", tags=["ops"])

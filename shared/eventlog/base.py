@@ -11,6 +11,7 @@ producer retry). Consumers make that harmless with :class:`Deduper`.
 from __future__ import annotations
 
 import abc
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from contracts.envelope import Envelope
@@ -23,6 +24,26 @@ from contracts.envelope import Envelope
 MAX_EVENT_BYTES = 1_000_000
 
 Handler = Callable[[str, Envelope], Awaitable[None]]
+#: A topic partition: ``(topic, partition)``. Offsets are Kafka's (the memory log: one
+#: partition per topic, the message's index in it).
+Position = tuple[str, int]
+Positions = dict[Position, int]
+
+
+class Follower:
+    """A :meth:`EventLog.follow` in progress. ``positions``: for every topic partition, the
+    offset of the next message, i.e. one past the last one whose handler has returned;
+    updated right after each handler returns, so a caller reading it between two handlers
+    (nothing in between on one event loop) gets exactly what was handled."""
+
+    def __init__(self, positions: Positions) -> None:
+        self.positions = positions
+        self.task: asyncio.Task | None = None
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
 
 
 class EventLog(abc.ABC):
@@ -73,6 +94,30 @@ class EventLog(abc.ABC):
         """The messages of ``topics`` under partition key ``key`` (:attr:`Envelope.key`), in
         append order; Kafka reads only the partition the key maps to."""
         return [m for m in await self.read_many(topics) if m.key == key]
+
+    @abc.abstractmethod
+    async def read_tail(self, topics: Sequence[str], start: Positions
+                        ) -> tuple[Iterable[tuple[Position, int, Envelope]], Positions]:
+        """What ``topics`` hold after ``start`` (per topic partition the offset of the first
+        message wanted; a partition not in it: from its beginning) up to the end now: the
+        messages as ``(position, offset, message)`` in log order (each partition in offset
+        order, partitions merged by timestamp), parsed as the iteration reaches them, and the
+        end offset of every partition (where a :meth:`follow` goes on)."""
+
+    @abc.abstractmethod
+    def follow(self, topics: Sequence[str], start: Positions, handler: Handler) -> Follower:
+        """Call ``handler(topic, msg)`` for every message of ``topics`` from ``start`` on (as
+        :meth:`read_tail`), as they come, until :meth:`stop` or :meth:`Follower.stop`: a read
+        model's feed, with no consumer group (every follower sees everything)."""
+
+    @abc.abstractmethod
+    async def save_snapshot(self, name: str, blob: bytes) -> None:
+        """Keep ``blob`` as the latest snapshot called ``name`` (any size: Kafka splits it into
+        records written before the one that makes it the latest)."""
+
+    @abc.abstractmethod
+    async def load_snapshot(self, name: str) -> bytes | None:
+        """The latest complete snapshot called ``name``, or None."""
 
     async def idle(self, timeout: float = 30.0) -> None:  # pragma: no cover - overridden
         """Wait until every subscribed group has handled every message published so far."""

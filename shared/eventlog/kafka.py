@@ -18,11 +18,14 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import heapq
+import json
 import logging
+import time
 from collections.abc import Iterator, Sequence
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.partitioner import murmur2
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -34,7 +37,7 @@ from pydantic import ValidationError
 
 from contracts.envelope import Envelope
 from contracts.messages import TOPICS, parse_message
-from shared.eventlog.base import EventLog, Handler
+from shared.eventlog.base import EventLog, Follower, Handler, Position, Positions
 
 log = logging.getLogger("arbiter.kafka")
 
@@ -84,16 +87,18 @@ def partition_of(key: bytes, partitions: int) -> int:
 
 
 async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = TOPICS,
-                        compacted: Sequence[str] = (), compacted_config: dict | None = None) -> None:
-    """Create the missing ``topics`` and ``compacted`` topics (``cleanup.policy=compact`` plus
-    ``compacted_config``) with ``partitions`` partitions each, replication 1."""
+                        compacted: Sequence[str] = (), compacted_config: dict | None = None,
+                        config: dict | None = None) -> None:
+    """Create the missing ``topics`` (with ``config``) and ``compacted`` topics
+    (``cleanup.policy=compact`` plus ``compacted_config``) with ``partitions`` partitions
+    each, replication 1."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        config = {"cleanup.policy": "compact", **(compacted_config or {})}
-        new = [NewTopic(t, partitions, 1) for t in topics if t not in existing]
-        new += [NewTopic(t, partitions, 1, topic_configs=config) for t in compacted if t not in existing]
+        compacting = {"cleanup.policy": "compact", **(compacted_config or {})}
+        new = [NewTopic(t, partitions, 1, topic_configs=config or {}) for t in topics if t not in existing]
+        new += [NewTopic(t, partitions, 1, topic_configs=compacting) for t in compacted if t not in existing]
         if new:
             try:
                 await admin.create_topics(new)
@@ -101,6 +106,38 @@ async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] =
                 pass
     finally:
         await admin.close()
+
+
+#: The most bytes of a snapshot in one record (Kafka's default limit is 1 MB a record batch).
+SNAPSHOT_CHUNK = 900_000
+#: Snapshots topics keep the latest 1 GiB (whole segments of 128 MiB) and nothing by age: the
+#: latest snapshot stays however long ago it was written.
+SNAPSHOT_TOPIC_CONFIG = {"retention.ms": "-1", "retention.bytes": str(1 << 30),
+                         "segment.bytes": str(128 << 20)}
+
+
+async def _read(c: AIOKafkaConsumer, tp: TopicPartition, lo: int, hi: int) -> list:
+    """The records of ``tp`` at offsets ``lo`` .. ``hi`` - 1 that are still there."""
+    c.seek(tp, lo)
+    out: list = []
+    deadline = time.monotonic() + 30
+    while await c.position(tp) < hi and time.monotonic() < deadline:
+        batch = await c.getmany(tp, timeout_ms=1000)
+        out += [r for r in batch.get(tp, []) if r.offset < hi]
+    return out
+
+
+async def _chunks(c: AIOKafkaConsumer, tp: TopicPartition, manifest: dict) -> bytes | None:
+    """The blob ``manifest`` describes, or None when a chunk is gone or it does not check."""
+    want = manifest.get("chunks") or []
+    if not want:
+        return None
+    got = {r.offset: r.value for r in await _read(c, tp, min(want), max(want) + 1) if r.offset in set(want)}
+    if len(got) != len(want):
+        return None
+    blob = b"".join(got[o] for o in want)
+    ok = len(blob) == manifest.get("bytes") and hashlib.sha1(blob).hexdigest() == manifest.get("sha1")
+    return blob if ok else None
 
 
 class KafkaLog(EventLog):
@@ -118,6 +155,7 @@ class KafkaLog(EventLog):
         )
         self._inflight = 0
         self._started = False
+        self._followers: list[Follower] = []
         self.undecodable = 0
 
     def _parse(self, topic: str, body: bytes) -> Envelope | None:
@@ -158,6 +196,9 @@ class KafkaLog(EventLog):
         self._started = True
 
     async def stop(self) -> None:
+        for f in self._followers:
+            await f.stop()
+        self._followers.clear()
         if self._started:
             await self.broker.stop()
             self._started = False
@@ -204,9 +245,11 @@ class KafkaLog(EventLog):
         return [m for r in in_log_order(rows)
                 if (m := self._parse(r[1][0], r[3])) is not None and m.key == key]
 
-    async def _rows(self, topic: str, only: int | None = None) -> list[tuple]:
+    async def _rows(self, topic: str, only: int | None = None, start: Positions | None = None,
+                    ends: Positions | None = None) -> list[tuple]:
         """``(timestamp, (topic, partition), offset, value)`` of every committed record of
-        ``topic`` (or of its partition ``only``) now in the log, in :func:`in_log_order`."""
+        ``topic`` (or of its partition ``only``) now in the log, in :func:`in_log_order`; from
+        the ``start`` offsets on where given; ``ends`` (if given) receives the end offsets."""
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
                                     isolation_level="read_committed")
         try:
@@ -218,8 +261,13 @@ class KafkaLog(EventLog):
             consumer.assign(tps)
             await consumer.seek_to_beginning(*tps)
             end = await consumer.end_offsets(tps)
+            if ends is not None:
+                ends.update({(topic, tp.partition): o for tp, o in end.items()})
+            for tp in tps:
+                if (start or {}).get((topic, tp.partition), 0) > 0:
+                    consumer.seek(tp, min(start[(topic, tp.partition)], end[tp]))
             rows: list[tuple] = []
-            remaining = {tp for tp in tps if end[tp] > 0}
+            remaining = {tp for tp in tps if end[tp] > (start or {}).get((topic, tp.partition), 0)}
             while remaining:  # positions pass the transaction markers too
                 batch = await consumer.getmany(*remaining, timeout_ms=500, max_records=10_000)
                 for tp, records in batch.items():
@@ -231,6 +279,86 @@ class KafkaLog(EventLog):
             return in_log_order(rows)
         finally:
             await consumer.stop()
+
+    async def read_tail(self, topics: Sequence[str], start: Positions
+                        ) -> tuple[Iterator[tuple[Position, int, Envelope]], Positions]:
+        ends: Positions = {}
+        rows = in_log_order([r for t in dict.fromkeys(topics) for r in await self._rows(t, start=start, ends=ends)])
+        return ((pos, off, m) for _, pos, off, raw in rows if (m := self._parse(pos[0], raw)) is not None), ends
+
+    def follow(self, topics: Sequence[str], start: Positions, handler: Handler) -> Follower:
+        """A group-less read-committed consumer of every partition of ``topics``, from
+        ``start``; polled in batches, each record handled in offset order."""
+        f = Follower(dict(start))
+        f.task = asyncio.create_task(self._follow(list(dict.fromkeys(topics)), f, handler),
+                                     name="kafkalog-follow")
+        self._followers.append(f)
+        return f
+
+    async def _follow(self, topics: list[str], f: Follower, handler: Handler) -> None:
+        c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
+                             isolation_level="read_committed", fetch_max_wait_ms=50)
+        await c.start()
+        try:
+            tps = [TopicPartition(t, p) for t in topics for p in sorted(await self._partitions(t))]
+            c.assign(tps)
+            for tp in tps:
+                f.positions.setdefault((tp.topic, tp.partition), 0)
+                c.seek(tp, f.positions[(tp.topic, tp.partition)])
+            while True:
+                batch = await c.getmany(timeout_ms=1000, max_records=2000)
+                for tp, records in batch.items():
+                    for r in records:
+                        m = self._parse(tp.topic, r.value)
+                        if m is not None:
+                            await handler(tp.topic, m)
+                        f.positions[(tp.topic, tp.partition)] = r.offset + 1
+        finally:
+            await c.stop()
+
+    async def save_snapshot(self, name: str, blob: bytes) -> None:
+        """Chunks of at most :data:`SNAPSHOT_CHUNK` bytes on topic ``arbiter.snapshots.<name>``
+        (one partition; size-bound retention keeps the latest few), each acknowledged before
+        the manifest (JSON: the chunks' offsets and sizes) that makes them the latest."""
+        topic = f"arbiter.snapshots.{name}"
+        await ensure_topics(self.bootstrap, 1, (topic,), config=SNAPSHOT_TOPIC_CONFIG)
+        p = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
+                             max_request_size=SNAPSHOT_CHUNK + (1 << 16), compression_type=None)
+        await p.start()
+        try:
+            futs = [await p.send(topic, blob[i:i + SNAPSHOT_CHUNK], key=b"chunk", partition=0)
+                    for i in range(0, len(blob), SNAPSHOT_CHUNK)]
+            offsets = [(await fut).offset for fut in futs]
+            manifest = {"chunks": offsets, "bytes": len(blob), "sha1": hashlib.sha1(blob).hexdigest()}
+            await (await p.send(topic, json.dumps(manifest).encode(), key=b"manifest", partition=0))
+        finally:
+            await p.stop()
+
+    async def load_snapshot(self, name: str) -> bytes | None:
+        """The blob of the latest manifest of :meth:`save_snapshot` whose chunks are all still
+        there and whole (its SHA-1), or None."""
+        topic = f"arbiter.snapshots.{name}"
+        c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
+                             max_partition_fetch_bytes=SNAPSHOT_CHUNK + (1 << 16))
+        await c.start()
+        try:
+            if topic not in await c.topics():
+                return None
+            tp = TopicPartition(topic, 0)
+            c.assign([tp])
+            first, end = (await c.beginning_offsets([tp]))[tp], (await c.end_offsets([tp]))[tp]
+            hi = end
+            while hi > first:  # back from the end, 64 records at a time, to the last manifest
+                lo = max(first, hi - 64)
+                manifests = [r for r in await _read(c, tp, lo, hi) if r.key == b"manifest"]
+                for r in reversed(manifests):
+                    blob = await _chunks(c, tp, json.loads(r.value))
+                    if blob is not None:
+                        return blob
+                hi = lo
+            return None
+        finally:
+            await c.stop()
 
     async def idle(self, timeout: float = 30.0) -> None:
         """Best effort: wait until no handler of this process is running for a short while."""

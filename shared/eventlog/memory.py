@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from contracts.envelope import Envelope
 from contracts.messages import parse_message
-from shared.eventlog.base import EventLog, Handler
+from shared.eventlog.base import EventLog, Follower, Handler, Position, Positions
 
 
 class MemoryLog(EventLog):
@@ -28,6 +28,8 @@ class MemoryLog(EventLog):
         self._tasks: list[asyncio.Task] = []
         self._busy: dict[str, bool] = {}
         self._errors: list[BaseException] = []
+        self._followers: dict[str, Follower] = {}
+        self._snapshots: dict[str, bytes] = {}
 
     def subscribe(self, topics: Sequence[str], group: str, handler: Handler, *,
                   commit: str = "after") -> None:
@@ -40,7 +42,32 @@ class MemoryLog(EventLog):
 
     async def start(self) -> None:
         for group in self._groups:
-            self._tasks.append(asyncio.create_task(self._run(group), name=f"memlog-{group}"))
+            if group not in self._followers:
+                self._tasks.append(asyncio.create_task(self._run(group), name=f"memlog-{group}"))
+
+    async def read_tail(self, topics: Sequence[str], start: Positions
+                        ) -> tuple[list[tuple[Position, int, Envelope]], Positions]:
+        rows = sorted((c, t, i, raw) for t in dict.fromkeys(topics)
+                      for i, (c, raw) in enumerate(self._topics.get(t, [])) if i >= start.get((t, 0), 0))
+        ends = {(t, 0): len(self._topics.get(t, [])) for t in topics}
+        return [((t, 0), i, parse_message(raw)) for _, t, i, raw in rows], ends
+
+    def follow(self, topics: Sequence[str], start: Positions, handler: Handler) -> Follower:
+        """A group of its own whose cursors start at ``start``; its task starts at once."""
+        name = f"follow-{len(self._followers)}"
+        self.subscribe(topics, name, handler)
+        f = self._followers[name] = Follower({(t, 0): start.get((t, 0), 0) for t in topics})
+        for t in topics:
+            self._cursors[(name, t)] = f.positions[(t, 0)]
+        f.task = asyncio.create_task(self._run(name), name=f"memlog-{name}")
+        self._tasks.append(f.task)
+        return f
+
+    async def save_snapshot(self, name: str, blob: bytes) -> None:
+        self._snapshots[name] = blob
+
+    async def load_snapshot(self, name: str) -> bytes | None:
+        return self._snapshots.get(name)
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -104,6 +131,8 @@ class MemoryLog(EventLog):
                 except Exception as exc:  # a handler bug must not stop the log
                     self._errors.append(exc)
                     raise
+            if group in self._followers:
+                self._followers[group].positions[(topic, 0)] = self._cursors[(group, topic)]
             self._wake.set()
 
     def pending(self) -> int:

@@ -590,3 +590,82 @@ async def test_every_refusal_of_the_gateway_has_a_detail_and_a_code(env):
         r = await request
         assert (r.status_code, r.json()["code"]) == (status, code), r.text
         assert r.json()["detail"]
+
+
+# ------------------------------------------------------------------------------ snapshots
+async def _started(log, **kw):
+    app = create_app(log, admin_token=TOKEN, now_ms=lambda: NOW, manage_log=False, wait_timeout=0.3, **kw)
+    ctx = app.router.lifespan_context(app)
+    await ctx.__aenter__()
+    return app, ctx
+
+
+async def test_a_gateway_starts_from_the_latest_snapshot_and_reads_only_the_log_after_it():
+    """Issue 10 item 4: the read model, its deduper and the log positions are snapshotted
+    together; a new gateway takes them up, reads only what came after (``replayed``) and ends
+    up with the same views and histories as the one that kept running."""
+    log = MemoryLog()
+    FakeServices(log)
+    await log.start()
+    app, ctx = await _started(log, snapshot_every_s=0.05)
+    c = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw")
+    try:
+        await _new_game(c)
+        assert (await c.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})).status_code == 200
+        for _ in range(200):  # the next snapshot (every 0.05 s) holds the move
+            await asyncio.sleep(0.05)
+            blob = await log.load_snapshot("gateway")
+            if blob is not None and app.state.gateway.snapshot_applied == app.state.gateway.rm.applied:
+                break
+        assert blob is not None
+        snapshotted = app.state.gateway.snapshot_applied
+        assert (await c.post("/games/g1/moves", json={"player_id": "bob", "move": "e5"})).status_code == 200
+        await log.idle()
+        app2, ctx2 = await _started(log)
+        try:
+            gw, gw2 = app.state.gateway, app2.state.gateway
+            # CreateGame, GameStarted, the e4 command and MoveAccepted were in the snapshot
+            assert sum(gw2.restored.values()) == snapshotted == 4
+            assert gw2.replayed == 2  # the e5 command and its MoveAccepted
+            assert [m["san"] for m in gw2.rm.game("g1").to_dict()["moves"]] == ["e4", "e5"]
+            assert gw2.rm.game("g1").to_dict() == gw.rm.game("g1").to_dict()
+            assert gw2.rm.history["game-g1"] == gw.rm.history["game-g1"]
+            # and it follows the log from there
+            await c.post("/games/g1/moves", json={"player_id": "alice", "move": "Nf3"})
+            await log.idle()
+            assert [m["san"] for m in gw2.rm.game("g1").to_dict()["moves"]] == ["e4", "e5", "Nf3"]
+        finally:
+            await ctx2.__aexit__(None, None, None)
+    finally:
+        await c.aclose()
+        await ctx.__aexit__(None, None, None)
+        await log.stop()
+
+
+async def test_a_snapshot_made_by_other_read_model_code_is_not_taken_up():
+    """A snapshot records the fingerprint of the read model's code; another fingerprint (an
+    upgrade) means the whole log is read instead, never a stale view kept."""
+    import pickle
+    import zlib
+
+    log = MemoryLog()
+    FakeServices(log)
+    await log.start()
+    app, ctx = await _started(log)
+    c = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw")
+    try:
+        await _new_game(c)
+        gw = app.state.gateway
+        await log.save_snapshot("gateway", zlib.compress(pickle.dumps(
+            {"code": "other", "rm": ReadModel(), "dedupe": gw.dedupe, "positions": {(GAME_COMMANDS, 0): 1}})))
+        app2, ctx2 = await _started(log)
+        try:
+            gw2 = app2.state.gateway
+            assert gw2.restored == {} and gw2.replayed == 2  # CreateGame and GameStarted, read again
+            assert gw2.rm.game("g1") is not None
+        finally:
+            await ctx2.__aexit__(None, None, None)
+    finally:
+        await c.aclose()
+        await ctx.__aexit__(None, None, None)
+        await log.stop()

@@ -969,13 +969,16 @@ class PenaltyApplied(_GEvt):
 class ClassifiedMove(_M):
     """One move of a repeating cycle as the 棋例 classify it (1999 rules art. 28): ``check`` 将,
     ``mate-threat`` 杀, ``chase`` 捉 or ``idle`` 闲; ``targets``: the squares (ICCS) of the pieces
-    chased or threatened; ``note``: why."""
+    chased or threatened; ``note``: why; ``article``: the articles that decided the
+    classification, e.g. ``"28.3, 29"`` (a chase), ``"29.2"`` (idle: the threat existed before the
+    move, 从捉到捉), ``"29.4"``, ``"27.1"``-``"27.3"``, ``"28.9"`` (idle: no threat at all)."""
 
     move: str
     side: Colour
     classification: Literal["check", "mate-threat", "chase", "idle"]
     targets: tuple[str, ...] = ()
     note: str = ""
+    article: str = ""
 
 
 class RepetitionRuled(_GEvt):

@@ -17,9 +17,12 @@ How the engine reads the text (each decision is repeated in the docstring that i
   (static exchange with legal moves only, so a pinned protector or one whose recapture would
   expose its own general is no protector: 假根, art. 28.16; a chariot attacked by a horse or
   cannon loses value even when protected: 少根), or such a capture reached through one or two
-  checks (art. 29.1). It must be new (art. 29.2: targets threatened already before the move do
-  not count, 图二, 图六-图八), must not let the opponent mate by checks after the capture (art.
-  29.4, 图九), and a trade of a crossed soldier for pieces, or of a piece for crossed soldiers, is
+  checks (art. 29.1). It must be new (art. 29.2 "上一着尚不存在"), judged threat by threat: a
+  threat exists before the move when the same piece could already win the same target in the
+  same form of art. 29.1 (a capture on its square, or a win through checks), so a threat that
+  survives a move is 从捉到捉 (图六-图八) while a chariot following a piece to its new file
+  chases (图七), and a threat remade after a check is new (图二); it must not let the opponent
+  mate by checks after the capture (art. 29.4, 图九), and a trade of a crossed soldier for pieces, or of a piece for crossed soldiers, is
   no gain (art. 25.3 floating value, 图十二).
 * 杀 (art. 28.2): after the move the mover could mate by a check or consecutive checks (up to
   three checking moves), a threat it did not have before the move.
@@ -379,10 +382,12 @@ def classify_move(board_before: Board, move: Move) -> Classification:
 
     Order (art. 27.4 "从重": the heaviest nature names the move): 将 (art. 28.1) - the move checks;
     杀 (art. 28.2) - after it the mover could mate by consecutive checks and could not before;
-    捉 (art. 28.3, 29) - a new capture threat on a piece of value (see :func:`_threats`), not by
-    the general alone (27.1), not by a soldier alone (27.2: reported in ``soldier_targets``), not
-    only on advisors / elephants by the side that is not ahead in attacking force (27.3); else 闲
-    (art. 28.9; 兑, 献, 拦, 跟 included).
+    捉 (art. 28.3, 29) - a new capture threat on a piece of value (see :func:`_threats`; new by
+    art. 29.2: :func:`_new_threats`), not by the general alone (27.1), not by a soldier alone
+    (27.2: reported in ``soldier_targets``), not only on advisors / elephants by the side that is
+    not ahead in attacking force (27.3); else 闲 (art. 28.9; 兑, 献, 拦, 跟 included). The
+    result's ``article`` names every article that decided (e.g. ``"29.2"`` for an idle move whose
+    threats all existed before it). Raises :class:`XiangqiError` for an illegal ``move``.
     """
     if not board_before.is_legal(move):
         raise XiangqiError(f"illegal move {move.iccs()} in {board_before.fen()}")
@@ -485,7 +490,8 @@ class RuledMove:
     def as_dict(self) -> dict:
         return {"move": self.move, "side": self.side, "classification": self.classification.kind,
                 "targets": [t.square for t in self.classification.targets],
-                "reason": self.classification.reason}
+                "reason": self.classification.reason,
+                "rule": f"{RULESET} art. {self.classification.article}"}
 
 
 @dataclass(frozen=True)

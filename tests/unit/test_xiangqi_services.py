@@ -222,6 +222,19 @@ def test_forbidden_chase_must_vary_then_loses_24_3():
     assert (end.result, end.reason, end.winner) == ("0-1", "forbidden-repetition", "black")
 
 
+def test_repetition_ruling_names_the_article_of_each_move_29_2():
+    """图七's pattern (the black chariot follows the red cannon from file to file while the red
+    chariot keeps its threat on the elephant e7): every black move is a new chase (art. 28.3, 29),
+    every red move idle by art. 29.2 (从捉到捉); the event says so move by move."""
+    bus = Bus()
+    xq(bus, "4k4/1r7/4b2R1/9/9/9/9/9/9/1C1K5 w - - 0 1")
+    got = bus.play(["b0a0", "b8a8", "a0b0", "a8b8"] * 2)  # the start position a third time
+    ruled = one(got, RepetitionRuled)
+    assert (ruled.verdict, ruled.must_vary) == ("must-vary", "black")
+    assert {(m.side, m.classification, m.article) for m in ruled.moves} == {
+        ("black", "chase", "28.3, 29"), ("white", "idle", "29.2")}
+
+
 @pytest.mark.parametrize("preset,periods", [
     ("xiangqi-6.1", [(40, 90 * MIN), (10, 15 * MIN)]),
     ("xiangqi-6.2", [(30, 60 * MIN), (10, 10 * MIN)]),

@@ -472,10 +472,13 @@ class CheckClock(_GCmd):
 class SubmitMove(_GCmd):
     """A move. Chess: UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``). Xiangqi:
     ICCS (``h2e2``), WXF (``C2.5``) or Chinese notation (``炮二平五``, ``马８进７``). Go: GTP
-    (``D4``, no letter I), SGF (``dd``) or ``pass``."""
+    (``D4``, no letter I), SGF (``dd``) or ``pass``. ``notation`` (xiangqi only): read ``move``
+    in that notation alone; ``uci`` is the engines' coordinates with ranks 1-10 (pyffish,
+    Fairy-Stockfish: ``h3e3``). Without it xiangqi coordinates are ICCS (ranks 0-9)."""
 
     player_id: PlayerId
     move: str = Field(min_length=1, max_length=16)
+    notation: Literal["iccs", "uci", "wxf", "chinese"] | None = None
 
 
 class Resign(_GCmd):

@@ -22,8 +22,8 @@ How the engine reads the text (each decision is repeated in the docstring that i
   same form of art. 29.1 (a capture on its square, or a win through checks), so a threat that
   survives a move is 从捉到捉 (图六-图八) while a chariot following a piece to its new file
   chases (图七), and a threat remade after a check is new (图二); it must not let the opponent
-  mate by checks after the capture (art. 29.4, 图九), and a trade of a crossed soldier for pieces, or of a piece for crossed soldiers, is
-  no gain (art. 25.3 floating value, 图十二).
+  mate by checks after the capture (art. 29.4, 图九), and a trade of a crossed soldier for
+  pieces, or of a piece for crossed soldiers, is no gain (art. 25.3 floating value, 图十二).
 * 杀 (art. 28.2): after the move the mover could mate by a check or consecutive checks (up to
   three checking moves), a threat it did not have before the move.
 * Art. 27: the general's own capture threats are idle, other pieces capturing with its help or
@@ -275,7 +275,6 @@ def _threats_through_checks(b: Board, depth: int) -> list[_Threat]:
     move after which, against every reply, the chaser wins material overall (the check's own
     capture and any piece given up counted) - e.g. 图三 "卧槽将弃马得车". The target is the piece
     won at the end, named by its square before the checks."""
-    chaser = b.turn
     out: list[_Threat] = []
     for m in b.legal_moves():
         cap0 = b.piece_at(m.to_sq)

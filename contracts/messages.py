@@ -472,10 +472,13 @@ class CheckClock(_GCmd):
 class SubmitMove(_GCmd):
     """A move. Chess: UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``exd8=Q+``). Xiangqi:
     ICCS (``h2e2``), WXF (``C2.5``) or Chinese notation (``炮二平五``, ``马８进７``). Go: GTP
-    (``D4``, no letter I), SGF (``dd``) or ``pass``."""
+    (``D4``, no letter I), SGF (``dd``) or ``pass``. ``notation`` (xiangqi only): read ``move``
+    in that notation alone; ``uci`` is the engines' coordinates with ranks 1-10 (pyffish,
+    Fairy-Stockfish: ``h3e3``). Without it xiangqi coordinates are ICCS (ranks 0-9)."""
 
     player_id: PlayerId
     move: str = Field(min_length=1, max_length=16)
+    notation: Literal["iccs", "uci", "wxf", "chinese"] | None = None
 
 
 class Resign(_GCmd):
@@ -969,13 +972,16 @@ class PenaltyApplied(_GEvt):
 class ClassifiedMove(_M):
     """One move of a repeating cycle as the 棋例 classify it (1999 rules art. 28): ``check`` 将,
     ``mate-threat`` 杀, ``chase`` 捉 or ``idle`` 闲; ``targets``: the squares (ICCS) of the pieces
-    chased or threatened; ``note``: why."""
+    chased or threatened; ``note``: why; ``article``: the articles that decided the
+    classification, e.g. ``"28.3, 29"`` (a chase), ``"29.2"`` (idle: the threat existed before the
+    move, 从捉到捉), ``"29.4"``, ``"27.1"``-``"27.3"``, ``"28.9"`` (idle: no threat at all)."""
 
     move: str
     side: Colour
     classification: Literal["check", "mate-threat", "chase", "idle"]
     targets: tuple[str, ...] = ()
     note: str = ""
+    article: str = ""
 
 
 class RepetitionRuled(_GEvt):

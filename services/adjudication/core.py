@@ -157,7 +157,8 @@ class AdjudicationCore(Core):
         moves = tuple(ClassifiedMove(move=m.move, side=_SEAT[m.side],
                                      classification=m.classification.kind,
                                      targets=tuple(t.square for t in m.classification.targets),
-                                     note=m.classification.reason) for m in ruling.moves)
+                                     note=m.classification.reason,
+                                     article=m.classification.article) for m in ruling.moves)
         g.must_vary = must_vary
         out = [Emit(stream_for(f"game-{game_id}", "result"), RepetitionRuled(
             game_id=game_id, ply=ply, verdict=verdict, must_vary=must_vary, rule=rule,

@@ -276,9 +276,12 @@ class ValidationCore(Core):
             return reject("play-stopped", f"play stopped after two passes ({stop.ruleset} art. "
                                           f"{stop.article}): mark the dead stones, accept the "
                                           f"opponent's, or reject to resume play", stop)
+        if p.notation is not None and g.pos.game != "xiangqi":
+            return reject("invalid", f"notation {p.notation!r} is for xiangqi moves; "
+                                     f"{g.pos.game} moves are recognised as they are")
         void = None
         try:
-            mv = g.pos.parse(p.move)
+            mv = g.pos.parse(p.move, p.notation) if p.notation else g.pos.parse(p.move)
         except GoMoveError as e:
             if not (e.code == "illegal" and e.why in VOID_REASONS and g.void_moves == "pass"):
                 return reject(e.code, e.reason, e.rule)

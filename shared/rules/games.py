@@ -172,8 +172,8 @@ _SEAT = {xiangqi.RED: "white", xiangqi.BLACK: "black"}
 class XiangqiPosition(Position):
     """Xiangqi on :mod:`shared.rules.xiangqi` (1999 rules; articles in ``xiangqi.RULES``).
 
-    Moves are read in ICCS (coordinates always mean ICCS), WXF or Chinese notation
-    (:mod:`shared.rules.xiangqi_notation`).
+    Moves are read in ICCS (coordinates mean ICCS unless the move names notation ``uci``), WXF
+    or Chinese notation (:mod:`shared.rules.xiangqi_notation`).
     Terminal statuses: ``checkmate`` and ``stalemate`` (both lose, art. 4.1.1, 4.1.3) and
     ``insufficient-material`` (neither side can win, a draw, 4.2.1)."""
 
@@ -198,18 +198,41 @@ class XiangqiPosition(Position):
     def fen(self) -> str:
         return self.board.fen()
 
-    def parse(self, text: str) -> xiangqi.Move:
-        from shared.rules import xiangqi_notation as notation
+    def parse(self, text: str, notation: str | None = None) -> xiangqi.Move:
+        """The legal move ``text`` names. ``notation``: ``"iccs"``, ``"uci"`` (the engines'
+        coordinates, ranks 1-10, as pyffish writes them), ``"wxf"`` or ``"chinese"``; None:
+        coordinates are ICCS (ranks 0-9, the platform's contract, so a move means one thing),
+        WXF and Chinese are recognised. Coordinates that read as ICCS only illegally but as a
+        legal UCI move, or that have a rank 10, are refused naming UCI. Raises
+        :class:`MoveError` (``malformed`` / ``illegal``)."""
+        from shared.rules import xiangqi_notation as xn
 
-        # Coordinates are ICCS, always (the platform's contract: ranks 0-9 from Red's side); the
-        # engines' UCI (ranks 1-10) is not guessed from the position, so a move means one thing.
         try:
-            kind = "iccs" if notation.detect_notation(text) == "coord" else None
-            return notation.parse_move(self.board, text, kind)
-        except notation.MalformedMoveError as e:
+            if notation is not None:
+                return xn.parse_move(self.board, text, notation)
+            kind = xn.detect_notation(text)
+            if kind == "uci":
+                raise xn.MalformedMoveError(text, "a rank 10: this looks like the engines' UCI "
+                                                  "(ranks 1-10); coordinates here are ICCS (ranks "
+                                                  "0-9) unless the move says notation 'uci'")
+            return xn.parse_move(self.board, text, "iccs" if kind == "coord" else None)
+        except xn.MalformedMoveError as e:
             raise MoveError("malformed", str(e)) from None
         except xiangqi.XiangqiError as e:
-            raise MoveError("illegal", str(e)) from None
+            raise MoveError("illegal", str(e) + self._uci_hint(text, notation)) from None
+
+    def _uci_hint(self, text: str, notation: str | None) -> str:
+        """For coordinates read as ICCS that are illegal but a legal move in UCI: say so."""
+        from shared.rules import xiangqi_notation as xn
+
+        if notation is not None or xn.detect_notation(text) != "coord":
+            return ""
+        try:
+            mv = xn.parse_uci(self.board, text)
+        except xn.NotationError:
+            return ""
+        return (f" (read as ICCS, ranks 0-9; in the engines' UCI, ranks 1-10, it is the legal "
+                f"move {mv.iccs()} in ICCS: send notation 'uci' to play it)")
 
     def coord(self, move: xiangqi.Move) -> str:
         return move.iccs()

@@ -17,10 +17,13 @@ How the engine reads the text (each decision is repeated in the docstring that i
   (static exchange with legal moves only, so a pinned protector or one whose recapture would
   expose its own general is no protector: 假根, art. 28.16; a chariot attacked by a horse or
   cannon loses value even when protected: 少根), or such a capture reached through one or two
-  checks (art. 29.1). It must be new (art. 29.2: targets threatened already before the move do
-  not count, 图二, 图六-图八), must not let the opponent mate by checks after the capture (art.
-  29.4, 图九), and a trade of a crossed soldier for pieces, or of a piece for crossed soldiers, is
-  no gain (art. 25.3 floating value, 图十二).
+  checks (art. 29.1). It must be new (art. 29.2 "上一着尚不存在"), judged threat by threat: a
+  threat exists before the move when the same piece could already win the same target in the
+  same form of art. 29.1 (a capture on its square, or a win through checks), so a threat that
+  survives a move is 从捉到捉 (图六-图八) while a chariot following a piece to its new file
+  chases (图七), and a threat remade after a check is new (图二); it must not let the opponent
+  mate by checks after the capture (art. 29.4, 图九), and a trade of a crossed soldier for
+  pieces, or of a piece for crossed soldiers, is no gain (art. 25.3 floating value, 图十二).
 * 杀 (art. 28.2): after the move the mover could mate by a check or consecutive checks (up to
   three checking moves), a threat it did not have before the move.
 * Art. 27: the general's own capture threats are idle, other pieces capturing with its help or
@@ -230,11 +233,41 @@ def _threats(b: Board, *, allow_checks: bool = True) -> tuple[dict[int, list[_Th
             found.setdefault(m.to_sq, []).append(
                 _Threat(m.to_sq, victim, m.from_sq, attacker, how,
                         tuple(f"{c}x{p}@{_sq_name(q)}" for c, p, q in line)))
-    if allow_checks:
+    if allow_checks:  # every form is kept: art. 29.2 compares threats form by form
         for t in _threats_through_checks(b, CHECKS_TO_WIN):
-            if t.square not in found:
-                found.setdefault(t.square, []).append(t)
+            found.setdefault(t.square, []).append(t)
     return found, notes
+
+
+def _threat_key(t: _Threat, moved: Move | None = None) -> tuple[int, int, str, str]:
+    """What makes two threats the same threat for art. 29.2: the piece that makes it (its square,
+    followed through ``moved`` when that piece is the one that moved), the target (square and
+    letter) and the form of art. 29.1 - a capture on the target's square (direct or through the
+    exchange there: the same capture, judged by what the exchange gives) or a win through
+    consecutive checks."""
+    by = moved.to_sq if moved is not None and t.by == moved.from_sq else t.by
+    return by, t.square, t.piece, "checks" if t.how == "checks" else "capture"
+
+
+def _new_threats(before: dict[int, list[_Threat]], after: dict[int, list[_Threat]],
+                 move: Move) -> dict[int, list[_Threat]]:
+    """The threats of ``after`` (the position after ``move``, mover to move again) that did not
+    exist in ``before`` (the position before ``move``, the same side to move), as {target
+    square: [new threats]}.
+
+    Art. 29.2 "捉产生于刚走的这着棋，上一着尚不存在", read threat by threat: a threat exists before
+    the move when the same piece could already win the same target in the same form of art. 29.1
+    (see :func:`_threat_key`). So a piece whose threat survives its own move (图八: the chariot
+    along rank 2 still on the cannon) or the move of another piece (图六, 图七: 从捉到捉) makes no
+    new chase, while a chariot that follows a piece to its new file (图七's 黑车长捉红炮) does, even
+    when before its move it could have won that piece another way (by checks along the rank)."""
+    had = {_threat_key(t, move) for ts in before.values() for t in ts}
+    out: dict[int, list[_Threat]] = {}
+    for sq, ts in after.items():
+        fresh = [t for t in ts if _threat_key(t) not in had]
+        if fresh:
+            out[sq] = fresh
+    return out
 
 
 def _threats_through_checks(b: Board, depth: int) -> list[_Threat]:
@@ -242,7 +275,6 @@ def _threats_through_checks(b: Board, depth: int) -> list[_Threat]:
     move after which, against every reply, the chaser wins material overall (the check's own
     capture and any piece given up counted) - e.g. 图三 "卧槽将弃马得车". The target is the piece
     won at the end, named by its square before the checks."""
-    chaser = b.turn
     out: list[_Threat] = []
     for m in b.legal_moves():
         cap0 = b.piece_at(m.to_sq)
@@ -349,10 +381,12 @@ def classify_move(board_before: Board, move: Move) -> Classification:
 
     Order (art. 27.4 "从重": the heaviest nature names the move): 将 (art. 28.1) - the move checks;
     杀 (art. 28.2) - after it the mover could mate by consecutive checks and could not before;
-    捉 (art. 28.3, 29) - a new capture threat on a piece of value (see :func:`_threats`), not by
-    the general alone (27.1), not by a soldier alone (27.2: reported in ``soldier_targets``), not
-    only on advisors / elephants by the side that is not ahead in attacking force (27.3); else 闲
-    (art. 28.9; 兑, 献, 拦, 跟 included).
+    捉 (art. 28.3, 29) - a new capture threat on a piece of value (see :func:`_threats`; new by
+    art. 29.2: :func:`_new_threats`), not by the general alone (27.1), not by a soldier alone
+    (27.2: reported in ``soldier_targets``), not only on advisors / elephants by the side that is
+    not ahead in attacking force (27.3); else 闲 (art. 28.9; 兑, 献, 拦, 跟 included). The
+    result's ``article`` names every article that decided (e.g. ``"29.2"`` for an idle move whose
+    threats all existed before it). Raises :class:`XiangqiError` for an illegal ``move``.
     """
     if not board_before.is_legal(move):
         raise XiangqiError(f"illegal move {move.iccs()} in {board_before.fen()}")
@@ -375,55 +409,72 @@ def classify_move(board_before: Board, move: Move) -> Classification:
 
     before, _ = _threats(board_before.copy())
     now, notes = _threats(null_after)
-    new = {sq: ts for sq, ts in now.items()
-           if not any(t.piece == now[sq][0].piece for t in before.get(sq, ()))}
+    new = _new_threats(before, now, move)
+    why: list[tuple[str, str]] = []          # (what was set aside, the article that did it)
     old = sorted(sq for sq in now if sq not in new)
+    if old:
+        why.append(("threatened already before the move, and in the same way (art. 29.2, 从捉到捉): "
+                    + ", ".join(_sq_name(s) for s in old), "29.2"))
+    why += [(n, "29.4") for n in notes]
+    return _chase_or_idle(after, mover, new, why)
+
+
+def _chase_or_idle(after: Board, mover: str, new: dict[int, list[_Threat]],
+                   why: list[tuple[str, str]]) -> Classification:
+    """捉 or 闲 from the new capture threats ``new`` of ``mover`` (art. 28.3, 29) with art. 27's
+    special cases: the general's own threats are idle (27.1), a soldier's own threats idle unless
+    the cycle is mutual attack (27.2: kept in ``soldier_targets``), incidental attacks on advisors
+    / elephants by a defence holding a simple draw idle (27.3). ``why``: threats already set aside
+    and by which article; the classification's ``article`` names every article that decided."""
     chased: list[Target] = []
     king_only: list[str] = []
     soldier: list[Target] = []
     for sq, ts in sorted(new.items()):
-        movers = {t.by_piece.upper() for t in ts if t.how != "checks"} | \
-                 ({"*"} if any(t.how == "checks" for t in ts) else set())
+        movers = {"*" if t.how == "checks" else t.by_piece.upper() for t in ts}
         t0 = next((t for t in ts if t.by_piece.upper() not in "KP" or t.how == "checks"), ts[0])
         tgt = Target(_sq_name(sq), t0.piece, t0.how, _sq_name(t0.by))
         if movers <= {"K"}:
             king_only.append(_sq_name(sq))          # 27.1: the general's own threat is idle
-        elif movers <= {"K", "P"} and "P" in movers:
+        elif movers <= {"K", "P"}:
             soldier.append(tgt)                      # 27.2: a soldier's own threat
         else:
             chased.append(tgt)
-    extra = []
-    if old:
-        extra.append("already threatened before the move (art. 29.2, 从捉到捉): "
-                     + ", ".join(_sq_name(s) for s in old))
     if king_only:
-        extra.append("threatened by the general alone (art. 27.1): " + ", ".join(king_only))
-    extra += notes
+        why.append(("threatened by the general alone (art. 27.1): " + ", ".join(king_only), "27.1"))
+    if chased and all(t.piece.upper() in "AB" for t in chased) and \
+            _attack_force(after, mover) <= _attack_force(after, _other(mover)):
+        why.insert(0, ("attacks only advisors / elephants ("
+                       + ", ".join(f"{_NAMES[t.piece.upper()]} {t.square}" for t in chased)
+                       + ") while defending with no more attacking force than the opponent: "
+                       "incidental, idle (art. 27.3)", "27.3"))
+        chased = []
     if chased:
-        if all(t.piece.upper() in "AB" for t in chased) and \
-                _attack_force(after, mover) <= _attack_force(after, opp):
-            return Classification(
-                IDLE, (), "attacks only advisors / elephants ("
-                + ", ".join(f"{_NAMES[t.piece.upper()]} {t.square}" for t in chased)
-                + ") while defending with no more attacking force than the opponent: "
-                "incidental, idle (art. 27.3)"
-                + ("; " + "; ".join(extra) if extra else ""), "27.3", tuple(soldier))
         desc = ", ".join(f"{_NAMES[t.piece.upper()]} {t.square} ({t.how} by {t.by})" for t in chased)
-        with_king = {_sq_name(sq) for sq, ts in new.items()
-                     if any(t.by_piece.upper() == "K" for t in ts)}
-        if any(t.square in with_king for t in chased):
-            extra.insert(0, "the general attacks as well; another piece chasing with it is a chase "
-                         "(art. 27.1)")
-        return Classification(CHASE, tuple(chased), "new capture threat on " + desc
-                              + ("; " + "; ".join(extra) if extra else ""), "28.3, 29",
-                              tuple(soldier))
+        squares = {t.square for t in chased}
+        if any(t.by_piece.upper() == "K" for sq, ts in new.items() if _sq_name(sq) in squares
+               for t in ts):
+            why.insert(0, ("the general attacks as well; another piece chasing with it is a "
+                           "chase (art. 27.1)", "27.1"))
+        return Classification(CHASE, tuple(chased), _join(f"new capture threat on {desc}", why),
+                              _articles("28.3, 29", why), tuple(soldier))
     if soldier:
         desc = ", ".join(f"{_NAMES[t.piece.upper()]} {t.square}" for t in soldier)
-        return Classification(IDLE, (), f"only a soldier threatens {desc}: idle unless both sides "
-                              "attack (art. 27.2)" + ("; " + "; ".join(extra) if extra else ""),
-                              "27.2", tuple(soldier))
-    return Classification(IDLE, (), "no check, mate threat or new capture threat"
-                          + ("; " + "; ".join(extra) if extra else ""), "28.9")
+        why.insert(0, (f"only a soldier threatens {desc}: idle unless both sides attack "
+                       "(art. 27.2)", "27.2"))
+    if why:
+        return Classification(IDLE, (), _join(why[0][0], why[1:]), _articles("", why),
+                              tuple(soldier))
+    return Classification(IDLE, (), "no check, mate threat or capture threat", "28.9")
+
+
+def _join(head: str, why: list[tuple[str, str]]) -> str:
+    return "; ".join([head, *(w for w, _ in why)])
+
+
+def _articles(first: str, why: list[tuple[str, str]]) -> str:
+    """The articles that decided, in order, each once: ``"28.3, 29, 27.1"``."""
+    arts = [a for a in [first, *(a for _, a in why)] if a]
+    return ", ".join(dict.fromkeys(arts))
 
 
 # ------------------------------------------------------------------------------ ruling
@@ -438,7 +489,8 @@ class RuledMove:
     def as_dict(self) -> dict:
         return {"move": self.move, "side": self.side, "classification": self.classification.kind,
                 "targets": [t.square for t in self.classification.targets],
-                "reason": self.classification.reason}
+                "reason": self.classification.reason,
+                "rule": f"{RULESET} art. {self.classification.article}"}
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 (a) the 16 worked cases of chapter 7 from tests/data/xiangqi-chapter7-cases.toml;
 (b) the 22 Fairy-Stockfish cycles of ../shared/data/xiangqi/rules/repetition-cases.tsv, with the
     cases where the 1999 text rules differently from Fairy-Stockfish's AXF subset marked and argued;
-(c) single classifications: art. 29.4, 27.1, 25.3 (crossed soldiers), 28.16 (false protection).
+(c) single classifications: art. 29.4, 27.1, 25.3 (crossed soldiers), 28.16 (false protection);
+(d) art. 29.2, the "new chase" test, on positions worked by hand: a chaser following a piece
+    between two squares, threats that survive a move, threats through checks and exchanges.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from shared.rules.xiangqi_repetition import (
     IDLE,
     MATE_THREAT,
     _counts_as_gain,
+    _threats,
     classify_move,
     piece_value,
     rule_cycle,
@@ -115,7 +118,7 @@ EXPECTED_1999 = {
     1160: "must-vary:red", 1162: "must-vary:red", 1166: "draw", 1168: "must-vary:red",
     1172: "black-loses", 1174: "black-loses", 1176: "must-vary:black", 1177: "must-vary:red",
     1179: "must-vary:black", 1180: "must-vary:black", 1183: "draw", 1184: "draw",
-    1186: "must-vary:red", 1187: "draw", 1193: "draw", 1195: "must-vary:red",
+    1186: "must-vary:red", 1187: "draw", 1193: "draw", 1195: "draw",
     1199: "must-vary:black", 1201: "must-vary:black", 1205: "must-vary:black", 1207: "draw",
     1211: "must-vary:black", 1213: "must-vary:black",
 }
@@ -133,9 +136,11 @@ DIFFERS_FROM_FSF = {
           "chases too: both sides forbidden, draw (art. 26.3).",
     1195: "FSF: black loses (the red chariot d2, leg-pinned by the horse c2, does not chase). "
           "1999: the chariot's capture of the horse is legal and the horse unprotected, so both "
-          "red advisor moves are new chases (28.3, 29.2); black's h2h4 newly aims the cannon at "
-          "the chariot d2, but the chariot h2 could already win it through checks (h2h1+, "
-          "Rxf1+, Cxd2), so by art. 29.2 it is no new chase: red forbidden, black allowed.",
+          "red advisor moves are new chases (28.3, 29.2); black chases too: h4h2 brings the "
+          "chariot onto the unprotected chariot d2 once the advisor has left e2, and h2h4 "
+          "unmasks the cannon i2 onto d2 over the advisor - a threat by another piece, new by "
+          "art. 29.2 although the chariot could have won d2 through checks before. Both sides "
+          "forbidden: draw (art. 26.3).",
 }
 
 
@@ -253,3 +258,140 @@ def test_check_and_mate_threat_are_named():
     board.push(Move.from_iccs(case["moves"][0]))
     c = classify_move(board, Move.from_iccs(case["moves"][1]))
     assert c.kind == MATE_THREAT and c.targets[0].square == "f2"
+
+
+# ------------------------------------------------------------------- (d) art. 29.2, new chase
+#: 图七's pattern with the red cannon shuttling on the red back rank: the black chariot b8 can
+#: win the cannon a0 through a check (b8b0+, the general d0 must step to d1, b0xa0) before it
+#: follows it to a8 - the case the old "capturable before by any means" test ruled idle.
+FOLLOW_BACK_RANK = "4k4/1r7/4b2R1/9/9/9/9/9/9/1C1K5 w - - 0 1"
+#: The same along rank 2: from b5 the chariot checks on b2 (the general d2) and takes a2.
+FOLLOW_RANK_2 = "9/9/5k3/9/r8/9/9/C2K5/9/9 w - - 0 1"
+
+
+@pytest.mark.parametrize("fen,moves", [
+    (FOLLOW_BACK_RANK, ["b0a0", "b8a8", "a0b0", "a8b8", "b0a0"]),
+    (FOLLOW_RANK_2, ["a2b2", "a5b5", "b2a2", "b5a5", "a2b2"]),
+], ids=["back-rank", "rank-2"])
+def test_chariot_following_a_shuttling_cannon_chases_every_move_figure_7(fen, moves):
+    """图七 (黑车长捉红炮 ... 黑方作负): a chariot that follows a cannon from file to file makes a
+    new capture threat with every move (art. 28.3, 29.2), whatever else could win the cannon
+    before; the cannon's moves are idle. Black must vary (art. 24.3, 26.4)."""
+    ruling = rule_cycle(Board(fen), moves)
+    black = [m.classification for m in ruling.moves if m.side == "black"]
+    red = [m.classification for m in ruling.moves if m.side == "red"]
+    assert [(c.kind, c.article) for c in black] == [(CHASE, "28.3, 29")] * 2
+    assert [[(t.piece, t.how) for t in c.targets] for c in black] == [[("C", "direct")]] * 2
+    assert {c.kind for c in red} == {IDLE}
+    assert ruling.verdict == "must-vary:black"
+
+
+def test_the_threat_through_checks_before_the_chariot_follows_is_another_threat():
+    """Before 车２平１ in FOLLOW_BACK_RANK the chariot b8 can already win the cannon a0, but
+    through a check (art. 29.1); after it the chariot a8 takes the cannon directly. Art. 29.2
+    compares threat by threat: the direct capture did not exist, so the move is a chase. Moving
+    the chariot down its own file instead keeps the threat through checks as it was (b7b0+):
+    从捉到捉, idle by art. 29.2."""
+    board = Board(FOLLOW_BACK_RANK)
+    board.push(Move.from_iccs("b0a0"))
+    before, _ = _threats(board.copy())
+    a0 = 0
+    assert [(t.by, t.how) for t in before[a0]] == [(8 * 9 + 1, "checks")]   # the chariot b8
+    c = classify_move(board, Move.from_iccs("b8a8"))
+    assert c.kind == CHASE and [(t.square, t.how, t.by) for t in c.targets] == [("a0", "direct", "a8")]
+    c = classify_move(board, Move.from_iccs("b8b7"))
+    assert (c.kind, c.article) == (IDLE, "29.2") and "a0" in c.reason
+
+
+#: The red chariot a0 wins the unprotected black horse i9 through a check: a0a9+, the general
+#: e9 can only step to e8 (d9, f9 stay on the checked rank; e8 is free as the red general is on
+#: d0), then a9xi9 along the emptied rank. The red soldier a5 blocks the a-file.
+THROUGH_CHECKS = "4k3n/9/9/9/P8/9/9/9/9/R2K5 w - - 0 1"
+
+
+def test_threat_through_checks_created_by_the_move_is_a_chase():
+    """Art. 29.1 能够通过连续照将吃子: the soldier stepping aside (a5b5) opens the a-file; the
+    threat through checks on the horse did not exist before the move (art. 29.2)."""
+    c = classify_move(Board(THROUGH_CHECKS), Move.from_iccs("a5b5"))
+    assert (c.kind, c.article) == (CHASE, "28.3, 29")
+    assert [(t.square, t.piece, t.how, t.by) for t in c.targets] == [("i9", "n", "checks", "a0")]
+
+
+@pytest.mark.parametrize("move", ["a0a1", "d0d1", "b5b6"],
+                         ids=["chariot-own-move", "general", "soldier"])
+def test_threat_through_checks_that_survives_a_move_is_idle(move):
+    """With the a-file open the threat through checks on i9 exists already; a move of the
+    chariot itself (a1a9+ works as well), of the general or of the soldier leaves it as it was:
+    从捉到捉 (chapter 7 rule 6), idle by art. 29.2."""
+    board = Board("4k3n/9/9/9/1P7/9/9/9/9/R2K5 w - - 0 1")
+    c = classify_move(board, Move.from_iccs(move))
+    assert (c.kind, c.article) == (IDLE, "29.2") and "i9" in c.reason
+
+
+def test_piece_whose_direct_threat_survives_its_own_move_is_idle_figure_8():
+    """图八's black chariot: on g2 and on h2 it attacks the unprotected cannon b2 along rank 2;
+    its move between the two keeps the threat (从捉到捉, art. 29.2). The same chariot coming
+    onto rank 2 from g3 makes the threat: a chase (art. 28.3)."""
+    along = Board("4k4/9/9/9/9/9/9/1C4r2/9/3K5 b - - 0 1")
+    c = classify_move(along, Move.from_iccs("g2h2"))
+    assert (c.kind, c.article) == (IDLE, "29.2") and "b2" in c.reason
+    onto = Board("4k4/9/9/9/9/9/6r2/1C7/9/3K5 b - - 0 1")
+    c = classify_move(onto, Move.from_iccs("g3g2"))
+    assert c.kind == CHASE and [(t.square, t.how) for t in c.targets] == [("b2", "direct")]
+
+
+def test_capture_threat_weakened_to_an_exchange_is_the_same_threat():
+    """The red horse g6 attacks the black chariot e7 (art. 29.1 直接吃子, a gain of 10). The
+    soldier c7 stepping forward opens rank 7 for the black chariot a7, which now protects e7:
+    the horse still wins material in the complete exchange (马 for 车, a gain of 5: 通过完整的
+    交换过程得子). The move made the same capture weaker, not a new one: idle (art. 29.2)."""
+    board = Board("5k3/9/r1P1r4/6N2/9/9/9/9/9/3K5 w - - 0 1")
+    before, _ = _threats(board.copy())
+    assert [t.how for t in before[7 * 9 + 4]] == ["direct"]
+    c = classify_move(board, Move.from_iccs("c7c8"))
+    assert (c.kind, c.article) == (IDLE, "29.2") and "e7" in c.reason
+
+
+def test_exchange_threat_created_by_the_move_is_a_chase():
+    """The horse attacks the protected chariot e7 from d5 after b4d5: horse for chariot wins 5 in
+    the complete exchange (art. 29.1, 28.16 少根); nothing threatened e7 before: a chase."""
+    board = Board("2bk5/9/4r4/9/9/1N7/9/9/9/5K3 w - - 0 1")
+    c = classify_move(board, Move.from_iccs("b4d5"))
+    assert (c.kind, c.article) == (CHASE, "28.3, 29")
+    assert [(t.square, t.how, t.by) for t in c.targets] == [("e7", "exchange", "d5")]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_chapter7_every_classification_names_its_article(case):
+    """Each move of the ruled cycle says which article decided it: 28.1 将, 28.2 杀, 28.3 / 29
+    捉; an idle move the article that set its threats aside (29.2 从捉到捉, 29.4, 27.1-27.3) or
+    28.9 when it had none."""
+    ruling = rule_cycle(Board(case["fen"]), case["moves"])
+    lead = {CHECK: "28.1", MATE_THREAT: "28.2"}
+    for m in ruling.moves:
+        c = m.classification
+        assert c.article, m.move
+        if c.kind in lead:
+            assert c.article == lead[c.kind]
+        elif c.kind == CHASE:
+            assert c.article.startswith(("28.3, 29", "27.2")), (m.move, c.article)
+        else:
+            assert set(c.article.split(", ")) <= {"29.2", "29.4", "27.1", "27.2", "27.3", "28.9"}
+        assert m.as_dict()["rule"] == f"xiangqi 1999 art. {c.article}"
+
+
+def test_chapter7_idle_moves_name_the_article_the_text_gives():
+    """图六 / 图八 (从捉到捉): the evading moves are idle by art. 29.2; 图九: the chariot's
+    apparent chase is idle by art. 29.4; 图十五 / 图十六: the incidental attacks on advisors or
+    elephants are idle by art. 27.3."""
+    def idle_articles(figure: int) -> list[set[str]]:
+        case = next(c for c in CASES if c["figure"] == figure)
+        ruling = rule_cycle(Board(case["fen"]), case["moves"])
+        return [set(m.classification.article.split(", ")) for m in ruling.moves
+                if m.classification.kind == IDLE]
+    assert all("29.2" in a for a in idle_articles(6)) and len(idle_articles(6)) == 2
+    assert all("29.2" in a for a in idle_articles(8)) and len(idle_articles(8)) == 2
+    assert all("29.4" in a for a in idle_articles(9)) and len(idle_articles(9)) == 2
+    assert any("27.3" in a for a in idle_articles(15))
+    assert all("27.3" in a for a in idle_articles(16) if a != {"28.9"})
+    assert sum("27.3" in a for a in idle_articles(16)) == 2   # the two cannon moves

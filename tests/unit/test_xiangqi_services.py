@@ -10,10 +10,11 @@ import pytest
 from contracts.messages import (
     ClaimDraw, DrawClaimRejected, DrawOffered, FlagFell, GameCommandRejected, GameEnded, IssuePenalty,
     MoveAccepted, MoveRejected, OfferDraw, PenaltyApplied, RepetitionRuled, ReportAbsence, Resign,
+    SubmitMove,
 )
 from services.clock.core import TimeControl
 from shared.rules.xiangqi import Board, Move
-from tests.unit.test_game_services import ARBITER, MIN, S, Bus, of, one
+from tests.unit.test_game_services import ARBITER, MIN, PLAYERS, S, Bus, of, one
 
 X = "CXA-1999"
 
@@ -49,6 +50,45 @@ def test_illegal_and_facing_generals_refused_with_the_article():
     rej = one(bus.move("alice", "炮二平五", at=2 * S), MoveRejected)  # no cannon on the board
     assert rej.code == "illegal"
     assert bus.fen().startswith("4k4/9/9/9/9/9/9/9/9/3K1R3 w")
+
+
+def test_engine_uci_moves_accepted_when_the_move_says_so():
+    """pyffish / Fairy-Stockfish write xiangqi coordinates with ranks 1-10: h3e3 is 炮二平五
+    (ICCS h2e2). With ``notation="uci"`` they are read so; the record stays ICCS."""
+    bus = Bus()
+    xq(bus)
+    got = bus.send(SubmitMove(game_id="g1", player_id="alice", move="h3e3", notation="uci"),
+                   at=1 * S, actor=PLAYERS["alice"])
+    acc = one(got, MoveAccepted)
+    assert (acc.uci, acc.san) == ("h2e2", "炮二平五")
+    got = bus.send(SubmitMove(game_id="g1", player_id="bob", move="h10g8", notation="uci"),
+                   at=2 * S, actor=PLAYERS["bob"])
+    assert one(got, MoveAccepted).san == "马８进７"
+
+
+def test_engine_uci_without_notation_is_refused_naming_uci():
+    """Without ``notation`` coordinates are ICCS (ranks 0-9): g4g5 (UCI for 兵三进一, ICCS g3g4)
+    has no piece on g4 in ICCS, and the refusal says it is a legal UCI move; a rank 10 can only
+    be UCI and is refused as such. Nothing is played."""
+    bus = Bus()
+    xq(bus)
+    rej = one(bus.move("alice", "g4g5", at=1 * S), MoveRejected)
+    assert rej.code == "illegal" and "no piece on g4" in rej.reason
+    assert "UCI" in rej.reason and "g3g4" in rej.reason
+    bus.move("alice", "h2e2", at=2 * S)
+    rej = one(bus.move("bob", "h10g8", at=3 * S), MoveRejected)
+    assert rej.code == "malformed" and "UCI" in rej.reason
+    rej = one(bus.move("bob", "a1a1", at=4 * S), MoveRejected)   # not a move in either reading
+    assert "UCI" not in rej.reason
+    assert bus.fen().startswith("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b")
+
+
+def test_notation_is_refused_for_other_games():
+    bus = Bus()
+    bus.create(game="chess")
+    got = bus.send(SubmitMove(game_id="g1", player_id="alice", move="e2e4", notation="uci"),
+                   at=1 * S, actor=PLAYERS["alice"])
+    assert one(got, MoveRejected).code == "invalid"
 
 
 def test_checkmate_loses_4_1_1():
@@ -220,6 +260,19 @@ def test_forbidden_chase_must_vary_then_loses_24_3():
     got = bus.play(iccs("a8b8 a3b3 b8a8 b3a3"), start=20 * S, first="bob")
     end = one(got, GameEnded)
     assert (end.result, end.reason, end.winner) == ("0-1", "forbidden-repetition", "black")
+
+
+def test_repetition_ruling_names_the_article_of_each_move_29_2():
+    """图七's pattern (the black chariot follows the red cannon from file to file while the red
+    chariot keeps its threat on the elephant e7): every black move is a new chase (art. 28.3, 29),
+    every red move idle by art. 29.2 (从捉到捉); the event says so move by move."""
+    bus = Bus()
+    xq(bus, "4k4/1r7/4b2R1/9/9/9/9/9/9/1C1K5 w - - 0 1")
+    got = bus.play(["b0a0", "b8a8", "a0b0", "a8b8"] * 2)  # the start position a third time
+    ruled = one(got, RepetitionRuled)
+    assert (ruled.verdict, ruled.must_vary) == ("must-vary", "black")
+    assert {(m.side, m.classification, m.article) for m in ruled.moves} == {
+        ("black", "chase", "28.3, 29"), ("white", "idle", "29.2")}
 
 
 @pytest.mark.parametrize("preset,periods", [

@@ -134,7 +134,7 @@ async def read_last(bootstrap: str, topic: str, partition: int, max_bytes: int =
     failing that (aborted transactions at the end), the whole (compacted) partition is read."""
     c = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                          isolation_level="read_committed", max_partition_fetch_bytes=max_bytes,
-                         fetch_max_bytes=max_bytes)
+                         fetch_max_bytes=max_bytes, fetch_max_wait_ms=20)
     await c.start()
     try:
         tp = TopicPartition(topic, partition)
@@ -632,7 +632,7 @@ class KafkaHost:
         if end is not None and all(end[t] <= start.get(t, 0) for t in end):
             return []  # (a consumer stopped at once after its start raises CancelledError)
         c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
-                             isolation_level="read_committed")
+                             isolation_level="read_committed", fetch_max_wait_ms=20)
         await c.start()
         rows = []
         try:

@@ -251,7 +251,7 @@ class KafkaLog(EventLog):
         ``topic`` (or of its partition ``only``) now in the log, in :func:`in_log_order`; from
         the ``start`` offsets on where given; ``ends`` (if given) receives the end offsets."""
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
-                                    isolation_level="read_committed")
+                                    isolation_level="read_committed", fetch_max_wait_ms=20)
         try:
             await consumer.start()
             parts = await self._partitions(topic)
@@ -283,7 +283,8 @@ class KafkaLog(EventLog):
     async def read_tail(self, topics: Sequence[str], start: Positions
                         ) -> tuple[Iterator[tuple[Position, int, Envelope]], Positions]:
         ends: Positions = {}
-        rows = in_log_order([r for t in dict.fromkeys(topics) for r in await self._rows(t, start=start, ends=ends)])
+        per_topic = await asyncio.gather(*(self._rows(t, start=start, ends=ends) for t in dict.fromkeys(topics)))
+        rows = in_log_order([r for rows in per_topic for r in rows])
         return ((pos, off, m) for _, pos, off, raw in rows if (m := self._parse(pos[0], raw)) is not None), ends
 
     def follow(self, topics: Sequence[str], start: Positions, handler: Handler) -> Follower:
@@ -339,7 +340,7 @@ class KafkaLog(EventLog):
         there and whole (its SHA-1), or None."""
         topic = f"arbiter.snapshots.{name}"
         c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
-                             max_partition_fetch_bytes=SNAPSHOT_CHUNK + (1 << 16))
+                             max_partition_fetch_bytes=SNAPSHOT_CHUNK + (1 << 16), fetch_max_wait_ms=20)
         await c.start()
         try:
             if topic not in await c.topics():

@@ -57,7 +57,7 @@ def test_files_rules_and_komi_quirks(records):
     rules = {k: Counter((r.rules_raw, r.rules) for _, r in v) for k, v in records.items()}
     assert rules["alphago"] == {("Chinese", "chinese"): 5, (None, "chinese"): 5}
     assert rules["tencent"] == {("Chinese", "chinese"): 15, (None, "chinese"): 93}
-    assert rules["kgs"] == {("AGA", "chinese"): 40, ("Japanese", "japanese"): 31, ("Chinese", "chinese"): 3}
+    assert rules["kgs"] == {("AGA", "aga"): 40, ("Japanese", "japanese"): 31, ("Chinese", "chinese"): 3}
     notes = Counter(n for v in records.values() for _, r in v for n in r.notes)
     # Fan Hui files: KO[7.5]; Tencent semi-finals: KM[375] = 3.75 stones = 7.5 points
     assert notes["komi from the non-standard root KO[7.5] (YuanYu), no KM"] == 5

@@ -142,12 +142,17 @@ def score_record(record: GoRecord, rules: str | None = None, komi: float | None 
             "notes": list(record.notes), "warnings": list(record.warnings)}
 
 
+def dead_words(dead: str | None, size: int) -> list | str | None:
+    """``--dead`` text as :func:`resolve_dead` takes it: None, "auto", "none", or Points
+    (:func:`parse_points`)."""
+    word = dead.strip().lower() if dead is not None else None
+    return dead if dead is None else word if word in ("auto", "none") else parse_points(dead, size)
+
+
 def score_file(path: str | Path, rules: str | None = None, komi: float | None = None,
                dead: str | None = None) -> dict:
     """:func:`score_record` on an SGF file, ``dead`` as text (``"D4,Q16"``, ``"auto"`` or
     ``"none"``; None: marks, else the estimate); adds ``"file"``."""
     record = load(path)
-    word = dead.strip().lower() if dead is not None else None
-    pts = dead if dead is None else word if word in ("auto", "none") else parse_points(dead, record.size)
-    row = score_record(record, rules, komi, pts)
+    row = score_record(record, rules, komi, dead_words(dead, record.size))
     return {"file": str(path), **row}

@@ -203,6 +203,9 @@ RULES: dict[str, Rule] = {
     "chinese:ko": _r(C88, "20.1", "an immediate ko recapture is void and the turn is lost (6)"),
     "japanese:ko": _r(J89, "6", "劫: the stone taken in a ko may not be retaken at once"),
     "ing:ko": _r(ING, "3", "打劫: the ko may not be retaken at once"),
+    "japanese:confirmation-ko": _r(J89, "7-2", "confirming life and death after play stopped, the "
+                                               "same ko may not be retaken until the side whose "
+                                               "ko stone was taken has passed"),
     "chinese:superko": _r(C88, "6", "禁止全局同形再现: no whole-board position may recur (2002 art. 6)"),
     # passes and end of play
     "chinese:pass": _r(C88, "2.4", "either player may pass (放弃下子权)"),
@@ -351,11 +354,12 @@ class IllegalMove(GoError):
     """A move the rules refuse.
 
     ``reason``: one of "occupied", "suicide", "ko", "superko", "off-board", "malformed",
-    "wrong-turn"; ``article``: the rule article it rests on (e.g. "Chinese rules 1988 art. 5");
+    "wrong-turn", "confirmation-ko" (Japanese 1989 art. 7-2, :meth:`Board.confirmation`); ``article``: the rule article it rests on (e.g. "Chinese rules 1988 art. 5");
     ``point``: the point tried (``None`` for a pass or unparsed text).
     """
 
-    REASONS = ("occupied", "suicide", "ko", "superko", "off-board", "malformed", "wrong-turn")
+    REASONS = ("occupied", "suicide", "ko", "superko", "off-board", "malformed", "wrong-turn",
+               "confirmation-ko")
 
     def __init__(self, reason: str, message: str, *, rules: str = "chinese",
                  point: Point | None = None):
@@ -591,6 +595,8 @@ class _State:
     seen: set[int] = field(default_factory=set)
     # (hash, side-to-move code) of the positions created by stone plays (situational superko)
     created: set[tuple[int, int]] = field(default_factory=set)
+    # confirmation phase (J89 7-2): colour -> (point, stone) ko captures it may not make yet
+    bans: dict[str, set[tuple[int, int]]] | None = None
 
 
 
@@ -720,13 +726,29 @@ class Board:
         _check_point(p, self._size)
         return _COLOUR.get(self._s.cells[p[1] * self._size + p[0]])
 
+    def confirmation(self, turn: str | None = None) -> Board:
+        """A copy on which to confirm life and death after play stopped (Japanese 1989 art. 7-1,
+        7-2; Korean rules as Japanese), ``turn`` to move first (default the player to move): a
+        ko taken in it may not be retaken by the other side, even after moves elsewhere, until
+        that side has passed ("confirmation-ko"); the rest plays as usual. Raises GoError under
+        area-counting rules, which settle disputes by play (e.g. Chinese 1988 art. 21.3)."""
+        if SPECS[self._rules].scoring != "territory":
+            raise GoError(f"{self._rules} rules have no confirmation phase: a dispute is played out")
+        b = self.copy()
+        b._s.turn = self._s.turn if turn is None else turn
+        other(b._s.turn)
+        b._s.ko = None
+        b._s.bans = {BLACK: set(), WHITE: set()}
+        return b
+
     def copy(self) -> Board:
         """An independent copy (history included)."""
         b = Board.__new__(Board)
         b._size, b._rules, b._nb, b._z = self._size, self._rules, self._nb, self._z
         s = self._s
         b._s = _State(list(s.cells), s.turn, s.ko, dict(s.prisoners), s.passes, s.ply, s.hash,
-                      list(s.moves), list(s.history), set(s.seen), set(s.created))
+                      list(s.moves), list(s.history), set(s.seen), set(s.created),
+                      None if s.bans is None else {c: set(v) for c, v in s.bans.items()})
         return b
 
     # --------------------------------------------------------------------------- groups
@@ -800,6 +822,9 @@ class Board:
                 own_chain, own_libs = self._chain(cells, i)
         finally:
             cells[i] = 0
+        if s.bans is not None and len(captured) == 1 and (i, captured[0]) in s.bans[colour]:
+            return IllegalMove("confirmation-ko", f"{where} retakes a ko taken in the confirmation "
+                               "of life and death: pass first", rules=rules, point=point), None
         sp = SPECS[rules]
         suicide: list[int] = []
         if own_chain is not None and not own_libs:
@@ -850,6 +875,8 @@ class Board:
             s.ko = None
             if SPECS[self._rules].pass_stone:  # AGA rule 7: the passer hands over a prisoner
                 s.prisoners[other(mover)] += 1
+            if s.bans is not None:  # J89 7-2: having passed, the player may retake its kos
+                s.bans[mover].clear()
             played = Played(mover, None, (), s.hash)
         else:
             _, (i, captured, suicide, h) = self._try(point, mover)
@@ -866,6 +893,8 @@ class Board:
                 chain, libs = self._chain(s.cells, i)
                 if len(chain) == 1 and len(libs) == 1:
                     s.ko = captured[0]
+                    if s.bans is not None:  # J89 7-2: not until the opponent has passed
+                        s.bans[other(mover)].add((captured[0], i))
             s.hash = h
             s.seen.add(h)
             s.created.add((h, 3 - me))  # the position this play created, the opponent to move

@@ -196,3 +196,34 @@ def test_new_zealand_jigo_is_a_draw():
     assert (sc.black, sc.white, sc.komi, sc.result) == (28, 28, 7, "Draw")
     end = one(got, GameEnded)
     assert (end.result, end.winner, end.score) == ("1/2-1/2", None, "Draw")
+
+
+# ------------------------------------------------------------------------------- endless cycles
+@pytest.mark.parametrize("rules,legal,result,article,ply", [
+    # the triple ko of test_go_services (three kos, each taken in turn, 6 plies a cycle)
+    ("japanese", True, "Void", "12", None),          # no result (Japanese 1989 art. 12)
+    ("korean", True, "Void", "J89 12", None),        # as Japanese
+    # positional superko: White's C2 at ply 6 would bring back the start position
+    ("chinese", False, "*", "6", 6),
+    ("tromp-taylor", False, "*", "6", 6),
+    # situational (AGA rule 6): the start was set up, not played, so ply 6 stands; Black's B8 at
+    # ply 7 would recreate the position Black's own B8 created at ply 1
+    ("aga", False, "*", "6", 7),
+    ("nz", False, "*", "Repetition", 7),
+])
+def test_a_triple_ko_per_ruleset(rules, legal, result, article, ply):
+    from services.tools.adjudicate import adjudicate_go
+    from shared.rules.sgf import GoRecord
+    from tests.unit.test_go_services import CYCLE, TRIPLE_KO
+
+    pos = Board.from_text(TRIPLE_KO)
+    bl = tuple(p for p, c in pos.stones.items() if c == BLACK)
+    wh = tuple(p for p, c in pos.stones.items() if c == WHITE)
+    row = adjudicate_go(GoRecord(size=9, rules=rules, komi=0, setup_black=bl, setup_white=wh),
+                        moves=CYCLE * 2)
+    assert (row["legal"], row["result"]) == (legal, result)
+    if legal:
+        assert row["rule"]["article"] == article and row["endless_cycle"]["occurrences"] == 3
+    else:  # the cycle cannot close: the move that would repeat the position is refused
+        fr = row["first_rejected"]
+        assert (fr["code"], fr["rule"]["article"], fr["ply"]) == ("illegal", article, ply)

@@ -418,7 +418,7 @@ VOID_REASONS = ("suicide", "ko", "superko")
 
 
 class GoPosition(Position):
-    """Go on :mod:`shared.rules.go` (rules ``chinese`` / ``japanese`` / ``ing``).
+    """Go on :mod:`shared.rules.go` (rules: one of :data:`shared.rules.go.RULESETS`).
 
     Moves are GTP points (``D4``, no letter I), SGF points (``dd``) or ``pass``; the record keeps
     the GTP point (``uci`` = ``san``). ``fen()`` is the engine's one-line position

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from contracts.messages import GameEnded, GameScored, MarkDead, MoveAccepted, AcceptDead, GameCommandRejected
+from contracts.messages import AcceptDead, GameCommandRejected, GameEnded, GameScored, MarkDead, MoveAccepted
 from shared.rules.go import BLACK, WHITE, Board, GoError, IllegalMove, default_komi, spec
 from shared.rules.go_scoring import score
-from tests.unit.test_game_services import ALICE, BOB, S, Bus, of, one
+from tests.unit.test_game_services import ALICE, BOB, S, Bus, one
 from tests.unit.test_go_rules import KO, SUICIDE, board
 from tests.unit.test_go_scoring import DAME, SEKI, half_board_19
 

@@ -34,8 +34,12 @@ Colour = Literal["white", "black"]
 #: ``white`` seat; a Go result ``B+x`` is ``0-1`` and ``W+x`` is ``1-0`` (``score`` keeps the margin).
 GameKind = Literal["chess", "xiangqi", "go"]
 #: Go rules of a game: Chinese (1988/2002: area counting, positional superko), Japanese (1989:
-#: territory counting, simple ko) or Ing (area counting, multi-stone suicide allowed).
-GoRules = Literal["chinese", "japanese", "ing"]
+#: territory counting, simple ko), Ing (area counting, multi-stone suicide allowed), Tromp-Taylor
+#: (area counting of every stone on the board, positional superko, suicide allowed), AGA (area
+#: counting, situational superko, pass stones, White passes last, N-1 handicap points), New
+#: Zealand (``nz``: area counting, situational superko, suicide allowed) or Korean (territory
+#: counting as the Japanese rules). See :data:`shared.rules.go.SPECS`.
+GoRules = Literal["chinese", "japanese", "ing", "tromp-taylor", "aga", "nz", "korean"]
 #: How a Go move on a forbidden point or an immediate ko recapture is treated: ``refuse`` (online
 #: default: MoveRejected naming the article, nothing changes) or ``pass`` (Chinese rules 1988
 #: art. 19 / 20.1 literally: the move is void, recorded, and counts as a pass).
@@ -774,8 +778,9 @@ class DeadStonesRuled(_GEvt):
 
 class GameScored(_GEvt):
     """Go: the count (adjudication). ``black`` / ``white``: points (komi included); ``result``
-    ``B+3.5`` / ``W+0.5`` / ``Draw``; ``how``: ``agreement``, ``arbiter`` or
-    ``stone-removal-timeout`` (an unanswered proposal stood, :class:`StoneRemovalExpired`); ``dead`` the stones
+    ``B+3.5`` / ``W+0.5`` / ``Draw``; ``how``: ``agreement``, ``arbiter``,
+    ``stone-removal-timeout`` (an unanswered proposal stood, :class:`StoneRemovalExpired`) or
+    ``rules`` (the rules take no dead stones off: Tromp-Taylor rule 9); ``dead`` the stones
     removed; ``rule`` the counting articles; ``detail``: the scorer's counts, flattened to
     ``<item>`` / ``<item>.<colour>`` keys (stones, territory, dame, seki points, prisoners, dead
     stones per colour; in points or stones as the item says)."""
@@ -785,7 +790,7 @@ class GameScored(_GEvt):
     result: str
     margin: float
     komi: float
-    how: Literal["agreement", "arbiter", "stone-removal-timeout"]
+    how: Literal["agreement", "arbiter", "stone-removal-timeout", "rules"]
     dead: tuple[str, ...]
     rule: Rule
     detail: dict[str, float] = {}

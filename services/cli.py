@@ -219,7 +219,8 @@ def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi, chess or go"),
                fen: Optional[str] = typer.Option(None, help="start position (FEN); the game's start if omitted"),
                moves: str = typer.Option("", help='moves separated by spaces: "h2e2 h9g7 ..." (ICCS, WXF or Chinese notation; chess UCI/SAN; Go: GTP "D4"/"pass" or SGF "dd")'),
                sgf: Optional[Path] = typer.Option(None, "--sgf", exists=True, dir_okay=False, help="Go: the game record (SGF) to play before MOVES"),
-               rules: Optional[str] = typer.Option(None, "--rules", help="Go: chinese, japanese or ing (default: the record's RU, else chinese)"),
+               rules: Optional[str] = typer.Option(None, "--rules", help="Go: chinese, japanese, ing, tromp-taylor, aga, nz or korean (default: the record's RU, else chinese; overrides RU)"),
+               dead: Optional[str] = typer.Option(None, "--dead", help='Go: dead stones counted when play stops, as for `arbiter score`: "D4,Q16", "none", "auto"; default: the record\'s TB/TW marks, else the estimate'),
                json_flag: bool = typer.Option(False, "--json", help="print the ruling as JSON")):
     """Play MOVES from FEN (Go: after the SGF record) through the platform's validation and
     adjudication (Go: the Go engine) and print the ruling: legal or the first refused move, the
@@ -227,11 +228,11 @@ def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi, chess or go"),
     chase, idle). Exit 0 when every move was legal."""
     from services.tools.adjudicate import adjudicate as run
     if game == "go":
-        _adjudicate_go(sgf, rules, moves, json_flag)
+        _adjudicate_go(sgf, rules, moves, dead, json_flag)
     if game not in ("xiangqi", "chess"):
         _fail(f"unknown game {game!r}: xiangqi, chess or go")
-    if sgf is not None or rules is not None:
-        _fail("--sgf and --rules are for --game go")
+    if sgf is not None or rules is not None or dead is not None:
+        _fail("--sgf, --rules and --dead are for --game go")
     try:
         row = run(game, fen, moves.split())
     except ValueError as e:
@@ -254,12 +255,13 @@ def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi, chess or go"),
     raise typer.Exit(0 if row["legal"] else 1)
 
 
-def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, json_flag: bool) -> None:
+def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, dead: Optional[str],
+                   json_flag: bool) -> None:
     from services.tools.adjudicate import adjudicate_go
-    from services.tools.score import ScoreError, load
+    from services.tools.score import ScoreError, dead_words, load
     try:
         record = load(sgf) if sgf is not None else None
-        row = adjudicate_go(record, rules, moves.split())
+        row = adjudicate_go(record, rules, moves.split(), dead_words(dead, record.size if record else 19))
     except (ScoreError, ValueError) as e:
         if json_flag:  # --json always prints JSON: the reason, exit 2 (unreadable input)
             sys.stdout.write(json.dumps({"legal": False, "error": str(e)}, ensure_ascii=False) + "\n")
@@ -268,6 +270,8 @@ def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, json_f
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
     else:
         out.print(f"go ({row['rules']} rules): {row['plies']} moves played")
+        for w in row["warnings"]:
+            out.print(f"warning: {w}")
         if row["first_rejected"]:
             fr = row["first_rejected"]
             out.print(f"refused: ply {fr['ply']} {fr['move']}: {fr['reason']} ({fr['article']})")
@@ -279,7 +283,7 @@ def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, json_f
 
 @app.command()
 def score(sgf: Path = typer.Option(..., "--sgf", exists=True, dir_okay=False, help="Go record (SGF) of a finished game"),
-          rules: Optional[str] = typer.Option(None, "--rules", help="chinese, japanese or ing (default: the record's RU, else chinese)"),
+          rules: Optional[str] = typer.Option(None, "--rules", help="chinese, japanese, ing, tromp-taylor, aga, nz or korean (default: the record's RU, else chinese; overrides RU)"),
           komi: Optional[float] = typer.Option(None, "--komi", help="komi in points (default: the record's KM, else the rules' default)"),
           dead: Optional[str] = typer.Option(None, "--dead", help='dead stones, GTP or SGF points: "D4,Q16"; "none"; "auto" (Monte-Carlo estimate). Default: the record\'s TB/TW marks, else the estimate'),
           json_flag: bool = typer.Option(False, "--json", help="print the count as JSON")):
@@ -297,6 +301,8 @@ def score(sgf: Path = typer.Option(..., "--sgf", exists=True, dir_okay=False, he
                   f"({row['rules']} rules, komi {row['komi']:g}, {len(row['dead'])} dead stones "
                   f"from {row['dead_source']}; record: {row['recorded_result'] or '-'})")
         out.print(row["rule"])
+        for w in row["warnings"]:
+            out.print(f"warning: {w}")
 
 
 @app.command("check-pairings")

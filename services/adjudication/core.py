@@ -19,7 +19,8 @@ rules them (DeadStonesRuled) or the stone-removal time runs out on an unanswered
 :func:`shared.rules.go_scoring.score` under the game's rules and komi (Chinese area counting
 1988 art. 9 with the komi's article, :func:`shared.rules.games.go_score_rule`: 1988 art. 11 for
 2¾ stones = 5.5 points, 2002 art. 9 for the competition's komi, 3¾ stones = 7.5 points;
-Japanese 1989 art. 8 / 10 territory counting; Ing art. 4), written as GameScored (points, ``B+3.5``, the counts) before the GameEnded whose result
+Japanese 1989 art. 8 / 10 territory counting; Ing art. 4; under Tromp-Taylor rules at once when
+two passes end the game, every stone counting, ``how="rules"``), written as GameScored (points, ``B+3.5``, the counts) before the GameEnded whose result
 maps Black's win to ``0-1``, White's to ``1-0`` and a jigo to ``1/2-1/2`` (``score`` keeps the
 margin). A flag loses (1988 art. 23.5); resignation 7.2 (Japanese art. 11). A position that
 recurs a third time with stones taken on the way (triple ko, eternal life:
@@ -100,6 +101,9 @@ class AdjudicationCore(Core):
         else:
             g.pos.play_coord(p.uci)
         status = p.status  # validation's status of the same position (same rules code)
+        if status == "scoring" and g.pos.counts_every_stone:  # Tromp-Taylor 8-9: counted at once
+            return self._count(g, p.game_id, (), "rules", "two passes end the game; every stone "
+                                                          "on the board counts (rule 9)")
         if status not in ("ongoing", "scoring"):  # Go's scoring: the dead stones come next
             result, winner = g.pos.outcome(status, p.colour)
             detail = f"{p.san} mates" if status == "checkmate" else f"after ply {p.ply} ({p.san})"

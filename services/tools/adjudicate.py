@@ -87,7 +87,7 @@ def _move(iccs: str):
     return Move.from_iccs(iccs)
 
 
-def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = ()) -> dict:
+def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = (), dead=None) -> dict:
     """Go: play ``record`` (a :class:`shared.rules.sgf.GoRecord`; None = an empty 19x19 board),
     then ``moves`` (GTP "D4"/"pass", no letter I, or SGF "dd"/"" coordinates), all under
     ``rules`` (default the record's RU, else chinese), through the services' own cores as a
@@ -102,27 +102,36 @@ def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = ()) 
 
     Returns ``{"legal": bool, "first_rejected": null|{"ply", "move", "reason", "code",
     "article", "rule"}, "result", "reason", "rule", "rules", "plies", "implicit_passes",
-    "recorded_result", "score", "endless_cycle"}``: ``result`` "*" while play goes on; after two
-    passes in a row play stops and the board is counted (:mod:`shared.rules.go_scoring`) with the
-    dead stones the record's TB/TW marks imply when no extra move was played, else with every
-    stone alive; an endless cycle the adjudication service reports (EndlessCycleFound: a position
-    seen a third time with captures by both sides; ``endless_cycle`` is its payload) gives "Draw"
-    under Chinese rules (1988 art. 20.3: draw or replay, the arbiter's choice), "Void" under
-    Japanese (1989 art. 12: no result), and under Ing rules "*" with the article (Ing art. 3)
-    for the arbiter. A setup that is no position (stones without liberties) gives ``legal``
-    false with ``first_rejected`` ``{"ply": 0, "move": "setup", "reason"}``. Raises
-    ``ValueError`` for unknown rules."""
-    from shared.rules import go, go_scoring
-    from shared.rules.sgf import GoRecord, dead_from_marks, scoring_terms
+    "recorded_result", "warnings", "score", "endless_cycle"}``: ``result`` "*" while play goes
+    on; when play stops (two passes in a row) the
+    board is counted as ``arbiter score`` counts it (:func:`services.tools.score.count_board`):
+    with ``dead`` (Points, "none" or "auto"), else the dead stones the record's TB/TW marks
+    imply when no extra move was played, else the Monte-Carlo estimate; under Tromp-Taylor rules
+    none (rule 9); ``score`` is that count's row (``dead_source`` says which). An endless cycle
+    the adjudication service reports (EndlessCycleFound: a position seen a third time with
+    captures by both sides; ``endless_cycle`` is its payload) gives what the ruleset's
+    :attr:`shared.rules.go.Spec.cycle` says: "Draw" under Chinese rules (1988 art. 20.3: draw
+    or replay, the arbiter's choice), "Void" under Japanese and Korean rules (1989 art. 12: no
+    result), "*" with the article for the arbiter under Ing rules (art. 3); under the superko
+    rules (Tromp-Taylor, AGA, New Zealand) the move closing a cycle is refused. A setup that is
+    no position (stones without liberties) gives ``legal`` false with ``first_rejected``
+    ``{"ply": 0, "move": "setup", "reason"}``. Raises ``ValueError`` for unknown rules, and
+    :class:`services.tools.score.ScoreError` (a ``ValueError``) for a count it cannot make (bad
+    ``dead``, no komi fits)."""
+    from dataclasses import replace
+
+    from services.tools.score import count_board
+    from shared.rules import go
+    from shared.rules.sgf import GoRecord
 
     record = record if record is not None else GoRecord()
     rules = rules or record.rules
     if rules not in go.RULESETS:
-        raise ValueError(f"unknown Go rules {rules!r}: chinese, japanese or ing")
+        raise ValueError(f"unknown Go rules {rules!r}: {', '.join(go.RULESETS)}")
     row: dict = {"legal": True, "first_rejected": None, "result": "*", "reason": "game goes on",
                  "rule": None, "rules": rules, "plies": 0, "implicit_passes": [],
-                 "recorded_result": record.result.raw if record.result else None, "score": None,
-                 "endless_cycle": None}
+                 "recorded_result": record.result.raw if record.result else None,
+                 "warnings": list(record.warnings), "score": None, "endless_cycle": None}
     try:  # the setup as the services' start position (size, rules, side to move, stones)
         start = go.Board(record.size, rules, setup_black=record.setup_black,
                          setup_white=record.setup_white, turn=record.first_turn()).to_text()
@@ -177,22 +186,20 @@ def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = ()) 
         if not submit(ply, game.to_move, text):
             return row
         row["plies"] += 1
-    board = game.pos.board
     if row["endless_cycle"] is not None:
         cyc, rule = row["endless_cycle"], go.rule_for("endless-cycle", rules)
         what = (f"endless cycle: the position seen {cyc['occurrences']} times with captures by "
                 f"both sides ({rule.summary})")
-        result = {"chinese": "Draw", "japanese": "Void"}.get(rules, "*")
+        result = {"draw-or-replay": "Draw", "no-result": "Void"}.get(go.spec(rules).cycle, "*")
         row.update(result=result, rule=rule.model_dump(),
                    reason=what if result != "*" else what + "; the arbiter rules")
-    elif game.scoring:  # two passes stopped play
-        dead = sorted(dead_from_marks(record, board.stones)) if not moves else []
-        komi, handicap, _ = scoring_terms(record, rules)
-        s = go_scoring.score(board, rules, komi, dead, handicap=handicap)
-        row.update(result=s.result, rule=go.rule_for("end", rules).model_dump(),
-                   reason=f"two passes stop play; counted ({s.rule}) with "
-                          + (f"{len(dead)} stones dead by the record's marks" if dead else
-                             "every stone alive (no dead stones marked)"),
-                   score={"black": s.black, "white": s.white, "margin": s.margin,
-                          "dead": [go.to_gtp(p, board.size) for p in dead]})
+    elif game.scoring:  # play stopped
+        marked = record if not moves else replace(record, territory_black=frozenset(),
+                                                  territory_white=frozenset())  # marks: the record's board only
+        s = count_board(marked, game.pos.board, rules, dead=dead)
+        how = {"marks": "dead by the record's marks", "estimate": "dead by the Monte-Carlo estimate",
+               "given": "dead as given", "none": "dead (none given)",
+               "rules": "dead: the rules take none off, every stone counts"}[s["dead_source"]]
+        row.update(result=s["result"], rule=go.rule_for("end", rules).model_dump(), score=s,
+                   reason=f"play stopped; counted ({s['rule']}) with {len(s['dead'])} stones {how}")
     return row

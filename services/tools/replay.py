@@ -139,8 +139,10 @@ def replay_sgf(file: str | Path) -> dict:
     ``rules``, ``implicit_passes``, ``score``. Go is played through the
     services' validation and adjudication cores (:func:`services.tools.adjudicate.adjudicate_go`). ``result``
     is the board's count when play stopped with two passes, with the dead stones the record's
-    TB/TW marks imply (``reason`` says which), else ``*`` ("not decided on the board":
-    resignation, time, or a count we cannot re-derive without the dead stones).
+    TB/TW marks imply, or none under Tromp-Taylor rules (``reason`` says which), else ``*`` ("not
+    decided on the board": resignation, time, or a count we cannot re-derive without the dead
+    stones: the estimate's count is in ``score``). ``warnings``: the record's (an unknown ``RU``,
+    an ``RE`` outside FF[4]: the moves still replay).
     ``recorded_result`` is ``RE`` in the platform's notation (``W+0.50`` -> ``W+0.5``).
     An unreadable SGF gives a row with ``first_rejected`` at ply 0 naming the error."""
     from services.tools.adjudicate import adjudicate_go
@@ -159,16 +161,18 @@ def replay_sgf(file: str | Path) -> dict:
     row.update(white=record.white, black=record.black, moves=len(record.moves),
                accepted=ruling["plies"], rules=record.rules,
                implicit_passes=ruling["implicit_passes"],
-               recorded_result=record.result.text if record.result else "*")
+               recorded_result=record.result.text if record.result else "*",
+               warnings=list(record.warnings))
     if ruling["first_rejected"]:
         fr = ruling["first_rejected"]
         row["first_rejected"] = {"ply": fr["ply"], "move": fr["move"],
                                  "reason": f"{fr['reason']} ({fr['article']})"}
     elif ruling["result"] != "*":
         row["score"] = ruling["score"]
-        if ruling["score"] is None or record.territory_black or record.territory_white:
+        if ruling["score"] is None or ruling["score"]["dead_source"] != "estimate":
             row.update(result=ruling["result"], reason=ruling["reason"], rule=ruling["rule"])
         else:
             row["reason"] = ("two passes, but no territory marks: the dead stones are not known, "
-                             "so the count is not re-derived (score: every stone alive)")
+                             f"so the count is not re-derived (score: {ruling['score']['result']} "
+                             "with the Monte-Carlo estimate)")
     return row

@@ -299,6 +299,8 @@ class ValidationCore(Core):
             g.offer_by = None
         if played.status not in ("ongoing", "scoring"):
             g.over = True
+        elif played.status == "scoring" and g.pos.counts_every_stone:
+            g.counting = True  # no dead stones to settle (Tromp-Taylor rule 9): adjudication counts
         elif played.status == "scoring":  # play stopped: the stone-removal time runs
             g.removal_deadline_ms = msg.at_ms + g.removal_limit_ms
         elif g.pos.game == "xiangqi" and played.repetitions >= 3 and (

@@ -279,7 +279,8 @@ class XiangqiPosition(Position):
 
 # ------------------------------------------------------------------------------------------- Go
 def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
-    """The decision -> article map of a Go game under ``rules`` (chinese / japanese / ing).
+    """The decision -> article map of a Go game under ``rules`` (one of
+    :data:`shared.rules.go.RULESETS`).
 
     The arbiter articles are those of chapter 3 of the Chinese rules 1988 (the platform's
     arbiter law for every Go ruleset): time out 23.5, lateness 23.1 / 23.2 / 23.3, playing
@@ -323,7 +324,32 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
             "agreement": r(c88, "8", "dead stones agreed by both players"),
             "score": r(ing, "4", "子空皆地, 填满计点: area counting; 8 points compensation"),
         },
-    }[rules]
+        "tromp-taylor": {
+            "resignation": r(c88, "7.2", "a player who resigns loses (the Tromp-Taylor rules "
+                                         "have no resignation: the arbiter law's)"),
+            "resumption": r(go.TT, "8", "the game ends after two passes: there is no resumption"),
+            "agreement": r(go.TT, "9", "no dead stones are agreed: every stone on the board counts"),
+            "score": r(go.TT, "9, 10", "area counting of every stone on the board and the empty "
+                                       "points reaching only one colour; komi"),
+        },
+        "aga": {
+            "resignation": r(c88, "7.2", "a player who resigns loses (the arbiter law's)"),
+            "resumption": r(go.AGA, "9", "without agreement on dead stones play resumes, the "
+                                         "opponent of the last passer first"),
+            "agreement": r(go.AGA, "9", "dead stones agreed by both players are removed"),
+            "score": r(go.AGA, "12, 3, 4", "area counting (equal to territory counting with pass "
+                                           "stones); komi; N-1 points for N handicap stones"),
+        },
+        "nz": {
+            "resignation": r(c88, "7.2", "a player who resigns loses"),
+            "resumption": r(go.NZ, "End", "without agreement on dead stones play continues"),
+            "agreement": r(go.NZ, "End", "dead stones agreed by both players are removed"),
+            "score": r(go.NZ, "Score", "area counting: stones plus surrounded empty points; komi 7"),
+        },
+    }
+    by["korean"] = {k: v.model_copy(update={"ruleset": go.KOR, "article": f"J89 {v.article}"})
+                    for k, v in by["japanese"].items()}
+    by = by[rules]
     return {
         **by,
         **{k: go.rule_for(k, rules) for k in ("timeout", "absence", "double-absence", "lateness",
@@ -346,7 +372,7 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
         "stop": go.rule_for("stop", rules),  # Japanese 9-1; Chinese and Ing 1988 art. 21.1
         "stone-removal-timeout": go.rule_for("stone-removal-timeout", rules),
         "endless-cycle": go.rule_for("endless-cycle", rules),
-        **({"no-result": go.rule_for("no-result", rules)} if rules == "japanese" else {}),
+        **({"no-result": go.rule_for("no-result", rules)} if go.spec(rules).cycle == "no-result" else {}),
         "illegal-move": go.rule_for("occupied", rules),
     }
 
@@ -372,8 +398,8 @@ def go_score_rule(rules: str, komi: float) -> Rule:
 def go_settings(board_size: int | None, rules: str | None, komi: float | None,
                 handicap: int | None, stone_removal_s: int | None = None) -> dict:
     """The resolved Go settings of a game: ``board_size`` (default 19), ``go_rules`` (chinese),
-    ``komi`` in points (the ruleset's default, :data:`shared.rules.go.DEFAULT_KOMI`; 0 in a
-    handicap game), ``handicap`` stones (0) and ``stone_removal_s`` seconds to settle the dead
+    ``komi`` in points (the ruleset's default, :func:`shared.rules.go.default_komi`; 0 in a
+    handicap game, AGA 0.5), ``handicap`` stones (0) and ``stone_removal_s`` seconds to settle the dead
     stones (:data:`shared.rules.go.DEFAULT_STONE_REMOVAL_S`, a platform rule). Raises
     ``ValueError`` (a :class:`GoError`) for
     an impossible board size, rules or handicap placement, or a komi the board cannot count
@@ -389,7 +415,7 @@ def go_settings(board_size: int | None, rules: str | None, komi: float | None,
     go.handicap_points(size, handicap)  # raises where the board has no such placement
     default = komi is None
     if default:
-        komi = go.DEFAULT_KOMI[rules] if handicap == 0 else 0.0
+        komi = go.default_komi(rules, handicap)
     komi = go.check_komi(komi, size, default=default)
     removal = go.DEFAULT_STONE_REMOVAL_S if stone_removal_s is None else int(stone_removal_s)
     if removal <= 0:
@@ -415,7 +441,7 @@ VOID_REASONS = ("suicide", "ko", "superko")
 
 
 class GoPosition(Position):
-    """Go on :mod:`shared.rules.go` (rules ``chinese`` / ``japanese`` / ``ing``).
+    """Go on :mod:`shared.rules.go` (rules: one of :data:`shared.rules.go.RULESETS`).
 
     Moves are GTP points (``D4``, no letter I), SGF points (``dd``) or ``pass``; the record keeps
     the GTP point (``uci`` = ``san``). ``fen()`` is the engine's one-line position
@@ -521,6 +547,14 @@ class GoPosition(Position):
 
     def status(self) -> str:
         return "scoring" if self._passes >= 2 else "ongoing"
+
+    @property
+    def counts_every_stone(self) -> bool:
+        """True when the rules take no dead stones off (Tromp-Taylor rule 9): play stopped, the
+        board is counted as it stands, with no dead stones to settle."""
+        from shared.rules import go
+
+        return not go.spec(self.board.rules).dead_removed
 
     def can_win(self, colour: str) -> bool:
         return True

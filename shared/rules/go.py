@@ -24,6 +24,28 @@ Sources (../shared/rules/):
   was, i.e. a pass that repeats the position (Ing art. 3 "覆子" repetition), so only a suicide of two
   or more stones is a move.  The stored Ing text is a summary; this reading is stated, not quoted.
 
+Rulesets whose texts are not in ../shared/rules, implemented from their published texts as
+cited in :data:`RULES` (article numbers as we know them; see :data:`SPECS` for what each changes):
+
+* Tromp-Taylor rules (J. Tromp and B. Taylor, "The Rules of Go", the ten logical rules; CGOS and
+  KataGo's default): rule 6 a move may not repeat an earlier board colouring (positional superko),
+  rule 7 a move clears the opponent's colour, then one's own (suicide of any size is a move; a
+  single-stone suicide repeats the board and so is refused by rule 6), rule 8 two passes end the
+  game, rule 9 every stone on the board counts (no dead stones are removed) plus the empty points
+  that reach only that colour, rule 10 equal scores are a tie.
+* AGA rules (American Go Association Rules of Go, 1991, komi revised to 7.5 in 2004): rule 5 self-
+  capture is illegal, rule 6 a play may not recreate a board position the player created on a
+  previous play (situational superko), rule 7 a pass hands the opponent one stone as a prisoner,
+  rule 8 two passes in a row stop play and White passes last (one more pass stone when Black
+  passed last), rule 12 area counting (equal to territory counting with the pass stones), rule
+  3 komi (7.5; 0.5 in handicap
+  games), rule 4 handicap: under area counting White receives N-1 points for N stones.
+* New Zealand rules (NZ Go Society): area counting, suicide allowed, a play may not recreate an
+  earlier position with the same player to move (situational superko), komi 7 (ties possible).
+* Korean rules (Korea Baduk Association): territory counting as the Japanese 1989 rules, simple
+  ko, a repeated position without result, komi 6.5.  The Korean text is not in ../shared/rules;
+  the articles cited are those of the Japanese 1989 rules it follows.
+
 Coordinates
 -----------
 ``Point = (column, row)``, both 0-based; row 0 is the *bottom* row (GTP row 1), column 0 is GTP "A".
@@ -56,10 +78,68 @@ __all__ = [
 
 BLACK, WHITE = "black", "white"
 EMPTY = "empty"
-RULESETS = ("chinese", "japanese", "ing")
+RULESETS = ("chinese", "japanese", "ing", "tromp-taylor", "aga", "nz", "korean")
 #: Default komi in points (Chinese: 3¾ stones = 7.5 points, the standard of current events under
-#: the 2002 rules' art. 9, see :func:`komi_rule`; Japanese 6.5; Ing 8).
-DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5, "ing": 8.0}
+#: the 2002 rules' art. 9, see :func:`komi_rule`; Japanese 6.5; Ing 8; Tromp-Taylor, whose text
+#: sets none, 7.5 as CGOS and KataGo; AGA 7.5 (rule 3, 2004); NZ 7; Korean 6.5).
+DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5, "ing": 8.0, "tromp-taylor": 7.5, "aga": 7.5,
+                "nz": 7.0, "korean": 6.5}
+#: Default komi in a handicap game: AGA rule 3 gives White 0.5; the others 0.
+HANDICAP_KOMI = {"aga": 0.5}
+
+
+class Spec(NamedTuple):
+    """What a ruleset changes in play and counting.
+
+    ``ko``: "simple" (the stone just taken may not be retaken at once), "positional" (no earlier
+    board position may recur) or "situational" (no position the mover created before may recur);
+    ``suicide``: "none", "multi" (two or more stones, Ing) or "any"; ``scoring``: "area" or
+    "territory"; ``dame_shared``: under area counting, empty points touching both colours are
+    halved (Chinese 1988 art. 21.2, Ing) rather than no one's; ``dead_removed``: dead stones are
+    agreed and taken off (False: every stone on the board counts, Tromp-Taylor rule 9);
+    ``pass_stone``: a pass hands the opponent a prisoner (AGA rule 7); ``white_passes_last``: when
+    Black made the last of the passes that stopped play, White hands over one more pass stone
+    (AGA rule 8; it changes a territory count, not the area count); ``handicap_bonus``:
+    points White receives for N handicap stones: "N", "N-1" or "0"; ``cycle``: what an endless
+    cycle gives: "draw-or-replay" (Chinese 1988 art. 20.3), "no-result" (Japanese 1989 art. 12),
+    "arbiter" (Ing art. 3) or "illegal" (superko: the move closing the cycle is refused)."""
+
+    ko: str
+    suicide: str
+    scoring: str
+    dame_shared: bool
+    dead_removed: bool
+    pass_stone: bool
+    white_passes_last: bool
+    handicap_bonus: str
+    cycle: str
+
+
+SPECS: dict[str, Spec] = {
+    "chinese": Spec("positional", "none", "area", True, True, False, False, "N", "draw-or-replay"),
+    "japanese": Spec("simple", "none", "territory", False, True, False, False, "0", "no-result"),
+    "ing": Spec("simple", "multi", "area", True, True, False, False, "0", "arbiter"),
+    "tromp-taylor": Spec("positional", "any", "area", False, False, False, False, "0", "illegal"),
+    "aga": Spec("situational", "none", "area", False, True, True, True, "N-1", "illegal"),
+    "nz": Spec("situational", "any", "area", False, True, False, False, "0", "illegal"),
+    "korean": Spec("simple", "none", "territory", False, True, False, False, "0", "no-result"),
+}
+
+
+def spec(rules: str) -> Spec:
+    """The :class:`Spec` of ``rules``. Raises GoError for an unknown ruleset."""
+    _check_rules(rules)
+    return SPECS[rules]
+
+
+def default_komi(rules: str, handicap: int = 0) -> float:
+    """The komi in points a game under ``rules`` gets when none is given: :data:`DEFAULT_KOMI`,
+    or with 2+ handicap stones :data:`HANDICAP_KOMI` (0 unless AGA's 0.5, rule 3). Raises GoError
+    for an unknown ruleset."""
+    _check_rules(rules)
+    return HANDICAP_KOMI.get(rules, 0.0) if handicap >= 2 else DEFAULT_KOMI[rules]
+
+
 #: Seconds to settle the dead stones once play stops, restarted by each proposal: a platform rule
 #: for online play (no rule text here sets one; OGS runs a similar stone-removal timer). When it
 #: runs out an unanswered proposal stands and is counted; with none the arbiter is called.
@@ -74,9 +154,12 @@ C88 = "Chinese rules 1988"
 C02 = "Chinese rules 2002"
 J89 = "Japanese rules 1989"
 ING = "Ing rules"
+TT = "Tromp-Taylor rules"
+AGA = "AGA rules"
+NZ = "New Zealand rules"
+KOR = "Korean rules"
 #: The platform's own rules for online play, where no Go rule text decides (stone-removal time).
 PLATFORM = "Arbiter platform rules (online play)"
-_RULESET_NAME = {"chinese": C88, "japanese": J89, "ing": ING}
 
 
 def _r(ruleset: str, article: str, summary: str) -> Rule:
@@ -120,6 +203,9 @@ RULES: dict[str, Rule] = {
     "chinese:ko": _r(C88, "20.1", "an immediate ko recapture is void and the turn is lost (6)"),
     "japanese:ko": _r(J89, "6", "劫: the stone taken in a ko may not be retaken at once"),
     "ing:ko": _r(ING, "3", "打劫: the ko may not be retaken at once"),
+    "japanese:confirmation-ko": _r(J89, "7-2", "confirming life and death after play stopped, the "
+                                               "same ko may not be retaken until the side whose "
+                                               "ko stone was taken has passed"),
     "chinese:superko": _r(C88, "6", "禁止全局同形再现: no whole-board position may recur (2002 art. 6)"),
     # passes and end of play
     "chinese:pass": _r(C88, "2.4", "either player may pass (放弃下子权)"),
@@ -163,6 +249,71 @@ RULES: dict[str, Rule] = {
 }
 
 
+def _rules_of(rules: str, ruleset: str, table: dict[str, tuple[str, str]]) -> dict[str, Rule]:
+    return {f"{rules}:{k}": _r(ruleset, a, summ) for k, (a, summ) in table.items()}
+
+
+RULES.update(_rules_of("tromp-taylor", TT, {
+    "play": ("5", "the players alternate turns, starting with Black"),
+    "occupied": ("7", "a move colours an empty point"),
+    "wrong-turn": ("5", "the players alternate turns"),
+    "off-board": ("1", "the points of the grid"),
+    "malformed": ("1", "a move names one point of the grid or a pass"),
+    "liberties": ("3", "a point reaches a colour through adjacent points of its own colour"),
+    "capture": ("4, 7", "the opponent's points that do not reach empty are cleared"),
+    "capture-first": ("7", "the opponent's colour is cleared first, then one's own"),
+    "suicide": ("7", "one's own points that do not reach empty are cleared: suicide is a move"),
+    "ko": ("6", "a move may not repeat an earlier board colouring"),
+    "superko": ("6", "a move may not repeat an earlier board colouring (positional superko)"),
+    "pass": ("6", "a turn is a pass or a move"),
+    "stop": ("8", "the game ends after two consecutive passes"),
+    "end": ("8", "the game ends after two consecutive passes; every stone on the board counts (9)"),
+    "endless-cycle": ("6", "no board colouring may repeat: a cycle cannot close"),
+}))
+RULES.update(_rules_of("aga", AGA, {
+    "play": ("2", "the players alternate; a move is a play or a pass"),
+    "occupied": ("2", "a stone is played on an empty intersection"),
+    "wrong-turn": ("2", "the players alternate"),
+    "off-board": ("1", "the intersections of the board"),
+    "malformed": ("2", "a move names one intersection or a pass"),
+    "liberties": ("5", "a string without liberties is captured"),
+    "capture": ("5", "opposing strings left without liberties are removed"),
+    "capture-first": ("5", "the opponent's strings are removed before one's own would be"),
+    "suicide": ("5", "self-capture is illegal"),
+    "ko": ("6", "a play may not recreate a board position the player created on a previous play"),
+    "superko": ("6", "a play may not recreate a board position the player created on a previous "
+                     "play (situational superko)"),
+    "pass": ("7", "a pass is always legal; the passer hands the opponent one stone as a prisoner"),
+    "stop": ("8", "two passes in a row stop play; White passes last"),
+    "end": ("8", "two passes in a row end play; White passes last (a further pass stone)"),
+    "endless-cycle": ("6", "no position may recur with the same player to move: a cycle cannot close"),
+}))
+RULES.update(_rules_of("nz", NZ, {
+    "play": ("Play", "the players alternate; a turn is a play or a pass"),
+    "occupied": ("Play", "a stone is placed on an empty intersection"),
+    "wrong-turn": ("Play", "the players alternate"),
+    "off-board": ("Board", "the intersections of the board"),
+    "malformed": ("Play", "a move names one intersection or a pass"),
+    "liberties": ("Capture", "stones without liberties are removed"),
+    "capture": ("Capture", "the opponent's stones without liberties are removed"),
+    "capture-first": ("Capture", "the opponent's stones are removed first, then one's own"),
+    "suicide": ("Suicide", "one's own stones left without liberties are removed: suicide is a play"),
+    "ko": ("Repetition", "a play may not recreate a position with the same player to move"),
+    "superko": ("Repetition", "a play may not recreate a position with the same player to move "
+                              "(situational superko)"),
+    "pass": ("Play", "a player may pass"),
+    "stop": ("End", "two passes in a row end play"),
+    "end": ("End", "two passes in a row end play; dead stones agreed, else play continues"),
+    "endless-cycle": ("Repetition", "no position may recur with the same player to move: a cycle "
+                                    "cannot close"),
+}))
+# Korean rules: territory counting as the Japanese 1989 rules, whose articles are cited ("J89 6")
+RULES.update({k.replace("japanese:", "korean:"): r.model_copy(update={
+    "ruleset": KOR, "article": f"J89 {r.article}", "summary": f"as Japanese 1989 art. {r.article}: {r.summary}"})
+    for k, r in list(RULES.items()) if k.startswith("japanese:")})
+RULES["korean:no-result"] = RULES["no-result"].model_copy(update={"ruleset": KOR, "article": "J89 12"})
+
+
 def rule_for(decision: str, rules: str = "chinese") -> Rule:
     """The :class:`contracts.messages.Rule` for ``decision`` under ``rules`` (e.g. "suicide", "ing").
 
@@ -203,11 +354,12 @@ class IllegalMove(GoError):
     """A move the rules refuse.
 
     ``reason``: one of "occupied", "suicide", "ko", "superko", "off-board", "malformed",
-    "wrong-turn"; ``article``: the rule article it rests on (e.g. "Chinese rules 1988 art. 5");
+    "wrong-turn", "confirmation-ko" (Japanese 1989 art. 7-2, :meth:`Board.confirmation`); ``article``: the rule article it rests on (e.g. "Chinese rules 1988 art. 5");
     ``point``: the point tried (``None`` for a pass or unparsed text).
     """
 
-    REASONS = ("occupied", "suicide", "ko", "superko", "off-board", "malformed", "wrong-turn")
+    REASONS = ("occupied", "suicide", "ko", "superko", "off-board", "malformed", "wrong-turn",
+               "confirmation-ko")
 
     def __init__(self, reason: str, message: str, *, rules: str = "chinese",
                  point: Point | None = None):
@@ -441,6 +593,10 @@ class _State:
     # history of (hash, side-to-move code) after each ply, index 0 = the start position
     history: list[tuple[int, int]] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
+    # (hash, side-to-move code) of the positions created by stone plays (situational superko)
+    created: set[tuple[int, int]] = field(default_factory=set)
+    # confirmation phase (J89 7-2): colour -> (point, stone) ko captures it may not make yet
+    bans: dict[str, set[tuple[int, int]]] | None = None
 
 
 
@@ -470,10 +626,14 @@ class Board:
     stones, or setup stones without liberties.
 
     Ko: simple ko (the single stone just captured may not be retaken at once) under every
-    ruleset; under Chinese rules positional superko (no stone move may recreate any earlier
-    whole-board position, 1988/2002 art. 6).  Suicide: refused under Chinese and Japanese rules,
-    under Ing rules refused for a single stone and played (the mover's stones taken off, counted
-    as the opponent's prisoners) for two or more.
+    ruleset; positional superko (no stone move may recreate any earlier whole-board position)
+    under Chinese (1988/2002 art. 6) and Tromp-Taylor rules (rule 6); situational superko (no play
+    may recreate a position the same player created by an earlier play) under AGA (rule 6) and
+    New Zealand rules.  Suicide (:data:`SPECS`): refused under Chinese, Japanese, Korean and AGA
+    rules; under Ing rules refused for a single stone and played for two or more; under
+    Tromp-Taylor and New Zealand rules played (the mover's stones taken off, counted as the
+    opponent's prisoners), a single-stone suicide being refused by positional superko under
+    Tromp-Taylor.  AGA: each pass hands the opponent a prisoner (rule 7).
     """
 
     __slots__ = ("_size", "_rules", "_s", "_nb", "_z")
@@ -513,7 +673,7 @@ class Board:
 
     @property
     def rules(self) -> str:
-        """"chinese", "japanese" or "ing"."""
+        """The ruleset, one of :data:`RULESETS`."""
         return self._rules
 
     @property
@@ -566,13 +726,29 @@ class Board:
         _check_point(p, self._size)
         return _COLOUR.get(self._s.cells[p[1] * self._size + p[0]])
 
+    def confirmation(self, turn: str | None = None) -> Board:
+        """A copy on which to confirm life and death after play stopped (Japanese 1989 art. 7-1,
+        7-2; Korean rules as Japanese), ``turn`` to move first (default the player to move): a
+        ko taken in it may not be retaken by the other side, even after moves elsewhere, until
+        that side has passed ("confirmation-ko"); the rest plays as usual. Raises GoError under
+        area-counting rules, which settle disputes by play (e.g. Chinese 1988 art. 21.3)."""
+        if SPECS[self._rules].scoring != "territory":
+            raise GoError(f"{self._rules} rules have no confirmation phase: a dispute is played out")
+        b = self.copy()
+        b._s.turn = self._s.turn if turn is None else turn
+        other(b._s.turn)
+        b._s.ko = None
+        b._s.bans = {BLACK: set(), WHITE: set()}
+        return b
+
     def copy(self) -> Board:
         """An independent copy (history included)."""
         b = Board.__new__(Board)
         b._size, b._rules, b._nb, b._z = self._size, self._rules, self._nb, self._z
         s = self._s
         b._s = _State(list(s.cells), s.turn, s.ko, dict(s.prisoners), s.passes, s.ply, s.hash,
-                      list(s.moves), list(s.history), set(s.seen))
+                      list(s.moves), list(s.history), set(s.seen), set(s.created),
+                      None if s.bans is None else {c: set(v) for c, v in s.bans.items()})
         return b
 
     # --------------------------------------------------------------------------- groups
@@ -646,10 +822,14 @@ class Board:
                 own_chain, own_libs = self._chain(cells, i)
         finally:
             cells[i] = 0
+        if s.bans is not None and len(captured) == 1 and (i, captured[0]) in s.bans[colour]:
+            return IllegalMove("confirmation-ko", f"{where} retakes a ko taken in the confirmation "
+                               "of life and death: pass first", rules=rules, point=point), None
+        sp = SPECS[rules]
         suicide: list[int] = []
         if own_chain is not None and not own_libs:
-            if rules != "ing" or len(own_chain) == 1:
-                what = "a single stone" if rules == "ing" else "the stone"
+            if sp.suicide == "none" or (sp.suicide == "multi" and len(own_chain) == 1):
+                what = "a single stone" if sp.suicide == "multi" else "the stone"
                 return IllegalMove("suicide", f"{where} leaves {what} without liberties and captures "
                                    "nothing", rules=rules, point=point), None
             suicide = own_chain
@@ -659,9 +839,12 @@ class Board:
             h ^= z[k][opp]
         for k in suicide:
             h ^= z[k][me]
-        if rules == "chinese" and h in s.seen:
+        if sp.ko == "positional" and h in s.seen:
             return IllegalMove("superko", f"{where} repeats an earlier whole-board position",
                                rules=rules, point=point), None
+        if sp.ko == "situational" and (h, opp) in s.created:
+            return IllegalMove("superko", f"{where} recreates a whole-board position {colour} "
+                               "created before", rules=rules, point=point), None
         return None, (i, captured, suicide, h)
 
     def legality(self, point: Point | None, colour: str | None = None) -> IllegalMove | None:
@@ -690,6 +873,10 @@ class Board:
         if point is None:
             s.passes += 1
             s.ko = None
+            if SPECS[self._rules].pass_stone:  # AGA rule 7: the passer hands over a prisoner
+                s.prisoners[other(mover)] += 1
+            if s.bans is not None:  # J89 7-2: having passed, the player may retake its kos
+                s.bans[mover].clear()
             played = Played(mover, None, (), s.hash)
         else:
             _, (i, captured, suicide, h) = self._try(point, mover)
@@ -706,8 +893,11 @@ class Board:
                 chain, libs = self._chain(s.cells, i)
                 if len(chain) == 1 and len(libs) == 1:
                     s.ko = captured[0]
+                    if s.bans is not None:  # J89 7-2: not until the opponent has passed
+                        s.bans[other(mover)].add((captured[0], i))
             s.hash = h
             s.seen.add(h)
+            s.created.add((h, 3 - me))  # the position this play created, the opponent to move
             s.passes = 0
             played = Played(mover, point, tuple(self._pt(k) for k in captured + suicide), h)
         s.turn = other(mover)

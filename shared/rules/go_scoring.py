@@ -36,12 +36,12 @@ from fractions import Fraction
 
 from contracts.messages import Rule
 from shared.rules.go import (
-    BLACK, DEFAULT_KOMI, RULESETS, WHITE, Board, GoError, IllegalMove, Point, _check_point, _neighbours,
-    C02, C88, ING, J89, _r, chain_at, check_komi, komi_rule, to_gtp,
+    AGA, BLACK, KOR, NZ, TT, WHITE, Board, GoError, IllegalMove, Point, _check_point, _neighbours,
+    C02, C88, ING, J89, _r, chain_at, check_komi, default_komi, komi_rule, spec, to_gtp,
 )
 
 __all__ = ["Score", "score", "ownership", "seki_regions", "komi_from_stones", "SCORING_RULES",
-           "chinese_stones_text", "format_result"]
+           "chinese_stones_text", "format_result", "handicap_bonus"]
 
 #: Scoring articles, by decision (see also :data:`shared.rules.go.RULES`).
 SCORING_RULES: dict[str, Rule] = {
@@ -59,7 +59,27 @@ SCORING_RULES: dict[str, Rule] = {
     "chinese:seki": _r(C88, "21.2", "双活: points open between both sides are treated as seki (shared)"),
     "japanese:seki": _r(J89, "8", "双活: a live group touching a dame point is in seki; its 目 are not territory"),
     "ing:seki": _r(ING, "4", "子空皆地: points shared in seki are split between both sides"),
+    "tromp-taylor:count": _r(TT, "9", "a player's score: the points of her colour plus the empty "
+                                      "points that reach only her colour; no stone is taken off"),
+    "tromp-taylor:komi": _r(TT, "10", "the higher score wins, equal scores tie; komi, which the "
+                                      "rules leave to the event, is added to White's score"),
+    "tromp-taylor:seki": _r(TT, "9", "empty points reaching both colours count for neither"),
+    "aga:dead": _r(AGA, "9", "stones both players agree are dead are removed"),
+    "aga:count": _r(AGA, "12", "area counting: stones on the board plus surrounded empty points; "
+                               "equal to territory counting with pass stones (rule 7)"),
+    "aga:komi": _r(AGA, "3", "compensation 7.5 points in an even game, 0.5 with handicap (2004)"),
+    "aga:handicap": _r(AGA, "4", "area counting: White receives one point for each handicap "
+                                 "stone after the first (N-1)"),
+    "aga:seki": _r(AGA, "12", "eyes of groups in seki are counted; shared points count for neither"),
+    "nz:dead": _r(NZ, "End", "stones both players agree are dead are removed"),
+    "nz:count": _r(NZ, "Score", "area counting: stones plus the empty points they surround"),
+    "nz:komi": _r(NZ, "Komi", "7 points to White; equal scores are a draw"),
+    "nz:seki": _r(NZ, "Score", "empty points touching both colours count for neither"),
 }
+# Korean rules: territory counting as the Japanese 1989 rules ("J89 10"); komi 6.5
+SCORING_RULES.update({k.replace("japanese:", "korean:"): r.model_copy(update={
+    "ruleset": KOR, "article": f"J89 {r.article}", "summary": f"as Japanese 1989 art. {r.article}: {r.summary}"})
+    for k, r in list(SCORING_RULES.items()) if k.startswith("japanese:")})
 
 
 def komi_from_stones(stones: float) -> float:
@@ -275,7 +295,7 @@ def _analyse(board: Board, dead: Iterable[Point], rules: str) -> dict:
             in_seki = any(cells[k] and k in seki_stones for i in reg for k in nb[i])
             if in_seki:
                 eyes_in_seki[colour] += len(reg)
-            if in_seki and rules == "japanese":
+            if in_seki and spec(rules).scoring == "territory":
                 label = "seki"  # art. 8: the 目 of a group in seki are not territory
             else:
                 label = colour
@@ -310,52 +330,34 @@ def score(board: Board, rules: str | None = None, komi: float | None = None, dea
           *, handicap: int = 0) -> Score:
     """Count a finished game.
 
-    ``rules``: "chinese" (area, 1988/2002 art. 9), "japanese" (territory, 1989 art. 8/10) or
-    "ing" (fill-in area, Ing art. 4); default ``board.rules``.  ``komi``: points given to White
-    (default ``DEFAULT_KOMI[rules]``, or 0 in a handicap game).  ``dead``: points of dead stones;
-    each marks its whole chain.  ``handicap``: handicap stones; under Chinese rules Black gives
-    back half of them in stones (= ``handicap`` points to White) unless 0 or 1.
-    Raises GoError for an unknown ruleset, a bad komi/handicap, or a dead point without a stone.
+    ``rules``: one of :data:`shared.rules.go.RULESETS`, default ``board.rules``: territory
+    counting under Japanese (1989 art. 8/10) and Korean rules, area counting under the others
+    (Chinese 1988/2002 art. 9, Ing art. 4, Tromp-Taylor rule 9, AGA rule 12, New Zealand);
+    points touching both colours are halved under Chinese and Ing rules and count for no one
+    under Tromp-Taylor, AGA and New Zealand rules (:class:`shared.rules.go.Spec`).  ``komi``:
+    points given to White (default :func:`shared.rules.go.default_komi`).  ``dead``: points of
+    dead stones; each marks its whole chain.  ``handicap``: handicap stones; White receives N
+    points for N stones under Chinese rules (2002 art. 9: half the stones given back), N-1 under
+    AGA rules (rule 4), none otherwise.  Raises GoError for an unknown ruleset, a bad komi or
+    handicap, a dead point without a stone, or any dead stone under Tromp-Taylor rules (rule 9:
+    every stone on the board counts).
     """
     rules = board.rules if rules is None else rules
-    if rules not in RULESETS:
-        raise GoError(f"unknown Go ruleset {rules!r}; expected one of {', '.join(RULESETS)}")
+    sp = spec(rules)
     if not isinstance(handicap, int) or isinstance(handicap, bool) or handicap < 0:
         raise GoError(f"handicap must be a whole number of stones >= 0, got {handicap!r}")
-    if komi is None:
-        komi = 0.0 if handicap >= 2 else DEFAULT_KOMI[rules]
-    komi = check_komi(komi, board.size)
+    dead = list(dead)
+    if dead and not sp.dead_removed:
+        raise GoError(f"{rules} rules count every stone on the board (Tromp-Taylor rule 9): no "
+                      f"dead stones are taken off, they are captured in play")
+    komi = check_komi(default_komi(rules, handicap) if komi is None else komi, board.size)
     a = _analyse(board, dead, rules)
-    st, te, de, pr = a["stones"], a["territory"], a["dead"], a["prisoners"]
-    total = board.size * board.size
     detail = {k: v for k, v in a.items() if k != "ownership"}
     detail["komi"] = komi
-    applied: list[Rule] = []
-    if rules == "japanese":
-        black = te[BLACK] + pr[BLACK] + de[WHITE]
-        white = te[WHITE] + pr[WHITE] + de[BLACK] + komi
-        applied = [SCORING_RULES[k] for k in ("japanese:dead", "japanese:territory", "japanese:count",
-                                             "japanese:komi")]
+    if sp.scoring == "territory":
+        black, white, applied = _territory(a, komi, rules)
     else:
-        shared = a["dame"] + a["seki_points"]
-        area_b = st[BLACK] + te[BLACK] + shared / 2
-        area_w = st[WHITE] + te[WHITE] + shared / 2
-        comp = float(handicap) if (rules == "chinese" and handicap >= 2) else 0.0
-        black, white = area_b, area_w + komi + comp
-        detail.update(area={BLACK: area_b, WHITE: area_w}, handicap_compensation=comp)
-        if rules == "chinese":
-            margin_stones = (black - white) / 2
-            detail.update(black_stones=area_b, baseline=total / 2, komi_stones=komi / 2,
-                          margin_stones=margin_stones, result_stones=chinese_stones_text(margin_stones),
-                          black_needs_more_than=total / 2 + (komi + comp) / 2)
-            keys = ["chinese:dead", "chinese:count", "chinese:baseline"]
-            if shared:
-                keys.append("chinese:open-points")
-            if comp:
-                keys.append("chinese:handicap")
-            applied = [SCORING_RULES[k] for k in keys] + [komi_rule(komi, "chinese")]
-        else:
-            applied = [SCORING_RULES["ing:count"], SCORING_RULES["ing:komi"]]
+        black, white, applied = _area(a, komi, handicap, rules, board, detail)
     if a["seki_points"] or a["seki_stones"]:
         applied.append(SCORING_RULES[f"{rules}:seki"])  # the game's own ruleset's article
     margin = black - white
@@ -363,6 +365,65 @@ def score(board: Board, rules: str | None = None, komi: float | None = None, dea
     rule = "; ".join(dict.fromkeys(cites))  # each article once, in order
     return Score(black=black, white=white, result=format_result(margin), margin=margin, rule=rule,
                  detail=detail, ownership=a["ownership"], rules=tuple(applied))
+
+
+def _territory(a: dict, komi: float, rules: str) -> tuple[float, float, list[Rule]]:
+    """Territory plus prisoners plus the opponent's dead stones (Japanese 1989 art. 10)."""
+    te, pr, de = a["territory"], a["prisoners"], a["dead"]
+    black = te[BLACK] + pr[BLACK] + de[WHITE]
+    white = te[WHITE] + pr[WHITE] + de[BLACK] + komi
+    keys = ("dead", "territory", "count", "komi")
+    return black, white, [SCORING_RULES[f"{rules}:{k}"] for k in keys]
+
+
+def handicap_bonus(rules: str, handicap: int) -> int:
+    """Points White receives for ``handicap`` stones under ``rules`` (0 with fewer than 2):
+    N under Chinese rules (2002 art. 9), N-1 under AGA rules (rule 4), else 0."""
+    if handicap < 2:
+        return 0
+    return {"N": handicap, "N-1": handicap - 1, "0": 0}[spec(rules).handicap_bonus]
+
+
+def pass_stones_owed(board: Board) -> int:
+    """1 when Black made the last pass of two or more in a row, so that White hands over one
+    more pass stone (AGA rule 8: White passes last), else 0."""
+    moves = board.moves
+    return int(board.consecutive_passes >= 2 and moves[-1].colour == BLACK)
+
+
+def _area(a: dict, komi: float, handicap: int, rules: str, board: Board,
+          detail: dict) -> tuple[float, float, list[Rule]]:
+    """Stones plus surrounded points; shared points halved where the ruleset says (Chinese
+    1988 art. 21.2, Ing) else no one's; the handicap bonus and komi to White. Adds the area, the
+    bonus, under AGA rules the territory count with pass stones (``territory_count``: territory
+    plus prisoners, pass stones included, plus the opponent's dead stones, komi and bonus not
+    included; rule 12 makes its margin equal the area margin) and (Chinese) the count in stones
+    to ``detail``."""
+    st, te = a["stones"], a["territory"]
+    if spec(rules).pass_stone:
+        pr, de = a["prisoners"], a["dead"]
+        detail["territory_count"] = {BLACK: te[BLACK] + pr[BLACK] + pass_stones_owed(board) + de[WHITE],
+                                     WHITE: te[WHITE] + pr[WHITE] + de[BLACK]}
+    shared = a["dame"] + a["seki_points"]
+    half = shared / 2 if spec(rules).dame_shared else 0
+    area_b, area_w = st[BLACK] + te[BLACK] + half, st[WHITE] + te[WHITE] + half
+    comp = float(handicap_bonus(rules, handicap))
+    black, white = area_b, area_w + komi + comp
+    detail.update(area={BLACK: area_b, WHITE: area_w}, handicap_compensation=comp)
+    if rules != "chinese":
+        keys = ("dead", "count", "handicap" if comp else "", "komi")
+        return black, white, [SCORING_RULES[f"{rules}:{k}"] for k in keys if f"{rules}:{k}" in SCORING_RULES]
+    margin_stones = (black - white) / 2
+    total = board.size ** 2
+    detail.update(black_stones=area_b, baseline=total / 2, komi_stones=komi / 2,
+                  margin_stones=margin_stones, result_stones=chinese_stones_text(margin_stones),
+                  black_needs_more_than=total / 2 + (komi + comp) / 2)
+    keys = ["chinese:dead", "chinese:count", "chinese:baseline"]
+    if shared:
+        keys.append("chinese:open-points")
+    if comp:
+        keys.append("chinese:handicap")
+    return black, white, [SCORING_RULES[k] for k in keys] + [komi_rule(komi, "chinese")]
 
 
 # ----------------------------------------------------------------------------- life analysis

@@ -7,21 +7,22 @@ bottom row (GTP row 1); SGF counts rows from the top, so ``"aa"`` on 19x19 is ``
 
 Normalisations (each one applied is written to :attr:`GoRecord.notes`):
 
-- ``RU``: ``Chinese``/``CN`` -> ``chinese``; ``Japanese``/``JP``/``Korean`` -> ``japanese``
-  (territory counting, simple ko); ``GOE``/``Ing``/``ING``/``SST`` -> ``ing``; ``AGA`` ->
-  ``chinese`` (AGA 2004 rules count area and forbid repeating a whole-board position, as the
-  Chinese rules do; their handicap compensation of N-1 points differs from China's N);
-  ``NZ`` -> ``ing`` (area counting with suicide allowed, the Ing rules' closest relative).
-  No ``RU``: ``chinese`` (the default of the platform, and the rules of every record we hold
-  without ``RU``: the 2018 Tencent event and the 2015 Fan Hui match were played under Chinese
-  rules). Any other ``RU`` raises :class:`SgfError`.
+- ``RU``: ``Chinese``/``CN`` -> ``chinese``; ``Japanese``/``JP`` -> ``japanese``; ``Korean``
+  -> ``korean``; ``GOE``/``Ing``/``SST`` -> ``ing``; ``AGA`` -> ``aga``; ``NZ``/``New Zealand``
+  -> ``nz``; ``Tromp/Taylor``/``Tromp-Taylor``/``TT`` (CGOS, KataGo) -> ``tromp-taylor``.
+  No ``RU``: ``chinese`` (the platform default, and the rules of every record we hold without
+  ``RU``: the 2018 Tencent event and the 2015 Fan Hui match were played under Chinese rules),
+  noted.  Any other ``RU``: ``chinese`` too, with a warning (:attr:`GoRecord.warnings`): the
+  moves still replay, and a caller may choose the rules (``--rules``).
 - komi in points: ``KM``; the YuanYu app's ``KO[7.5]`` when there is no ``KM`` (in FF[4] ``KO``
   is a move-node flag, so a root ``KO`` with a number is read as komi); a ``KM`` of 100 or more
   that is a multiple of 25 is komi in stones x100 (the 2018 Tencent semi-finals' ``KM[375]``
   = 3.75 stones = 2 x 3.75 = 7.5 points, Chinese counting: one stone = two points).
   No komi at all: ``None`` (the scorer then uses the rules' default).
 - ``RE``: ``B+3.5``, ``W+R``/``W+Resign``, ``B+T``/``B+Time``, ``B+F``/``B+Forfeit``, ``B+``
-  (win, margin not given), ``0``/``Draw``/``Jigo``, ``Void``, ``?`` -> :class:`GameResult`.
+  (win, margin not given), ``0``/``Draw``/``Jigo`` (a draw), ``Void``, ``?`` -> :class:`GameResult`.
+  Another text (CGOS writes ``B+Illegal``: the opponent played an illegal move) is kept with a
+  warning: a win for the colour it names (kind "win"), else an unknown result.
 - ``TM`` main time in seconds (FF[4]); ``OT`` kept raw and parsed when it is KGS/CGoban text
   (``"3x60 byo-yomi"``, ``"25/600 Canadian"``, ``"10 fischer"``); the YuanYu ``LC``/``LT`` and
   ``TC``/``TT`` pairs (periods / seconds) are read as Japanese byo-yomi.
@@ -40,18 +41,18 @@ _COLOUR = {"b": BLACK, "w": WHITE}
 _SGF_COLOUR = {BLACK: "b", WHITE: "w"}
 
 RULES_ALIASES = {
-    "chinese": "chinese", "cn": "chinese", "china": "chinese", "aga": "chinese",
-    "japanese": "japanese", "jp": "japanese", "japan": "japanese", "korean": "japanese",
-    "ing": "ing", "goe": "ing", "ing's": "ing", "ings": "ing", "sst": "ing", "nz": "ing",
+    "chinese": "chinese", "cn": "chinese", "china": "chinese",
+    "japanese": "japanese", "jp": "japanese", "japan": "japanese",
+    "korean": "korean", "kr": "korean", "korea": "korean",
+    "ing": "ing", "goe": "ing", "ing's": "ing", "ings": "ing", "sst": "ing",
+    "aga": "aga", "nz": "nz", "new zealand": "nz", "new-zealand": "nz", "newzealand": "nz",
+    "tromp/taylor": "tromp-taylor", "tromp-taylor": "tromp-taylor", "tromp taylor": "tromp-taylor",
+    "tromptaylor": "tromp-taylor", "tt": "tromp-taylor",
 }
-#: How :func:`write_sgf` names our rule sets in ``RU`` (FF[4] names "GOE" for the Ing rules).
-RU_NAMES = {"chinese": "Chinese", "japanese": "Japanese", "ing": "GOE"}
-_RULES_NOTE = {
-    "aga": "RU[AGA] read as chinese (area counting, whole-board repetition forbidden; AGA gives "
-           "White N-1 points for N handicap stones, Chinese rules N)",
-    "nz": "RU[NZ] read as ing (area counting with suicide allowed)",
-    "korean": "RU[Korean] read as japanese (territory counting)",
-}
+#: How :func:`write_sgf` names our rule sets in ``RU`` (FF[4] names "GOE" for the Ing rules,
+#: "AGA" and "NZ"; "Tromp-Taylor" as KataGo writes it).
+RU_NAMES = {"chinese": "Chinese", "japanese": "Japanese", "ing": "GOE", "tromp-taylor": "Tromp-Taylor",
+            "aga": "AGA", "nz": "NZ", "korean": "Korean"}
 
 
 class SgfError(ValueError):
@@ -120,11 +121,13 @@ class GoRecord:
     ``OB``/``OW`` (ply 1 = first move); ``result``: ``RE`` (None when absent);
     ``territory_black``/``territory_white``: the last ``TB``/``TW`` marks of the main line;
     ``time``: ``TM``/``OT``; ``size``..``info`` take part in equality; ``info``: the game-info texts (``PB PW BR WR DT EV RO GN PC``) present.
-    ``notes`` (every normalisation applied) and ``properties`` (all root properties, raw text)
-    do not take part in equality, so a written-then-read record equals the original."""
+    ``notes`` (every normalisation applied), ``warnings`` (what could not be read as written: an
+    unknown ``RU``, an ``RE`` outside FF[4]; the game is still read) and ``properties`` (all root
+    properties, raw text) do not take part in equality, so a written-then-read record equals
+    the original."""
 
     size: int = 19
-    rules: str = "chinese"
+    rules: str = "chinese"  # one of shared.rules.go.RULESETS
     komi: float | None = None
     handicap: int = 0
     setup_black: tuple[Point, ...] = ()
@@ -138,6 +141,7 @@ class GoRecord:
     info: dict[str, str] = field(default_factory=dict)
     rules_raw: str | None = field(default=None, compare=False)
     notes: list[str] = field(default_factory=list, compare=False)
+    warnings: list[str] = field(default_factory=list, compare=False)
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
@@ -218,8 +222,28 @@ def normalise_rules(ru: str | None) -> tuple[str, str | None]:
         return "chinese", "no RU: chinese rules assumed (the platform default)"
     key = ru.strip().lower()
     if key not in RULES_ALIASES:
-        raise SgfError(f"RU[{ru}]: unknown rules; known: Chinese, Japanese, Korean, AGA, GOE/Ing, NZ")
-    return RULES_ALIASES[key], _RULES_NOTE.get(key)
+        raise SgfError(f"RU[{ru}]: unknown rules; known: Chinese, Japanese, Korean, AGA, GOE/Ing, "
+                       "NZ, Tromp-Taylor")
+    return RULES_ALIASES[key], None
+
+
+def _lenient(read, text: str, fallback, warnings: list[str], consequence: str):
+    """``read(text)``, or on :class:`SgfError` ``fallback(text)`` with the error and
+    ``consequence`` added to ``warnings``."""
+    try:
+        return read(text)
+    except SgfError as e:
+        warnings.append(f"{e}; {consequence}")
+        return fallback(text)
+
+
+def _unreadable_result(text: str) -> GameResult:
+    """A result outside FF[4]: a win for the colour named before "+" (``B+Illegal``), else
+    unknown."""
+    m = _RE_WIN.match(text.strip())
+    if m is None:
+        return GameResult(text, None, "unknown")
+    return GameResult(text, BLACK if m.group(1).upper() == "B" else WHITE, "win")
 
 
 def _text(node, prop: str, presenter) -> str | None:
@@ -276,10 +300,12 @@ def read_sgf(data: bytes) -> GoRecord:
     """Read one SGF FF[4] Go game (``GM[1]``) from bytes: root properties, setup stones and the
     main line (variations ignored, noted). Raises :class:`SgfError` for a file that is not SGF,
     holds no game or several game trees (a collection: which game is meant is ambiguous, so it
-    is refused rather than the first one read), is not Go, has a bad ``SZ``/``KM``/``RE``/``RU``,
+    is refused rather than the first one read), is not Go, has a bad ``SZ``/``KM``,
     an ``HA`` above :data:`MAX_HANDICAP` or not matching the ``AB`` stones placed, a setup that
     is no position (a point set up twice, stones without liberties), a node with both a ``B``
-    and a ``W`` move (the node named), or a move or setup point off the board (the ply named)."""
+    and a ``W`` move (the node named), or a move or setup point off the board (the ply named).
+    An unknown ``RU`` or an ``RE`` outside FF[4] is no error: a warning (:attr:`GoRecord.warnings`),
+    the game read as the module docstring says."""
     if not isinstance(data, (bytes, bytearray)):
         raise SgfError("read_sgf takes the file's bytes")
     try:
@@ -302,7 +328,10 @@ def read_sgf(data: bytes) -> GoRecord:
         raise SgfError(f"SZ[{props.get('SZ')}]: board size {size} out of range 2..25")
     if ":" in props.get("SZ", ""):
         raise SgfError(f"SZ[{props['SZ']}]: rectangular boards are not Go as we host it")
-    rules, note = normalise_rules(props.get("RU"))
+    warnings: list[str] = []
+    rules, note = _lenient(normalise_rules, props.get("RU"), lambda _: ("chinese", None), warnings,
+                           "the moves are played under chinese rules (the platform default; "
+                           "--rules chooses others)")
     if note:
         notes.append(note)
 
@@ -371,7 +400,10 @@ def read_sgf(data: bytes) -> GoRecord:
     if any(len(n) > 1 for n in game.get_main_sequence()):
         notes.append("variations ignored: the main line is read")
 
-    result = parse_result(props["RE"]) if "RE" in props else None
+    result = None
+    if "RE" in props:
+        result = _lenient(parse_result, props["RE"], _unreadable_result, warnings,
+                          "kept as written, the moves replay")
     main_s = _number(root, "TM", pres)
     ot_raw = props.get("OT")
     overtime = parse_overtime(ot_raw) if ot_raw else None
@@ -388,7 +420,7 @@ def read_sgf(data: bytes) -> GoRecord:
                     setup_black=setup_black, setup_white=setup_white, moves=moves, times=times,
                     result=result, territory_black=frozenset(tb), territory_white=frozenset(tw),
                     time=TimeSettings(main_s, ot_raw, overtime), info=info,
-                    rules_raw=props.get("RU"), notes=notes, properties=props)
+                    rules_raw=props.get("RU"), notes=notes, warnings=warnings, properties=props)
 
 
 # ------------------------------------------------------------------------------- writing
@@ -498,19 +530,3 @@ def dead_from_marks(record: GoRecord, stones: dict[Point, str]) -> set[Point]:
     territory (CGoban and KGS mark a dead stone's point as the capturer's territory)."""
     return {p for p, c in stones.items()
             if (c == BLACK and p in record.territory_white) or (c == WHITE and p in record.territory_black)}
-
-
-def scoring_terms(record: GoRecord, rules: str | None = None) -> tuple[float | None, int, str | None]:
-    """``(komi, handicap, note)`` to pass to :func:`shared.rules.go_scoring.score` for ``record``
-    counted under ``rules`` (default the record's). As recorded, except for a record played under
-    AGA rules (``RU[AGA]``, read as chinese) counted as such: AGA area counting gives White
-    N-1 points for N handicap stones (AGA Concise Rules 2004, "Handicap"), where Chinese rules
-    give N (2002 art. 9, handled by the scorer), so the N-1 points join the komi and the scorer is
-    told no handicap; ``note`` says so (None otherwise). The 13 counted AGA games of the KGS
-    records (2..6 stones) reproduce their ``RE`` this way and are each one point off with N."""
-    rules = rules or record.rules
-    if (record.rules_raw or "").strip().lower() == "aga" and rules == record.rules and record.handicap >= 2:
-        comp = record.handicap - 1
-        komi = (record.komi or 0.0) + comp
-        return komi, 0, f"AGA handicap compensation: {comp} points to White for {record.handicap} stones (in komi)"
-    return record.komi, record.handicap, None

@@ -6,12 +6,12 @@ What the records hold (measured; the counts are asserted below):
 
 * All 192 replay with every move legal under their declared rules (RU; absent -> chinese, the
   platform default: 98 files, all Tencent and Fan Hui games, both events were played under
-  Chinese rules; RU[AGA] -> chinese, 40 files). 5 Tencent files omit 7 passes (the same colour
+  Chinese rules; RU[AGA] -> aga, 40 files: situational superko, pass stones), with no warning. 5 Tencent files omit 7 passes (the same colour
   moves twice: the YuanYu app writes no passes), read as implicit passes.
 * Counted results (RE with a margin): 44 = 1 AlphaGo + 10 Tencent + 33 KGS.
   - The 33 KGS ones end with two passes and carry CGoban's TB/TW marks: our count with the dead
     stones the marks imply reproduces all 33 (2 Chinese, 18 Japanese, 13 AGA). The 9 AGA
-    handicap games need AGA's N-1 compensation (sgf.scoring_terms): with China's N each is
+    handicap games need AGA's N-1 compensation (AGA rule 4, the scorer's): with China's N each is
     exactly one point off in White's favour.
   - The 11 AlphaGo/Tencent ones end without passes and without marks: the bots stopped with dead
     stones on the board and dame open (the servers counted them), so no count can be re-derived
@@ -57,7 +57,7 @@ def test_files_rules_and_komi_quirks(records):
     rules = {k: Counter((r.rules_raw, r.rules) for _, r in v) for k, v in records.items()}
     assert rules["alphago"] == {("Chinese", "chinese"): 5, (None, "chinese"): 5}
     assert rules["tencent"] == {("Chinese", "chinese"): 15, (None, "chinese"): 93}
-    assert rules["kgs"] == {("AGA", "chinese"): 40, ("Japanese", "japanese"): 31, ("Chinese", "chinese"): 3}
+    assert rules["kgs"] == {("AGA", "aga"): 40, ("Japanese", "japanese"): 31, ("Chinese", "chinese"): 3}
     notes = Counter(n for v in records.values() for _, r in v for n in r.notes)
     # Fan Hui files: KO[7.5]; Tencent semi-finals: KM[375] = 3.75 stones = 7.5 points
     assert notes["komi from the non-standard root KO[7.5] (YuanYu), no KM"] == 5
@@ -74,6 +74,16 @@ def test_files_rules_and_komi_quirks(records):
     assert kinds["kgs"] == {"canadian": 70, "byo-yomi": 2, None: 2}
     assert kinds["tencent"] == {"byo-yomi": 108}
     assert kinds["alphago"] == {"byo-yomi": 10}
+
+
+def test_every_sgf_of_the_go_data_reads_without_warning_and_replays(shared_data):
+    # the 192 games above and the 30 GNU Go scoring boards: 222 files
+    files = sorted(p for p in shared_data("data/go").rglob("*") if p.suffix.lower() == ".sgf")
+    assert len(files) == 222
+    for path in files:
+        r = read_sgf(path.read_bytes())
+        assert r.warnings == [], path.name
+        assert play_record(r).first_rejected is None, path.name
 
 
 def test_write_then_read_gives_the_same_record(records):

@@ -9,7 +9,8 @@ import pytest
 
 from contracts.messages import Rule
 from shared.rules.go import (
-    BLACK, RULES, RULESETS, WHITE, Board, GoError, IllegalMove, endless_cycle, handicap_points, parse_point,
+    BLACK, RULES, RULESETS, SPECS, WHITE, Board, GoError, IllegalMove, endless_cycle, handicap_points,
+    parse_point,
     rule_for, to_gtp, to_sgf,
 )
 
@@ -218,6 +219,31 @@ def test_endless_cycle_for_the_arbiter():
     assert endless_cycle(board(KO, "japanese")) is None
 
 
+@pytest.mark.parametrize("rules,article", [("japanese", "Japanese rules 1989 art. 7-2"),
+                                           ("korean", "Korean rules art. J89 7-2")])
+def test_confirmation_ko_waits_for_a_pass(rules, article):
+    # Japanese 1989 art. 7-2: confirming life and death after play stopped, the same ko may not
+    # be retaken; the side whose ko stone was taken may retake it once it has passed.
+    b = board(KO, rules).confirmation()
+    b.play("C3")                        # Black takes the ko (B3)
+    b.play("E5"), b.play("E1")          # a threat and its answer: in play White could retake now
+    with pytest.raises(IllegalMove) as e:
+        b.play("B3")
+    assert (e.value.reason, e.value.article) == ("confirmation-ko", article)
+    b.play(None)                        # White passes ...
+    b.play("E2")                        # ... Black plays elsewhere
+    b.play("B3")                        # ... and White may retake
+    assert b[(1, 2)] == WHITE and b[(2, 2)] is None
+    b.play("A5"), b.play("E3")          # Black and White play elsewhere ...
+    assert b.legality((2, 2)).reason == "confirmation-ko"  # ... Black may not retake: no pass yet
+    # the same sequence in play (not a confirmation): the retake after a threat is legal (art. 6)
+    p = board(KO, rules)
+    p.play("C3"), p.play("E5"), p.play("E1")
+    assert p.legality((1, 2)) is None
+    with pytest.raises(GoError, match="no confirmation phase"):
+        board(KO, "chinese").confirmation()
+
+
 # ------------------------------------------------------------------------- turn, passes, text
 def test_occupied_wrong_turn_and_passes():
     b = Board(9, "japanese")
@@ -258,7 +284,7 @@ def test_bad_setup_is_refused():
     with pytest.raises(GoError):
         Board(1)
     with pytest.raises(GoError):
-        Board(9, "tromp-taylor")
+        Board(9, "tromp/taylor")  # the SGF spelling is read by shared.rules.sgf, not the engine
     with pytest.raises(GoError):
         Board(9, setup_black=[(0, 0)], setup_white=[(0, 0)])
 
@@ -266,8 +292,10 @@ def test_bad_setup_is_refused():
 def test_every_refusal_cites_an_article_under_every_ruleset():
     for rules in RULESETS:
         for reason in IllegalMove.REASONS:
-            if reason == "superko" and rules != "chinese":
-                continue  # positional superko is a Chinese rule only
+            if reason == "superko" and SPECS[rules].ko == "simple":
+                continue  # no superko under simple-ko rules (Japanese, Korean, Ing)
+            if reason == "confirmation-ko" and SPECS[rules].scoring == "area":
+                continue  # no confirmation phase under area counting
             rule = rule_for(reason, rules)
             assert isinstance(rule, Rule) and rule.game == "go" and rule.article
     assert RULES["chinese:superko"].article == "6"

@@ -170,7 +170,7 @@ def test_chinese_stones_text():
 
 def test_bad_scoring_input():
     with pytest.raises(GoError):
-        score(board(DAME), "tromp-taylor")
+        score(board(DAME), "tromp/taylor")  # SGF spelling: shared.rules.sgf reads it, not the scorer
     with pytest.raises(GoError):
         score(board(DAME), "chinese", komi="lots")
     with pytest.raises(GoError):

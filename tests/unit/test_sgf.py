@@ -57,15 +57,15 @@ def test_round_trip_built_record_with_every_rules_name():
         assert read_sgf(data) == rec
 
 
-@pytest.mark.parametrize("ru,rules,noted", [
-    ("Chinese", "chinese", False), ("CN", "chinese", False), ("Japanese", "japanese", False),
-    ("Korean", "japanese", True), ("AGA", "chinese", True), ("GOE", "ing", False),
-    ("Ing", "ing", False), ("NZ", "ing", True),
+@pytest.mark.parametrize("ru,rules", [
+    ("Chinese", "chinese"), ("CN", "chinese"), ("Japanese", "japanese"), ("Korean", "korean"),
+    ("AGA", "aga"), ("GOE", "ing"), ("Ing", "ing"), ("NZ", "nz"), ("New Zealand", "nz"),
+    ("Tromp/Taylor", "tromp-taylor"), ("Tromp-Taylor", "tromp-taylor"),
 ])
-def test_rules_names(ru, rules, noted):
+def test_rules_names(ru, rules):
     r = read_sgf(f"(;GM[1]SZ[9]RU[{ru}])".encode())
     assert r.rules == rules and r.rules_raw == ru
-    assert bool(r.notes) == noted
+    assert r.notes == [] and r.warnings == []
 
 
 def test_no_rules_means_chinese_and_says_so():
@@ -128,8 +128,6 @@ def test_overtime_forms():
     (b"(;GM[1]SZ[19]KM[six])", r"KM\[six\]"),
     (b"(;GM[1]SZ[19]HA[lots])", r"HA\[lots\]"),
     (b"(;GM[1]SZ[19]HA[1])", r"HA\[1\]"),
-    (b"(;GM[1]SZ[19]RU[Tromp-Taylor])", r"RU\[Tromp-Taylor\]: unknown rules"),
-    (b"(;GM[1]SZ[19]RE[Black])", r"RE\[Black\]"),
     (b"(;GM[1]SZ[9];B[ee];AB[aa])", "node 2: setup stones"),
     # a setup that is no position (the tester's files): a point twice, stones without liberties
     (b"(;GM[1]FF[4]SZ[9]AB[ee]AW[ee];W[dd])", "root AB/AW: E5 is set up as both a black and a white"),
@@ -151,8 +149,8 @@ def test_errors_name_what_is_wrong(data, match):
 
 
 def test_write_refuses_bad_records():
-    with pytest.raises(SgfError, match="rules 'aga'"):
-        write_sgf(GoRecord(rules="aga"))
+    with pytest.raises(SgfError, match="rules 'stone-scoring'"):
+        write_sgf(GoRecord(rules="stone-scoring"))
     with pytest.raises(SgfError, match=r"\(9, 9\) is off the 9x9"):
         write_sgf(GoRecord(size=9, moves=[("black", (9, 9))]))
 
@@ -228,12 +226,8 @@ def test_cli_score_refusals(tmp_path):
     assert code == 2 and "A1" in out
     code, out = _cli(["score", "--sgf", str(f), "--dead", "Z99"])
     assert code == 2 and "Z99" in out
-    code, out = _cli(["score", "--sgf", str(f), "--rules", "aga"])
-    assert code == 2 and "unknown rules 'aga'" in out
-    bad = tmp_path / "bad.sgf"
-    bad.write_bytes(b"(;GM[1]SZ[9]RE[whatever])")
-    code, out = _cli(["score", "--sgf", str(bad)])
-    assert code == 2 and "RE[whatever]" in out
+    code, out = _cli(["score", "--sgf", str(f), "--rules", "stone-scoring"])
+    assert code == 2 and "unknown rules 'stone-scoring'" in out
 
 
 def test_cli_score_without_komi_on_a_board_too_small_for_the_default(tmp_path):
@@ -253,10 +247,12 @@ def test_cli_score_without_komi_on_a_board_too_small_for_the_default(tmp_path):
 def test_cli_adjudicate_go(tmp_path):
     f = tmp_path / "walls.sgf"
     f.write_bytes(_walls())
-    # two passes end play; every stone alive, no marks: Black 27 territory, White 36 + 6.5 (KM)
+    # two passes end play; no marks, so counted as `arbiter score` counts: with the Monte-Carlo
+    # estimate, which finds no dead stone on these two walls: Black 27 territory, White 36 + 6.5
     code, row = _cli(["adjudicate", "--game", "go", "--sgf", str(f), "--moves", "pass pass", "--json"])
     assert code == 0 and row["legal"] is True and row["plies"] == 20
     assert row["result"] == "W+15.5" and row["rule"]["article"] == "9-1"
+    assert (row["score"]["dead_source"], row["score"]["dead"]) == ("estimate", [])
     # under Chinese rules: 36 against 45 + 6.5 = 51.5
     code, row = _cli(["adjudicate", "--game", "go", "--sgf", str(f), "--rules", "chinese",
                       "--moves", "pass pass", "--json"])
@@ -357,3 +353,84 @@ def test_the_handicap_compensated_is_the_stones_placed():
     row = score_record(r, dead="none")
     assert (row["black"], row["white"], row["result"]) == (181, 182, "W+1")
     assert row["detail"]["handicap_compensation"] == 2
+
+
+# ------------------------------------------------------------------------- leniency (issue 13)
+#: A CGOS-style record (9x9 under Tromp-Taylor, KataGo's default too): RE[B+Illegal] is how CGOS
+#: writes a win by the opponent's illegal move, outside FF[4]'s R/T/F/margin.
+CGOS = (b"(;GM[1]FF[4]SZ[9]KM[7]RU[Tromp/Taylor]PB[botB]PW[botW]RE[B+Illegal]"
+        b";B[ag];W[ai];B[bh];W[bi];B[ci];W[ee];B[ff];W[aa];B[ah])")
+
+
+def test_a_cgos_record_reads_with_a_warning_and_replays_under_tromp_taylor():
+    r = read_sgf(CGOS)
+    assert (r.rules, r.komi, r.rules_raw) == ("tromp-taylor", 7.0, "Tromp/Taylor")
+    assert (r.result.winner, r.result.kind, r.result.raw) == ("black", "win", "B+Illegal")
+    assert len(r.warnings) == 1 and "RE[B+Illegal]" in r.warnings[0] and r.notes == []
+    run = play_record(r)
+    assert run.first_rejected is None and run.accepted == 9
+    assert read_sgf(write_sgf(r)) == r  # RE is written back as it was
+
+
+def test_tromp_taylor_record_with_a_suicide_and_the_rules_override():
+    from services.tools.score import ScoreError, score_record
+
+    # 3x3: Black A2 B1, White A3 B2 C1, then Black A1 (ply 7) fills its own last liberty:
+    # A1 A2 B1 have none left (A3 B2 C1 are white) and it captures nothing: a multi-stone
+    # suicide, a move under Tromp-Taylor rule 7, refused under Chinese rules 1988 art. 5.
+    data = (b"(;GM[1]FF[4]SZ[3]KM[0]RU[Tromp-Taylor]"
+            b";B[ab];W[aa];B[bc];W[bb];B[];W[cc];B[ac];W[];B[])")
+    r = read_sgf(data)
+    row = score_record(r)
+    # after Black's A1 suicide (3 stones off): White A3 B2 C1 on an otherwise empty board; every
+    # empty point (A1 A2 B1 B3 C2 C3) reaches only white: White 3 + 6 = 9, Black 0 -> W+9
+    assert (row["black"], row["white"], row["result"], row["dead_source"]) == (0, 9, "W+9", "rules")
+    with pytest.raises(ScoreError, match="ply 7 A1: A1 leaves the stone without liberties"):
+        score_record(r, "chinese")  # --rules overrides RU: the suicide is refused (1988 art. 5)
+    with pytest.raises(ScoreError, match="rule 9"):
+        score_record(r, dead=[(0, 2)])
+
+
+@pytest.mark.parametrize("data,warned", [
+    (b"(;GM[1]SZ[9]RU[Stone Scoring];B[ee])", "RU[Stone Scoring]: unknown rules"),
+    (b"(;GM[1]SZ[9]RE[black wins];B[ee])", "RE[black wins]"),
+])
+def test_unknown_rules_or_result_are_warnings_not_refusals(data, warned):
+    r = read_sgf(data)
+    assert r.rules == "chinese" and len(r.moves) == 1
+    assert len(r.warnings) == 1 and r.warnings[0].startswith(warned)
+    if r.result is not None:
+        assert (r.result.winner, r.result.kind) == (None, "unknown")
+
+
+def test_cli_score_prints_the_warning_and_takes_the_rules_given(tmp_path):
+    f = tmp_path / "stone.sgf"
+    f.write_bytes(b"(;GM[1]FF[4]SZ[5]KM[0]RU[Stone Scoring]AB[bc][bd]AW[dc][dd];B[];W[])")
+    code, row = _cli(["score", "--sgf", str(f), "--rules", "japanese", "--dead", "none", "--json"])
+    # Japanese: no territory is closed on this open 5x5 board: 0 v 0, komi 0 -> Draw (art. 10-2)
+    assert code == 0 and row["rules"] == "japanese" and row["result"] == "Draw"
+    assert row["warnings"] and "RU[Stone Scoring]" in row["warnings"][0]
+
+
+@pytest.mark.parametrize("re_", ["0", "Draw", "Jigo", "jigo", "B+0", "W+0.0"])
+def test_jigo_reads_as_a_draw(re_):
+    res = read_sgf(f"(;GM[1]SZ[9]RE[{re_}])".encode()).result
+    assert (res.winner, res.kind, res.text) == (None, "draw", "Draw")
+
+
+def test_adjudicate_counts_with_the_same_dead_stones_as_score(tmp_path):
+    """No TB/TW marks: both tools count with the Monte-Carlo estimate, which finds the lone
+    black stone E3 dead in White's area (test_go_scoring.DEAD): Japanese, komi 0, W+8."""
+    from services.tools.adjudicate import adjudicate_go
+    from services.tools.score import score_record
+
+    data = (b"(;GM[1]FF[4]SZ[7]KM[0]RU[Japanese]AB[ac][bc][cc][dc][ec][fc][gc][ee]"
+            b"AW[ad][bd][cd][dd][ed][fd][gd];B[];W[])")
+    r = read_sgf(data)
+    scored, ruled = score_record(r), adjudicate_go(r)
+    assert scored["dead_source"] == ruled["score"]["dead_source"] == "estimate"
+    assert scored["dead"] == ruled["score"]["dead"] == ["E3"]
+    assert scored["result"] == ruled["result"] == "W+8"
+    # no dead stones, given to both: E3 then spoils White's area (its empty points touch Black):
+    # Black 14 (the two top rows), White 0 -> B+14
+    assert adjudicate_go(r, dead="none")["result"] == score_record(r, dead="none")["result"] == "B+14"

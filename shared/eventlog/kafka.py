@@ -288,8 +288,9 @@ class KafkaLog(EventLog):
         return ((pos, off, m) for _, pos, off, raw in rows if (m := self._parse(pos[0], raw)) is not None), ends
 
     def follow(self, topics: Sequence[str], start: Positions, handler: Handler) -> Follower:
-        """A group-less read-committed consumer of every partition of ``topics``, from
-        ``start``; polled in batches, each record handled in offset order."""
+        """A group-less read-committed consumer of every partition of ``topics`` (created if
+        missing; partitions added to a topic later are not followed), from ``start``; polled
+        in batches, each record handled in offset order."""
         f = Follower(dict(start))
         f.task = asyncio.create_task(self._follow(list(dict.fromkeys(topics)), f, handler),
                                      name="kafkalog-follow")
@@ -297,11 +298,29 @@ class KafkaLog(EventLog):
         return f
 
     async def _follow(self, topics: list[str], f: Follower, handler: Handler) -> None:
+        """Follow until cancelled; whatever fails (the broker away at the start, a topic not
+        yet known) is logged and the follow starts again a second later from ``f.positions``:
+        nothing handled twice, nothing skipped."""
+        while True:
+            try:
+                await self._follow_once(topics, f, handler)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("following %s: %s: %s; again in 1 s from the positions reached",
+                            ", ".join(topics), type(e).__name__, e)
+                await asyncio.sleep(1.0)
+
+    async def _follow_once(self, topics: list[str], f: Follower, handler: Handler) -> None:
+        await self.ensure_topics(topics)  # a fresh broker: the partitions to assign exist first
+        parts = {t: sorted(await self._partitions(t)) for t in topics}
+        if not all(parts.values()):
+            raise RuntimeError(f"no partitions known yet for {[t for t in topics if not parts[t]]}")
         c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
                              isolation_level="read_committed", fetch_max_wait_ms=50)
         await c.start()
         try:
-            tps = [TopicPartition(t, p) for t in topics for p in sorted(await self._partitions(t))]
+            tps = [TopicPartition(t, p) for t in topics for p in parts[t]]
             c.assign(tps)
             for tp in tps:
                 f.positions.setdefault((tp.topic, tp.partition), 0)

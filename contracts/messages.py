@@ -630,7 +630,7 @@ class GameStarted(_GEvt, GoSettings):
 #: stones are agreed (or ruled) next, or play resumes.
 PositionStatus = Literal[
     "ongoing", "checkmate", "stalemate", "insufficient-material",
-    "fivefold-repetition", "seventyfive-moves", "scoring",
+    "fivefold-repetition", "seventyfive-moves", "scoring", "dead-position",
 ]
 
 

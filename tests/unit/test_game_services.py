@@ -440,6 +440,36 @@ class TestAdjudication:
         assert (end.result, end.reason) == ("1/2-1/2", "timeout-vs-insufficient-material")
         assert art(end.rule) == ("FIDE-2023", "6.9")
 
+    def test_dead_position_ends_the_game_at_once(self, bus):
+        # Kxd1 leaves pawns a4 c4 e4 g4 rammed by a5 c5 e5 g5 and two kings that cannot cross
+        # (b4 d4 f4 h4 / b5 d5 f5 h5 attacked): no series of moves mates (2023 art. 5.2.2).
+        bus.create(start_fen="8/8/1k6/p1p1p1p1/P1P1P1P1/8/4K3/3n4 w - - 0 1")
+        got = bus.move("alice", "Kxd1", at=1_000)
+        assert one(got, MoveAccepted).status == "dead-position"
+        end = one(got, GameEnded)
+        assert (end.result, end.reason, end.winner) == ("1/2-1/2", "dead-position", None)
+        assert art(end.rule) == ("FIDE-2023", "5.2.2")
+
+    def test_flag_when_no_series_of_moves_lets_the_opponent_mate_is_a_draw(self, bus):
+        # White: Kg4 Bh3, pawns a4 b6 c5 e6; Black: Ka6, pawns a5 b7 c6 e7. White could mate
+        # (Bf1), Black has no move unless White gives one and none does: White's flag -> draw.
+        bus.create(start_fen="8/1p2p3/kPp1P3/p1P5/P5K1/7B/8/8 w - - 0 1", time_control="60")
+        end = one(bus.tick(60_501), GameEnded)
+        assert (end.result, end.reason) == ("1/2-1/2", "timeout-vs-no-mating-sequence")
+        assert art(end.rule) == ("FIDE-2023", "6.9")
+
+    @pytest.mark.parametrize("fen, result, reason", [
+        ("8/8/4k3/8/2n5/3K4/8/Q7 w - - 0 1", "1/2-1/2", "timeout-vs-insufficient-material"),
+        ("8/8/4k3/8/4P3/4K3/8/6n1 w - - 0 1", "0-1", "timeout"),  # K+P v K+N: a mate exists
+    ])
+    def test_flag_against_a_knight(self, bus, fen, result, reason):
+        # White flags. A knight alone cannot mate a king and queen (python-chess's material
+        # rule; 2023 art. 6.9: draw, where 1994 art. 10.14 would give Black the game); against a
+        # king and pawn it can (White's pawn may box its own king in): White loses.
+        bus.create(start_fen=fen, time_control="60")
+        end = one(bus.tick(60_501), GameEnded)
+        assert (end.result, end.reason) == (result, reason)
+
     def test_flag_against_queen_loses(self, bus):
         # Black (bare king) to move and flags; white has a queen: 1-0 on time (1994 art. 10.14).
         bus.create(start_fen="4k3/8/8/8/8/8/8/Q3K3 b - - 0 1", time_control="60")

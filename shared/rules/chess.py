@@ -45,6 +45,8 @@ RULES: dict[str, Rule] = {
     "seventyfive-moves": Rule(ruleset=F23, article="9.6.2", summary="75 moves without capture or pawn move: automatic draw"),
     "absence": Rule(ruleset=F94, article="10.15", summary="absent at the default time: loses by forfeit"),
     "penalty": Rule(ruleset=F94, article="16.5", summary="arbiter penalty: warning, time, loss"),
+    "pause": Rule(ruleset=F94, article="12.5",
+                  summary="the game is interrupted: the arbiter stops the clocks (2023 art. 6.11)"),
     "arbiter": Rule(ruleset=F94, article="16.3", summary="result entered or ruled by the arbiter"),
 }
 

@@ -17,10 +17,12 @@ import pytest
 
 from contracts.envelope import Actor, Envelope, dt_of, stream_for
 from contracts.messages import (
-    AcceptDraw, CheckClock, ClaimDraw, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, CreateGame,
+    AcceptDraw, CheckClock, ClaimDraw, ClockAdjusted, ClockPaused, ClockResumed, ClockStarted,
+    ClockStopped, ClockUpdated, CreateGame,
     DrawAgreed, DrawClaimed, DrawClaimRejected, DrawOffered, DrawOfferDeclined, FlagFell,
     GameCommandRejected, GameEnded, GameStarted, IssuePenalty, MoveAccepted, MoveRejected,
-    OfferDraw, PenaltyApplied, ReportAbsence, Resign, Resigned, Rule, SubmitMove, envelope,
+    OfferDraw, PauseClock, PenaltyApplied, ReportAbsence, Resign, Resigned, ResumeClock, Rule,
+    SubmitMove, envelope,
 )
 from services.clock.service import ClockCore
 from shared.system import make_processor
@@ -248,6 +250,57 @@ class TestValidation:
         assert one(got, MoveAccepted).uci == "e2e4"
         cu = one(got, ClockUpdated)
         assert (cu.white_ms, cu.black_ms, cu.deadline_ms) == (0, 60_000, T0 + 120_000)
+
+    def test_a_side_left_with_0_ms_cannot_move_in_the_same_millisecond(self, bus):
+        # White moves exactly at its deadline (0 ms left, no increment); Black answers in the
+        # same ms: White's clock starts with no time at all, its flag falls at once, dated then.
+        bus.create(time_control="60")
+        bus.move("alice", "e4", at=60_000)
+        got = bus.move("bob", "e5", at=60_000)
+        assert one(got, ClockUpdated).white_ms == 0
+        ff = one(got, FlagFell)
+        assert (ff.colour, ff.deadline_ms, ff.observed_ms) == ("white", T0 + 60_000, T0 + 60_000)
+        assert (one(got, GameEnded).result, one(got, GameEnded).reason) == ("0-1", "timeout")
+        assert one(bus.move("alice", "Nf3", at=60_000), MoveRejected).code == "game-over"
+
+
+# ================================================================================= arbiter pause
+class TestPause:
+    def pause(self, bus, at, actor=ARBITER, cls=None):
+        return bus.send((cls or PauseClock)(game_id="g1", reason="a player fell ill"), at=at,
+                        actor=actor)
+
+    def resume(self, bus, at, actor=ARBITER):
+        return self.pause(bus, at, actor, ResumeClock)
+
+    def test_pause_refuses_moves_and_flags_until_resumed(self, bus):
+        bus.create(time_control="60")  # white's 60 s run from T0
+        paused = one(self.pause(bus, 10_000), ClockPaused)
+        assert (paused.running, paused.white_ms, paused.black_ms) == ("white", 50_000, 60_000)
+        assert art(paused.rule) == ("FIDE-1994", "12.5") and paused.reason == "a player fell ill"
+        assert one(bus.move("alice", "e4", at=11_000), MoveRejected).code == "clock-paused"
+        assert bus.tick(600_000) == []  # the old deadline (T0 + 60 s) passed: no flag
+        # Resumed at 10 min: 50 s left from then.
+        resumed = one(self.resume(bus, 600_000), ClockResumed)
+        assert (resumed.deadline_ms, resumed.paused_ms) == (T0 + 650_000, 590_000)
+        cu = one(bus.move("alice", "e4", at=605_000), ClockUpdated)
+        assert (cu.white_ms, cu.elapsed_ms) == (45_000, 15_000)  # 10 s + 5 s on the clock
+
+    def test_refusals_change_nothing(self, bus):
+        bus.create(time_control="60")
+        r = one(self.pause(bus, 1_000, actor=ALICE), GameCommandRejected)
+        assert (r.code, r.command_type) == ("invalid", "PauseClock") and "arbiter" in r.reason
+        assert "not paused" in one(self.resume(bus, 2_000), GameCommandRejected).reason
+        one(self.pause(bus, 3_000), ClockPaused)
+        assert "already paused" in one(self.pause(bus, 4_000), GameCommandRejected).reason
+        assert not of(bus.log, FlagFell) and bus.clock.games["g1"].state.paused_at == T0 + 3_000
+
+    def test_a_pause_after_the_deadline_finds_the_flag_fallen(self, bus):
+        bus.create(time_control="60")
+        got = self.pause(bus, 60_001)
+        ff = one(got, FlagFell)
+        assert (ff.colour, ff.deadline_ms) == ("white", T0 + 60_000)
+        assert one(got, GameEnded).result == "0-1"
 
 
 # ================================================================================== adjudication

@@ -1018,8 +1018,8 @@ def resume(state: ClockState, at_ms: int) -> ClockState:
     _check_int("at_ms", at_ms)
     if at_ms < state.paused_at:
         raise ClockError(f"at_ms={at_ms} is before the pause at {state.paused_at} ms")
-    return replace(state, turn_started_at=state.turn_started_at + at_ms - state.paused_at,  # type: ignore[operator]
-                   paused_at=None, resumed_at=at_ms)
+    moved_on = state.turn_started_at + at_ms - state.paused_at  # type: ignore[operator]
+    return replace(state, turn_started_at=moved_on, paused_at=None, resumed_at=at_ms)
 
 
 def adjust(

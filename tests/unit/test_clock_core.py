@@ -20,7 +20,6 @@ from services.clock.core import (
     check_flag,
     deadline,
     flag,
-    overtime_left,
     pause,
     pgn_tag,
     press,

@@ -320,14 +320,21 @@ class TestAdjudication:
         # black: 302 000 - 1 000 + 2 000 - 1 000 + 2 000 = 304 000 (clock stopped at its press)
         assert (stop.white_ms, stop.black_ms) == (304_000, 304_000)
 
-    def test_stalemate(self, bus):
+    @pytest.mark.parametrize("fen, move, status, article", [
         # White K h1, Q b6; black K a8 alone. After Kh2 black has no legal move and no check.
-        bus.create(start_fen="k7/8/1Q6/8/8/8/8/7K w - - 0 1")
-        got = bus.move("alice", "Kh2", at=1_000)
-        assert one(got, MoveAccepted).status == "stalemate"
+        ("k7/8/1Q6/8/8/8/8/7K w - - 0 1", "Kh2", "stalemate", ("FIDE-1994", "10.3")),
+        # Kxd1 leaves pawns a4 c4 e4 g4 rammed by a5 c5 e5 g5 and two kings that cannot cross
+        # (b4 d4 f4 h4 / b5 d5 f5 h5 attacked): no series of moves mates, a dead position.
+        ("8/8/1k6/p1p1p1p1/P1P1P1P1/8/4K3/3n4 w - - 0 1", "Kxd1", "dead-position",
+         ("FIDE-2023", "5.2.2")),
+    ])
+    def test_drawn_at_once(self, bus, fen, move, status, article):
+        bus.create(start_fen=fen)
+        got = bus.move("alice", move, at=1_000)
+        assert one(got, MoveAccepted).status == status
         end = one(got, GameEnded)
-        assert (end.result, end.reason, end.winner) == ("1/2-1/2", "stalemate", None)
-        assert art(end.rule) == ("FIDE-1994", "10.3")
+        assert (end.result, end.reason, end.winner) == ("1/2-1/2", status, None)
+        assert art(end.rule) == article
 
     def test_insufficient_material_king_bishop_v_king(self, bus):
         bus.create(start_fen="4k3/8/8/8/8/8/4n3/3BK3 w - - 0 1")
@@ -492,16 +499,6 @@ class TestAdjudication:
         end = one(got, GameEnded)
         assert (end.result, end.reason) == ("1/2-1/2", "timeout-vs-insufficient-material")
         assert art(end.rule) == ("FIDE-2023", "6.9")
-
-    def test_dead_position_ends_the_game_at_once(self, bus):
-        # Kxd1 leaves pawns a4 c4 e4 g4 rammed by a5 c5 e5 g5 and two kings that cannot cross
-        # (b4 d4 f4 h4 / b5 d5 f5 h5 attacked): no series of moves mates (2023 art. 5.2.2).
-        bus.create(start_fen="8/8/1k6/p1p1p1p1/P1P1P1P1/8/4K3/3n4 w - - 0 1")
-        got = bus.move("alice", "Kxd1", at=1_000)
-        assert one(got, MoveAccepted).status == "dead-position"
-        end = one(got, GameEnded)
-        assert (end.result, end.reason, end.winner) == ("1/2-1/2", "dead-position", None)
-        assert art(end.rule) == ("FIDE-2023", "5.2.2")
 
     def test_flag_when_no_series_of_moves_lets_the_opponent_mate_is_a_draw(self, bus):
         # White: Kg4 Bh3, pawns a4 b6 c5 e6; Black: Ka6, pawns a5 b7 c6 e7. White could mate

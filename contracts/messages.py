@@ -593,6 +593,22 @@ class ReportArrival(_GCmd):
     player_id: PlayerId
 
 
+class PauseClock(_GCmd):
+    """Arbiter only: pause the running clock (FIDE Laws 1994 art. 12.5, 2023 art. 6.11.1: when
+    the game must be interrupted the arbiter stops the clocks), for any game and clock type.
+    The clock stands still from the command's receive time; moves are refused (``clock-paused``)
+    until ResumeClock. ``reason``: why, recorded in ClockPaused."""
+
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class ResumeClock(_GCmd):
+    """Arbiter only: restart a clock paused by PauseClock (FIDE 2023 art. 6.11.3: the arbiter
+    decides when the game restarts); it goes on exactly as it stood at the pause."""
+
+    reason: str = Field(min_length=1, max_length=500)
+
+
 #: An arbiter's ruling on an endless cycle in Go: ``draw`` or ``replay`` (Chinese rules 1988
 #: art. 20.3: triple ko, eternal life ... 可判和棋或者重下), ``no-result`` (Japanese rules 1989
 #: art. 12, 无胜负: both players agree; Japanese-rules games only).
@@ -637,7 +653,7 @@ class GameStarted(_GEvt, GoSettings):
 #: stones are agreed (or ruled) next, or play resumes.
 PositionStatus = Literal[
     "ongoing", "checkmate", "stalemate", "insufficient-material",
-    "fivefold-repetition", "seventyfive-moves", "scoring",
+    "fivefold-repetition", "seventyfive-moves", "scoring", "dead-position",
 ]
 
 
@@ -677,7 +693,7 @@ RejectCode = Literal[
     "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
     "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
     "ruling-pending", "play-stopped", "not-scoring", "counting", "stone-removal-timeout",
-    "decision-too-large",
+    "decision-too-large", "clock-paused",
 ]
 
 
@@ -932,6 +948,32 @@ class ClockAdjusted(_GEvt):
     rule: Rule | None = None  # the article of a rule's change (Go lateness: 1988 art. 23.3)
 
 
+class ClockPaused(_GEvt):
+    """The arbiter paused the clock (PauseClock): ``running``'s clock stands still from
+    ``occurred_at``; ``white_ms`` / ``black_ms`` are the main times shown at the pause (ms); no
+    flag falls and no move is accepted until ClockResumed."""
+
+    running: Colour
+    white_ms: int
+    black_ms: int
+    reason: str
+    rule: Rule | None = None
+
+
+class ClockResumed(_GEvt):
+    """The arbiter restarted a paused clock (ResumeClock): ``running``'s clock runs again from
+    ``occurred_at`` as it stood at the pause, ``paused_ms`` later; ``deadline_ms``: when its flag
+    now falls."""
+
+    running: Colour
+    white_ms: int
+    black_ms: int
+    deadline_ms: int
+    paused_ms: int
+    reason: str
+    rule: Rule | None = None
+
+
 class ClockStopped(_GEvt):
     """The clocks stop: the game is over, or (``paused``) Go play stopped after two passes
     (Japanese rules 1989 art. 9-1): no clock runs while the dead stones are settled."""
@@ -1018,6 +1060,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     PenaltyApplied, RepetitionRuled, DeadStonesProposed, ScoringAgreed, PlayResumed,
     DeadStonesRuled, GameScored, ReportArrival, RuleEndlessCycle, ArrivalReported,
     EndlessCycleFound, EndlessCycleRuled, ArbiterCalled, StoneRemovalExpired,
+    PauseClock, ResumeClock, ClockPaused, ClockResumed,
 )
 
 

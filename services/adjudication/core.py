@@ -202,11 +202,15 @@ class AdjudicationCore(Core):
             detail=detail, rule=g.rules["incorrect-claim"]))]
 
     def _on_FlagFell(self, g, p: FlagFell):
+        """A flag loses, except in chess when the opponent cannot checkmate by any series of
+        legal moves (2023 art. 6.9): reason ``timeout-vs-insufficient-material`` or
+        ``timeout-vs-no-mating-sequence`` (:meth:`Position.flag_draw`)."""
         w = _OTHER[p.colour]
-        if g.pos.game == "chess" and not g.pos.can_win(w):
-            return self._end(g, p.game_id, "1/2-1/2", "timeout-vs-insufficient-material",
-                             g.rules["timeout-vs-insufficient"], None,
-                             f"{p.colour}'s flag fell; {w} cannot checkmate")
+        if (why := g.pos.flag_draw(p.colour)) is not None:
+            reason = f"timeout-vs-{why}"
+            return self._end(g, p.game_id, "1/2-1/2", reason, g.rules[reason], None,
+                             f"{p.colour}'s flag fell; {w} cannot checkmate "
+                             f"({why.replace('-', ' ')})")
         return self._end(g, p.game_id, _WIN[w], "timeout", p.rule, w, f"{p.colour}'s flag fell")
 
     def _on_ResultRecorded(self, g, p: ResultRecorded):

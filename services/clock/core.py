@@ -34,7 +34,17 @@ Decisions
 * **On-deadline rule**: a move received at exactly the deadline is ON time (the player's main
   time is then exactly 0 before the increment).  A move received 1 ms later raises
   :class:`FlagAlreadyFell`.  :func:`check_flag` likewise reports a flag only when
-  ``now_ms > deadline``.
+  ``now_ms > deadline`` -- except for a player with no time at all when the clock starts
+  running (it moved exactly at its deadline with no increment, delay or overtime to come, or
+  was paused exactly at it): its deadline is that very instant and has passed (FIDE 6.9: the
+  allotted time is used up), so no move of it is on time, not even one in the same ms, and
+  its flag is reported from that instant.
+* **Pause** (:func:`pause` / :func:`resume`; FIDE 1994 art. 12.5, 2023 art. 6.11.1 and 6.11.3:
+  the arbiter stops the clocks when the game must be interrupted and decides when it
+  restarts): the running clock stands still from the pause to the resumption, which moves the
+  running player's turn start on by the length of the pause.  Everything else -- the part of
+  a delay already used, the time into a byo-yomi period, periods and Canadian stones left,
+  increments -- is carried across exactly as it stood.
 * **Increment timing**: Fischer increment is credited *before each move* (FIDE 6.3.1, US
   Chess): once at :func:`start` for the first move and then at every press for the mover's
   next move.  So "3+2" shows 3:02 when the game starts, and over moves 1..40 of
@@ -105,6 +115,8 @@ __all__ = [
     "Reading",
     "start",
     "press",
+    "pause",
+    "resume",
     "deadline",
     "check_flag",
     "flag",
@@ -141,7 +153,8 @@ class FlagAlreadyFell(ClockError):
     """A move was received after the mover's flag fell (FIDE 1994 art. 10.14, FIDE 6.9).
 
     Attributes: ``colour`` (the mover), ``deadline_ms`` (epoch ms at which the flag fell),
-    ``at_ms`` (epoch ms at which the move was received, ``> deadline_ms``).  The move cannot be
+    ``at_ms`` (epoch ms at which the move was received, ``> deadline_ms``, or ``==`` when the
+    mover had no time at all when its clock started).  The move cannot be
     made; the caller should record the flag fall at ``deadline_ms`` (see :func:`flag`).
     """
 
@@ -149,10 +162,9 @@ class FlagAlreadyFell(ClockError):
         self.colour = colour
         self.deadline_ms = deadline_ms
         self.at_ms = at_ms
-        super().__init__(
-            f"{colour}'s flag fell at {deadline_ms} ms; move received at {at_ms} ms is "
-            f"{at_ms - deadline_ms} ms late"
-        )
+        late = (f"is {at_ms - deadline_ms} ms late" if at_ms > deadline_ms else
+                "is too late: no time was left when the clock started")
+        super().__init__(f"{colour}'s flag fell at {deadline_ms} ms; move received at {at_ms} ms {late}")
 
 
 # ------------------------------------------------------------------------------------- helpers
@@ -564,6 +576,9 @@ class ClockState:
       (``None`` when it fell through an :func:`adjust` given no ``at_ms``).
     * ``overtime``: the time control's Go :class:`Overtime` (or ``None``), kept here like the
       delay so that :func:`stop`, :func:`adjust` and :func:`remaining_at` need no time control.
+    * ``paused_at``: epoch ms at which the arbiter paused the running clock (:func:`pause`), or
+      ``None``; ``resumed_at``: epoch ms of the latest :func:`resume` in this turn, or ``None``
+      (``turn_started_at`` is then the turn start moved on by the pauses).
     """
 
     white: SideClock
@@ -575,6 +590,8 @@ class ClockState:
     flagged: Colour | None = None
     flagged_at: int | None = None
     overtime: Overtime | None = None
+    paused_at: int | None = None
+    resumed_at: int | None = None
 
     def side(self, colour: Colour) -> SideClock:
         """The :class:`SideClock` of ``colour`` ('white' or 'black'); ClockError otherwise."""
@@ -742,13 +759,22 @@ def _require_running(state: ClockState, what: str) -> Colour:
 
 
 def _check_now(state: ClockState, name: str, now_ms: int) -> int:
+    """``now_ms`` checked, as the running clock counts it: while paused, the pause's instant."""
     _check_int(name, now_ms)
     if state.turn_started_at is not None and now_ms < state.turn_started_at:
         raise ClockError(
             f"{name}={now_ms} is before the running clock was started "
             f"(turn_started_at={state.turn_started_at})"
         )
-    return now_ms
+    return now_ms if state.paused_at is None else min(now_ms, state.paused_at)
+
+
+def _late(state: ClockState, at_ms: int) -> bool:
+    """Has the running side's flag fallen by ``at_ms``: past the deadline, or no time at all
+    when its clock (re)started (the deadline is that instant: see the on-deadline rule)?"""
+    since = state.resumed_at if state.resumed_at is not None else state.turn_started_at
+    due = _deadline(state)
+    return at_ms > due or due <= since  # type: ignore[operator]
 
 
 def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tuple[ClockState, Reading]:
@@ -773,19 +799,22 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
 
     Returns ``(new_state, reading)``.  Raises :class:`ClockError` if the clock is stopped or
     flagged, ``colour`` is not the running colour, ``at_ms < turn_started_at``, or the state
-    does not fit ``tc``; raises :class:`FlagAlreadyFell` (with ``deadline_ms``) if
-    ``at_ms > deadline``.
+    does not fit ``tc`` or the clock is paused; raises :class:`FlagAlreadyFell` (with
+    ``deadline_ms``) if ``at_ms > deadline``, or at any ``at_ms`` when the mover had no time
+    at all when its clock started (see the on-deadline rule).  After a pause ``elapsed`` is
+    the time the clock ran (the pause left out).
     """
     running = _require_running(state, "press")
     _check_colour("colour", colour)
     if colour != running:
         raise ClockError(f"{colour} pressed but it is {running}'s clock that is running")
+    if state.paused_at is not None:
+        raise ClockError(f"cannot press: the clock is paused (since {state.paused_at} ms)")
     _check_now(state, "at_ms", at_ms)
     mover = state.side(colour)
     _check_fits(state, tc, mover)
-    due = _deadline(state)
-    if at_ms > due:
-        raise FlagAlreadyFell(colour, due, at_ms)
+    if _late(state, at_ms):
+        raise FlagAlreadyFell(colour, _deadline(state), at_ms)
 
     elapsed = at_ms - state.turn_started_at  # type: ignore[operator]
     charged, credit = _charge(state, elapsed)
@@ -817,6 +846,7 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
         turn_started_at=at_ms,
         turn_delay=opp_period.delay,
         turn_delay_ms=opp_period.delay_ms,
+        resumed_at=None,
     )
     reading = Reading(
         mover=colour,
@@ -859,9 +889,10 @@ def deadline(state: ClockState, tc: TimeControl) -> int | None:
     Go overtime adds what the player may still use of it: byo-yomi ``periods_left x S``,
     Canadian ``T`` while still in main time (in a block ``remaining_ms`` is the block's
     time), 1988 reserve ``minutes_left x 60 000 - 1`` (completing the last minute loses).
-    Raises :class:`ClockError` if the state does not fit ``tc``.
+    ``None`` too while the clock is paused (no flag falls during a pause).  Raises
+    :class:`ClockError` if the state does not fit ``tc``.
     """
-    if state.running is None or state.flagged is not None:
+    if state.running is None or state.flagged is not None or state.paused_at is not None:
         return None
     _check_fits(state, tc, state.side(state.running))
     return _deadline(state)
@@ -871,18 +902,17 @@ def check_flag(state: ClockState, tc: TimeControl, now_ms: int) -> int | None:
     """Has a flag fallen by ``now_ms`` (epoch ms)?  Returns the epoch ms it fell, else ``None``.
 
     For a running clock: the :func:`deadline` if ``now_ms > deadline`` (a clock showing exactly
-    0 at ``now_ms == deadline`` has not fallen yet: a move can still arrive at that ms).
+    0 at ``now_ms == deadline`` has not fallen yet: a move can still arrive at that ms), or if
+    the player had no time at all when its clock started (the deadline is then that instant).
     For an already flagged state: ``flagged_at`` (or ``now_ms`` when the flag fell through an
-    :func:`adjust` without ``at_ms``).  A stopped clock gives ``None``.  Raises
+    :func:`adjust` without ``at_ms``).  A stopped or paused clock gives ``None``.  Raises
     :class:`ClockError` if ``now_ms`` is before the running clock's start.
     """
     if state.flagged is not None:
         return state.flagged_at if state.flagged_at is not None else _check_int("now_ms", now_ms)
-    _check_now(state, "now_ms", now_ms)
+    now_ms = _check_now(state, "now_ms", now_ms)
     due = deadline(state, tc)
-    if due is None or now_ms <= due:
-        return None
-    return due
+    return None if due is None or not _late(state, now_ms) else due
 
 
 def flag(state: ClockState, tc: TimeControl, now_ms: int) -> ClockState:
@@ -925,7 +955,7 @@ def _charged(state: ClockState, now_ms: int) -> SideClock:
 def _halted(state: ClockState, **flag: object) -> ClockState:
     """``state`` with no clock running (game over or flag fallen); ``flag``: flagged fields."""
     return replace(state, running=None, turn_started_at=None, turn_delay="none", turn_delay_ms=0,
-                   **flag)
+                   paused_at=None, resumed_at=None, **flag)
 
 
 def _display(state: ClockState, now_ms: int) -> int:
@@ -945,12 +975,51 @@ def stop(state: ClockState, at_ms: int) -> ClockState:
     0; Go overtime: periods / reserve minutes / block time used as by a move, but no Canadian
     block move counted), with no increment and no move counted.  ``stop`` does not decide whether the flag fell
     first (1994 art. 12.7: a resignation or agreed draw stands anyway) -- call
-    :func:`check_flag` before it when that matters.  Raises :class:`ClockError` if the clock is
-    already stopped or flagged or ``at_ms < turn_started_at``.
+    :func:`check_flag` before it when that matters.  A paused clock is charged up to the pause.
+    Raises :class:`ClockError` if the clock is already stopped or flagged or
+    ``at_ms < turn_started_at``.
     """
     running = _require_running(state, "stop")
-    _check_now(state, "at_ms", at_ms)
+    at_ms = _check_now(state, "at_ms", at_ms)
     return _halted(state._with_side(running, _charged(state, at_ms)))
+
+
+def pause(state: ClockState, tc: TimeControl, at_ms: int) -> ClockState:
+    """The arbiter pauses the running clock at ``at_ms`` (epoch ms): FIDE 1994 art. 12.5, 2023
+    art. 6.11.1 (the game must be interrupted: the arbiter stops the clocks); xiangqi 1999 art.
+    23.3 (停钟审核).  Any clock type: nothing is charged or reset, the clock only stands still
+    (:func:`deadline` is ``None``, no flag falls, :func:`press` is refused) until
+    :func:`resume`.  Raises :class:`ClockError` if the clock is stopped, flagged or already
+    paused, ``at_ms`` is before the turn start or the state does not fit ``tc``; raises
+    :class:`FlagAlreadyFell` if the running player's flag fell before ``at_ms`` (it decided
+    the game first).  A pause exactly at the deadline is allowed: the player then has no time
+    when the clock resumes, and its flag falls then.
+    """
+    running = _require_running(state, "pause")
+    if state.paused_at is not None:
+        raise ClockError(f"cannot pause: the clock is already paused (since {state.paused_at} ms)")
+    _check_fits(state, tc, state.side(running))
+    _check_now(state, "at_ms", at_ms)
+    if _late(state, at_ms):
+        raise FlagAlreadyFell(running, _deadline(state), at_ms)
+    return replace(state, paused_at=at_ms)
+
+
+def resume(state: ClockState, at_ms: int) -> ClockState:
+    """The arbiter restarts a paused clock at ``at_ms`` (epoch ms; FIDE 2023 art. 6.11.3: the
+    arbiter decides when the game restarts).  The running player's clock goes on exactly as
+    it stood at the pause: ``turn_started_at`` moves on by ``at_ms - paused_at``, so the
+    deadline moves by the pause's length and the delay used, the time into a byo-yomi period
+    or Canadian block, the periods, stones and reserve minutes left are those of the pause.
+    Raises :class:`ClockError` if the clock is not paused or ``at_ms`` is before the pause.
+    """
+    if not isinstance(state, ClockState) or state.paused_at is None:
+        raise ClockError("cannot resume: the clock is not paused")
+    _check_int("at_ms", at_ms)
+    if at_ms < state.paused_at:
+        raise ClockError(f"at_ms={at_ms} is before the pause at {state.paused_at} ms")
+    moved_on = state.turn_started_at + at_ms - state.paused_at  # type: ignore[operator]
+    return replace(state, turn_started_at=moved_on, paused_at=None, resumed_at=at_ms)
 
 
 def adjust(
@@ -986,8 +1055,9 @@ def adjust(
         _check_int("at_ms", at_ms)
     if state.flagged is not None:
         raise ClockError(f"cannot adjust: {state.flagged}'s flag has already fallen")
+    upto = at_ms  # the running clock is charged up to here (a paused clock: up to the pause)
     if at_ms is not None and state.running is not None:
-        _check_now(state, "at_ms", at_ms)
+        upto = _check_now(state, "at_ms", at_ms)
     side = state.side(colour)
     ot = state.overtime
     if ot is not None:
@@ -1000,16 +1070,16 @@ def adjust(
         if spent is not None:
             return state._with_side(colour, spent)
         new = state._with_side(colour, _out_of_time(side, ot))
-        if at_ms is not None and new.running is not None and new.running != colour:
-            new = new._with_side(new.running, _charged(new, at_ms))
+        if upto is not None and new.running is not None and new.running != colour:
+            new = new._with_side(new.running, _charged(new, upto))
         return _halted(new, flagged=colour, flagged_at=at_ms)
     new = state._with_side(colour, replace(side, remaining_ms=side.remaining_ms + delta_ms))
     if side.remaining_ms + delta_ms > 0:
         return new
-    if at_ms is not None and new.running is not None:
+    if upto is not None and new.running is not None:
         # Charge the running clock up to at_ms before stopping it (no clamp for the flagged
         # colour, so its negative time records the penalty).
-        shown = _display(new, at_ms)
+        shown = _display(new, upto)
         if new.running != colour:
             shown = max(0, shown)
         new = new._with_side(new.running, replace(new.side(new.running), remaining_ms=shown))
@@ -1029,7 +1099,7 @@ def remaining_at(state: ClockState, tc: TimeControl, colour: Colour, now_ms: int
     _check_int("now_ms", now_ms)
     _check_fits(state, tc, state.side(colour))
     if state.running == colour and state.flagged is None:
-        _check_now(state, "now_ms", now_ms)
+        now_ms = _check_now(state, "now_ms", now_ms)
         if state.overtime is not None:
             return _charged(state, now_ms).remaining_ms
         return max(0, _display(state, now_ms))
@@ -1054,7 +1124,7 @@ def overtime_left(state: ClockState, colour: Colour, now_ms: int) -> dict:
     ot = state.overtime
     into = 0
     if state.running == colour and state.flagged is None:
-        _check_now(state, "now_ms", now_ms)
+        now_ms = _check_now(state, "now_ms", now_ms)
         into = now_ms - state.turn_started_at - side.remaining_ms  # type: ignore[operator]
         side = _charged(state, now_ms)
     period_ms = None

@@ -3,8 +3,13 @@
 Consumes game events: GameStarted (the clock starts, white's time runs; 1994 art. 12.3),
 MoveAccepted (the mover's clock is pressed at the move's receive time), MoveRejected or
 GameCommandRejected (a late arrival) with code ``flag-fallen`` and the timer's ticks (a deadline passed with no move received before it),
-PenaltyApplied (time penalties and bonuses), GameEnded (stop). Writes ``game-<id>.clock``:
-ClockStarted, ClockUpdated, ClockAdjusted, FlagFell, ClockStopped. All times integer ms.
+PenaltyApplied (time penalties and bonuses), GameEnded (stop), and the arbiter's PauseClock /
+ResumeClock commands (:func:`services.clock.core.pause`; refused with GameCommandRejected when
+not the arbiter's, or when no clock runs / none is paused). Writes ``game-<id>.clock``:
+ClockStarted, ClockUpdated, ClockAdjusted, ClockPaused, ClockResumed, FlagFell, ClockStopped.
+All times integer ms. A press that leaves the side to move with no time at all (it moved
+exactly at its deadline with nothing to come) is followed at once by its FlagFell, dated at the
+press, so no command of it is judged before its flag.
 
 Go: the time control may carry overtime (``"3600 5x30 byo-yomi"``, ``"600 25/600 Canadian"``,
 ``"10800 reserve 5"`` = Chinese rules 1988 art. 12.2); Black's clock starts (White's after
@@ -41,9 +46,10 @@ from dataclasses import dataclass, field, replace
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, ArbiterCalled, ArrivalReported, ClockAdjusted,
-    ClockStarted, ClockStopped, ClockUpdated, DeadStonesProposed, DeadStonesRuled, FlagFell,
-    CheckClock, GameCommandRejected, GameEnded, GameStarted, MoveAccepted, MoveRejected, PenaltyApplied,
-    PlayResumed, Rule, ScoringAgreed, StoneRemovalExpired,
+    ClockPaused, ClockResumed, ClockStarted, ClockStopped, ClockUpdated, DeadStonesProposed,
+    DeadStonesRuled, FlagFell, CheckClock, GameCommandRejected, GameEnded, GameStarted,
+    MoveAccepted, MoveRejected, PauseClock, PenaltyApplied, PlayResumed, ResumeClock, Rule,
+    ScoringAgreed, StoneRemovalExpired,
 )
 from services.clock import core as clk
 from shared.rules.games import rules_of
@@ -79,7 +85,7 @@ class _Removal:
 
 
 #: What the clock acts on (the rest of its inputs passes by without a look).
-_READS = (GameStarted, CheckClock, MoveAccepted, PlayResumed, ArrivalReported, MoveRejected,
+_READS = (GameStarted, CheckClock, PauseClock, ResumeClock, MoveAccepted, PlayResumed, ArrivalReported, MoveRejected,
           GameCommandRejected, PenaltyApplied, GameEnded, DeadStonesProposed, ScoringAgreed,
           DeadStonesRuled, ArbiterCalled, FlagFell)
 
@@ -136,6 +142,8 @@ class ClockCore(Core):
             return self._start(msg, p)
         if isinstance(p, CheckClock):
             return self._check(msg, p)
+        if isinstance(p, (PauseClock, ResumeClock)):
+            return self._arbiter(msg, p)
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.over:
             return []
@@ -143,6 +151,8 @@ class ClockCore(Core):
             out = self._press(msg, p, g)
             if p.status == "scoring" and not g.over:  # Go: play stopped (J89 9-1)
                 out += self._pause(msg, p.game_id, g)
+            elif p.status == "ongoing" and not g.over:  # the side to move may have no time
+                out += self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
             return out
         if isinstance(p, PlayResumed):
             return self._resume(msg, p, g)
@@ -227,6 +237,44 @@ class ClockCore(Core):
             g.over = True
             out.append(self._flag_fell(game_id, g, g.state.flagged, msg.at_ms, msg.at_ms, flag_rule))
         return out
+
+    # --------------------------------------------------------------- arbiter pause
+    def _arbiter(self, msg: Envelope, p: PauseClock | ResumeClock) -> list[Emit]:
+        """The arbiter's PauseClock / ResumeClock (:func:`services.clock.core.pause`, ``resume``):
+        ClockPaused / ClockResumed with the reason; refused (GameCommandRejected, nothing
+        changes) from anyone but an arbiter, for a game with no running clock, a clock already
+        paused / not paused, or a time before the running turn. A pause received after the
+        running side's deadline finds its flag fallen: FlagFell (dated at the deadline) instead;
+        a resumption that leaves the side to move no time at all: FlagFell at once."""
+        g = self.games.get(p.game_id)
+        why = ("only an arbiter may pause or resume the clock" if msg.actor.kind != "arbiter"
+               else f"no clock runs in game {p.game_id} (unknown, untimed or over)"
+               if g is None or g.over else None)
+        if why is not None:
+            return [self._refuse(msg, p, why)]
+        before = g.state
+        try:
+            g.state = (clk.pause(g.state, g.tc, msg.at_ms) if isinstance(p, PauseClock)
+                       else clk.resume(g.state, msg.at_ms))
+        except clk.FlagAlreadyFell:
+            return self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
+        except clk.ClockError as e:
+            return [self._refuse(msg, p, str(e))]
+        s, rule = g.state, rules_of(g.game).get("pause")
+        shown = {c: clk.remaining_at(s, g.tc, c, msg.at_ms) for c in clk.COLOURS}
+        if isinstance(p, PauseClock):
+            return [Emit(self._stream(p.game_id), ClockPaused(
+                game_id=p.game_id, running=s.running, white_ms=shown["white"],
+                black_ms=shown["black"], reason=p.reason, rule=rule))]
+        return [Emit(self._stream(p.game_id), ClockResumed(
+            game_id=p.game_id, running=s.running, white_ms=shown["white"], black_ms=shown["black"],
+            deadline_ms=clk.deadline(s, g.tc), paused_ms=msg.at_ms - before.paused_at,
+            reason=p.reason, rule=rule))] + self._flag(g, p.game_id, msg.at_ms, g.timeout_rule)
+
+    def _refuse(self, msg: Envelope, p, reason: str) -> Emit:
+        return Emit(self._stream(p.game_id), GameCommandRejected(
+            game_id=p.game_id, command_id=str(msg.event_id), command_type=msg.type,
+            code="invalid", reason=reason[:500]))
 
     # ------------------------------------------------------------------------- Go
     def _pause(self, msg: Envelope, game_id: str, g: _Game) -> list[Emit]:

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from fastapi import FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -53,8 +53,8 @@ from contracts.messages import (
     TOPICS,
     AcceptDead, AcceptDraw, ClaimDraw, CorrectResult, CreateGame, CreateTournament, DeclineDraw,
     DrawLots, FinishTournament, WithdrawPlayer,
-    IssuePenalty, MarkDead, OfferDraw, RecordResult, RegisterPlayer, RejectDead, ReportAbsence,
-    ReportArrival, Resign, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
+    IssuePenalty, MarkDead, OfferDraw, PauseClock, RecordResult, RegisterPlayer, RejectDead,
+    ReportAbsence, ReportArrival, Resign, ResumeClock, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     envelope,
 )
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
@@ -164,6 +164,7 @@ MarkDeadBody = _body("MarkDeadBody", MarkDead, drop=("game_id",))
 DeadRulingBody = _body("DeadRulingBody", RuleDeadStones, drop=("game_id",))
 ArrivalBody = _body("ArrivalBody", ReportArrival, drop=("game_id",))
 CycleRulingBody = _body("CycleRulingBody", RuleEndlessCycle, drop=("game_id",))
+ClockPauseBody = _body("ClockPauseBody", PauseClock, drop=("game_id",))
 
 
 def _check_go_settings(data: dict) -> None:
@@ -880,6 +881,20 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         gw.require_arbiter(x_arbiter_token)
         live_game(gid)
         payload = build(ReportArrival, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
+                                  correlation=x_correlation_id)
+        return outcome(cmd, resp)
+
+    @app.post("/games/{gid}/clock/{action}", tags=["arbiter"])
+    async def pause_clock(gid: str, action: Literal["pause", "resume"], body: ClockPauseBody,  # type: ignore[valid-type]
+                          wait: bool = WAIT_Q, x_arbiter_token: str | None = TOKEN,
+                          x_correlation_id: str | None = CORR) -> JSONResponse:
+        """Arbiter only: pause or resume the game's clock, with a reason (FIDE 1994 art. 12.5,
+        2023 art. 6.11). Answer: ClockPaused / ClockResumed, or 409 with the clock's reason."""
+        gw.require_arbiter(x_arbiter_token)
+        live_game(gid)
+        cls = PauseClock if action == "pause" else ResumeClock
+        payload = build(cls, game_id=gid, **body.model_dump(exclude={"at_ms"}))
         cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
                                   correlation=x_correlation_id)
         return outcome(cmd, resp)

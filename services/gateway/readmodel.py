@@ -17,7 +17,8 @@ from contracts.envelope import Envelope
 from shared.rules.chess import Seats
 
 STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-_TERMINAL_DRAWS = {"stalemate", "insufficient-material", "fivefold-repetition", "seventyfive-moves"}
+_TERMINAL_DRAWS = {"stalemate", "insufficient-material", "dead-position", "fivefold-repetition",
+                   "seventyfive-moves"}
 _OTHER = {"white": "black", "black": "white"}
 _HALF = "½"
 _GO_EVENTS = {"DeadStonesProposed", "PlayResumed", "ScoringAgreed", "DeadStonesRuled", "GameScored",

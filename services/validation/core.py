@@ -62,7 +62,8 @@ import re
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_EVENTS, AbsenceReported, AcceptDead, AcceptDraw,
-    ArrivalReported, ClaimDraw, ClockAdjusted, ClockStarted, ClockUpdated, EndlessCycleFound,
+    ArrivalReported, ClaimDraw, ClockAdjusted, ClockPaused, ClockResumed, ClockStarted,
+    ClockUpdated, EndlessCycleFound,
     EndlessCycleRuled, ReportArrival, RuleEndlessCycle, CreateGame, DeadStonesProposed, DeadStonesRuled,
     DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined, DrawOffered, FlagFell,
     ArbiterCalled, GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
@@ -96,6 +97,7 @@ class Game(rules.Seats):
     offer_by: str | None = None  # colour with a pending draw offer
     deadline_ms: int | None = None  # when the side to move's flag falls, per the clock
     deadline_for: str | None = None
+    paused: bool = False  # the arbiter paused the clock (ClockPaused): moves are refused
     last_ms: int = 0  # event time of the game's latest fact: time never runs backwards
     last_offer: tuple[str, int] | None = None  # (colour, ply) of the latest draw offer
     limit: int = 60  # xiangqi natural move limit (art. 4.2.4)
@@ -267,6 +269,8 @@ class ValidationCore(Core):
         if g.ruling_due:
             return reject("ruling-pending", "the 棋例 ruling on the repeated position (art. 24) "
                                             "is being made; send the move again")
+        if g.paused:
+            return reject("clock-paused", "the arbiter has paused the clock: wait for it to restart")
         if g.deadline_ms is not None and g.deadline_for == colour and msg.at_ms > g.deadline_ms:
             return reject("flag-fallen",
                           f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
@@ -607,6 +611,18 @@ class ValidationCore(Core):
         return self._on_clock(p.game_id, (p.running, p.deadline_ms))
 
     def _on_ClockUpdated(self, msg, p: ClockUpdated):
+        return self._on_clock(p.game_id, (p.running, p.deadline_ms))
+
+    def _on_ClockPaused(self, msg, p: ClockPaused):
+        """The arbiter paused the clock: moves are refused (``clock-paused``) until it resumes."""
+        if (g := self.games.get(p.game_id)) is not None:
+            g.paused = True
+        return []
+
+    def _on_ClockResumed(self, msg, p: ClockResumed):
+        """The clock runs again, with the deadline moved on by the pause."""
+        if (g := self.games.get(p.game_id)) is not None:
+            g.paused = False
         return self._on_clock(p.game_id, (p.running, p.deadline_ms))
 
     def _on_ClockAdjusted(self, msg, p: ClockAdjusted):

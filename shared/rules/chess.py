@@ -2,9 +2,13 @@
 
 Articles cite the FIDE Laws of Chess 1994 (Chinese text in ../shared/rules/chess-fide-laws-1994-zh.txt)
 and, where the current FIDE Laws (2023) differ or add a rule, those: fivefold repetition and the
-75-move rule (2023 art. 9.6) did not exist in 1994; a flag against a player who cannot be mated
-by any series of legal moves is a draw (1994 art. 10.5/10.14 speak of a bare king; 2023 art. 6.9
-of "any possible series of legal moves", which python-chess approximates by insufficient material).
+75-move rule (2023 art. 9.6) did not exist in 1994; a position from which no series of legal
+moves can lead to checkmate ends the game at once as a draw, a "dead position" (2023 art. 5.2.2;
+1994 art. 10.4 only lists four endings: K v K, K v K+B, K v K+N, K+B v K+B with bishops on
+squares of one colour); a flag against a player who cannot be mated by any series of legal moves
+is a draw (2023 art. 6.9; 1994 art. 10.5/10.14 only spare a player whose opponent has a bare
+king). Both are decided by :func:`mate_possible`: python-chess's material rule, then a bounded
+search of the positions reachable from a locked pawn structure.
 """
 from __future__ import annotations
 
@@ -23,19 +27,26 @@ RULES: dict[str, Rule] = {
     "stalemate": Rule(ruleset=F94, article="10.3", summary="stalemate is a draw"),
     "insufficient-material": Rule(ruleset=F94, article="10.4",
                                   summary="K v K, K v K+B or K+N, K+B v K+B same colour: draw"),
+    "dead-position": Rule(ruleset=F23, article="5.2.2",
+                          summary="no series of legal moves can lead to checkmate: draw at once"),
     "agreement": Rule(ruleset=F94, article="10.6", summary="draw by agreement"),
     "threefold": Rule(ruleset=F94, article="10.10", summary="threefold repetition claimed"),
     "fifty-moves": Rule(ruleset=F94, article="10.12", summary="50 moves without capture or pawn move claimed"),
     "incorrect-claim": Rule(ruleset=F94, article="10.13(2)",
                             summary="incorrect draw claim: 5 minutes added to the claimant's used time"),
     "timeout": Rule(ruleset=F94, article="10.14", summary="flag fell before the time control was met"),
-    "timeout-vs-insufficient": Rule(ruleset=F23, article="6.9",
-                                    summary="flag fell but the opponent cannot checkmate: draw "
-                                            "(1994 art. 10.5/10.14: bare king)"),
+    "timeout-vs-insufficient-material": Rule(
+        ruleset=F23, article="6.9", summary="flag fell but the opponent has no mating material: "
+                                            "draw (1994 art. 10.5/10.14: bare king)"),
+    "timeout-vs-no-mating-sequence": Rule(
+        ruleset=F23, article="6.9", summary="flag fell but no series of legal moves lets the "
+                                            "opponent checkmate: draw"),
     "fivefold-repetition": Rule(ruleset=F23, article="9.6.1", summary="fivefold repetition: automatic draw"),
     "seventyfive-moves": Rule(ruleset=F23, article="9.6.2", summary="75 moves without capture or pawn move: automatic draw"),
     "absence": Rule(ruleset=F94, article="10.15", summary="absent at the default time: loses by forfeit"),
     "penalty": Rule(ruleset=F94, article="16.5", summary="arbiter penalty: warning, time, loss"),
+    "pause": Rule(ruleset=F94, article="12.5",
+                  summary="the game is interrupted: the arbiter stops the clocks (2023 art. 6.11)"),
     "arbiter": Rule(ruleset=F94, article="16.3", summary="result entered or ruled by the arbiter"),
 }
 
@@ -139,17 +150,131 @@ def _why(board: chess.Board, mv: chess.Move) -> str:
 
 def position_status(board: chess.Board) -> str:
     """Status of the position as the rules see it without a claim: ``checkmate``, ``stalemate``,
-    ``insufficient-material`` (1994 art. 10.4), ``fivefold-repetition``, ``seventyfive-moves``
-    (FIDE 2023 art. 9.6) or ``ongoing``."""
+    ``insufficient-material`` (one of the four endings of 1994 art. 10.4), ``dead-position``
+    (any other position from which no series of legal moves leads to checkmate, 2023 art.
+    5.2.2, as far as :func:`mate_possible` decides it), ``fivefold-repetition``,
+    ``seventyfive-moves`` (2023 art. 9.6) or ``ongoing``.
+
+    The search of :func:`mate_possible` runs only after a capture or a pawn move (halfmove clock
+    0) and on a game's first move: a king or bishop move changes neither material nor pawns, and
+    every position reachable after it was reachable before it, so the search would have found
+    the position dead one move earlier. (The converse can fail: a move can leave fewer positions
+    reachable than before. Such a position is not searched again and stays undecided, which
+    never draws a game wrongly.)"""
     if not any(board.generate_legal_moves()):  # is_checkmate / is_stalemate, one look
         return "checkmate" if board.is_check() else "stalemate"
     if board.is_insufficient_material():
-        return "insufficient-material"
+        return "insufficient-material" if _fide94_ending(board) else "dead-position"
+    if (board.halfmove_clock == 0 or len(board.move_stack) < 2) and mate_possible(board) is False:
+        return "dead-position"
     if _may_recur(board, 5) and board.is_fivefold_repetition():
         return "fivefold-repetition"
     if board.is_seventyfive_moves():
         return "seventyfive-moves"
     return "ongoing"
+
+
+def _fide94_ending(board: chess.Board) -> bool:
+    """One of the endings of 1994 art. 10.4: K v K, K v K+B, K v K+N, K+B v K+B with both
+    bishops on squares of one colour."""
+    men = board.occupied & ~board.kings
+    if chess.popcount(men) <= 1:
+        return not men & (board.pawns | board.rooks | board.queens)
+    one_each = all(chess.popcount(men & board.occupied_co[c]) == 1 for c in chess.COLORS)
+    return (one_each and men == board.bishops
+            and (not men & chess.BB_LIGHT_SQUARES or not men & chess.BB_DARK_SQUARES))
+
+
+#: Positions :func:`mate_possible` may visit. Each costs some 40-60 us (python-chess's legal move
+#: generation is most of it), so the bound is about 1 s, spent only after a capture or a pawn
+#: move in a locked position of kings, bishops and pawns (:func:`position_status`) and at a flag
+#: fall; it covers two kings and one bishop moving about behind a pawn chain (some 13 000
+#: positions), not a bishop on each side (some 200 000).
+MATE_SEARCH_NODES = 20_000
+
+
+def mate_possible(board: chess.Board, colours: tuple[chess.Color, ...] = chess.COLORS,
+                  max_nodes: int = MATE_SEARCH_NODES) -> bool | None:
+    """Can a side in ``colours`` still checkmate by some series of legal moves from ``board``
+    (both sides: 2023 art. 5.2.2, dead position; the flag-fall opponent's only: art. 6.9)?
+
+    * ``False``, proven: every side in ``colours`` lacks mating material (python-chess
+      ``has_insufficient_material``, which is guaranteed never to say so of a side that can
+      win), or the search below visited every position reachable from ``board`` and none is a
+      checkmate by ``colours``.
+    * ``True``, proven: the search reached a checkmate by a side in ``colours``.
+    * ``None``, undecided: the position is not one the search handles (a knight, rook or queen
+      on the board, no pawns, or a pawn whose square ahead holds no pawn, so that it may
+      advance), a capture is reachable (the material and the pawns would change: the search
+      does not follow), or more than ``max_nodes`` positions are reachable.
+
+    The search (cooperative, both sides' moves: a helpmate search) walks every position
+    reachable by king and bishop moves among pawns that cannot move; it visits each position
+    once, keyed by piece placement and side to move, and stops at ``max_nodes``. The cost is
+    bounded by ``max_nodes`` and nothing is searched in a position with a knight, rook, queen
+    or a pawn free to advance: a middlegame costs a few bit operations. Deterministic: the
+    answer depends only on the position and ``max_nodes``; halfmove clock and repetitions are
+    ignored (a mate "reachable" only past the 75-move rule counts as reachable, so a draw is
+    never declared wrongly)."""
+    wanted = tuple(c for c in colours if not board.has_insufficient_material(c))
+    if not wanted:
+        return False
+    if not _locked(board):
+        return None
+    return _closure(board.copy(stack=False), wanted, max_nodes)
+
+
+def _locked(board: chess.Board) -> bool:
+    """Only kings, bishops and pawns, at least one pawn, and every pawn has a pawn on the square
+    ahead (so no pawn moves unless it captures)."""
+    if board.knights | board.rooks | board.queens or not board.pawns:
+        return False
+    white = board.pawns & board.occupied_co[chess.WHITE]
+    ahead = chess.shift_up(white) | chess.shift_down(board.pawns & ~white)
+    return ahead & ~board.pawns == 0
+
+
+def _closure(b: chess.Board, wanted: tuple[chess.Color, ...], max_nodes: int) -> bool | None:
+    """Depth-first walk of the positions reachable from ``b`` (see :func:`mate_possible`)."""
+    seen = {_key(b)}
+    path: list[list[chess.Move]] = []
+    while True:  # b is a position not seen before
+        moves = list(b.generate_legal_moves())
+        if not moves and b.is_check() and (not b.turn) in wanted:
+            return True
+        if any(b.is_capture(m) for m in moves):  # pawns only move by capturing
+            return None
+        path.append(moves)
+        while path:  # the next move to a position not seen yet, backtracking as needed
+            if not path[-1]:
+                path.pop()
+                if path:
+                    b.pop()
+                continue
+            move = path[-1].pop()
+            key = _key(b, move)
+            if key not in seen:
+                break
+        else:
+            return False
+        seen.add(key)
+        if len(seen) > max_nodes:
+            return None
+        b.push(move)
+
+
+def _key(b: chess.Board, move: chess.Move | None = None) -> tuple[int, int, int, bool]:
+    """Kings, bishops, White's men and the side to move of ``b``, or of ``b`` after ``move``
+    (a king or bishop move that captures nothing), without playing it."""
+    kings, bishops, white = b.kings, b.bishops, b.occupied_co[chess.WHITE]
+    if move is None:
+        return kings, bishops, white, b.turn
+    moved = chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]
+    if kings & moved:
+        kings ^= moved
+    else:
+        bishops ^= moved
+    return kings, bishops, white ^ moved if b.turn else white, not b.turn
 
 
 class Seats:
@@ -201,6 +326,16 @@ def _may_recur(board: chess.Board, times: int) -> bool:
     return board.halfmove_clock >= 4 * (times - 1)
 
 
-def can_checkmate(board: chess.Board, colour: str) -> bool:
-    """Whether ``colour`` still has mating material (python-chess ``has_insufficient_material``)."""
-    return not board.has_insufficient_material(chess.WHITE if colour == "white" else chess.BLACK)
+def flag_draw(board: chess.Board, flagged: str) -> str | None:
+    """Why ``flagged``'s flag fall is a draw (2023 art. 6.9: "the opponent cannot checkmate the
+    player's king by any possible series of legal moves"), or None when it loses:
+    ``insufficient-material`` (the opponent lacks mating material) or ``no-mating-sequence``
+    (:func:`mate_possible` proved it from the position, ``flagged`` to move). Undecided is a
+    loss: the draw needs a proof. 1994 art. 10.14 / 10.5 draw only against a bare king; a bare
+    king is insufficient material here too."""
+    opponent = chess.BLACK if flagged == "white" else chess.WHITE
+    if board.has_insufficient_material(opponent):
+        return "insufficient-material"
+    if mate_possible(board, (opponent,)) is False:
+        return "no-mating-sequence"
+    return None

@@ -82,9 +82,10 @@ class Position:
         """``ongoing`` or the terminal status of the position (``checkmate`` ...)."""
         raise NotImplementedError
 
-    def can_win(self, colour: str) -> bool:
-        """Whether the seat ``colour`` still has material that could mate."""
-        raise NotImplementedError
+    def flag_draw(self, flagged: str) -> str | None:
+        """Why the flag fall of seat ``flagged`` is a draw rather than a loss, or None (a loss:
+        xiangqi 1999 art. 4.1.4 and Go 1988 art. 23.5 whatever the material)."""
+        return None
 
     def outcome(self, status: str, mover: str) -> tuple[str, str | None]:
         """For a terminal ``status`` after ``mover``'s move: (result, winner colour or None)."""
@@ -156,8 +157,10 @@ class ChessPosition(Position):
     def status(self) -> str:
         return chess_rules.position_status(self.board)
 
-    def can_win(self, colour: str) -> bool:
-        return chess_rules.can_checkmate(self.board, colour)
+    def flag_draw(self, flagged: str) -> str | None:
+        """``insufficient-material`` or ``no-mating-sequence`` (2023 art. 6.9,
+        :func:`shared.rules.chess.flag_draw`), or None."""
+        return chess_rules.flag_draw(self.board, flagged)
 
     def outcome(self, status: str, mover: str) -> tuple[str, str | None]:
         return (_WIN[mover], mover) if status == "checkmate" else ("1/2-1/2", None)
@@ -555,9 +558,6 @@ class GoPosition(Position):
         from shared.rules import go
 
         return not go.spec(self.board.rules).dead_removed
-
-    def can_win(self, colour: str) -> bool:
-        return True
 
     def outcome(self, status: str, mover: str) -> tuple[str, str | None]:
         raise ValueError(f"a Go position has no terminal status ({status}): it is counted")

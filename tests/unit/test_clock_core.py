@@ -20,9 +20,11 @@ from services.clock.core import (
     check_flag,
     deadline,
     flag,
+    pause,
     pgn_tag,
     press,
     remaining_at,
+    resume,
     start,
     stop,
 )
@@ -263,10 +265,54 @@ def test_move_exactly_at_deadline_is_on_time_one_ms_later_is_not():
     assert isinstance(e.value, ClockError)
     assert (e.value.colour, e.value.deadline_ms, e.value.at_ms) == ("white", due, due + 1)
 
-    # White now has exactly 0 and no increment: its next turn has no time at all.
+    # White now has exactly 0 and no increment: its next turn has no time at all. Its flag
+    # falls the moment its clock starts (FIDE 6.9: the allotted time is used up).
     s2, _ = press(on_time, c, "black", due + 1_000)
     assert deadline(s2, c) == due + 1_000
+    assert check_flag(s2, c, due + 1_000) == due + 1_000
     assert check_flag(s2, c, due + 1_001) == due + 1_000
+
+
+def test_no_move_from_a_side_left_with_0_ms_not_even_in_the_same_millisecond():
+    # White moves exactly at its deadline (on time, 0 left); Black answers in the same ms.
+    c = tc("300")
+    due = T0 + 300_000
+    s, _ = press(start(c, T0), c, "white", due)
+    s, r = press(s, c, "black", due)
+    assert (r.white_ms, r.running, r.deadline_ms) == (0, "white", due)
+    with pytest.raises(FlagAlreadyFell, match="no time was left") as e:
+        press(s, c, "white", due)
+    assert (e.value.deadline_ms, e.value.at_ms) == (due, due)
+    assert check_flag(s, c, due) == due
+    assert flag(s, c, due).flagged_at == due
+
+
+@pytest.mark.parametrize("text, left_ms", [
+    ("300d5", 5_000),  # simple delay: each move still has its 5 s free
+    ("300+2", 2_000),  # Fischer: the increment for the next move was credited at the press
+])
+def test_a_side_with_0_main_time_still_moves_within_its_delay_or_increment(text, left_ms):
+    c = tc(text)
+    s = start(c, T0)
+    due = deadline(s, c)
+    s, _ = press(s, c, "white", due)  # exactly at the deadline: main time 0
+    s, _ = press(s, c, "black", due)
+    assert deadline(s, c) == due + left_ms and check_flag(s, c, due) is None
+    s, r = press(s, c, "white", due + left_ms)
+    assert r.mover == "white"
+
+
+def test_canadian_block_used_exactly_leaves_no_time_for_its_next_stone():
+    # "0 3/30 Canadian": a block of 3 stones in 30 s. Black's first stone takes all 30 s (on
+    # time, 2 stones to go with 0 ms): when White answers, Black's flag falls at once.
+    c = tc("0 3/30 Canadian")
+    s = start(c, T0, first="black")
+    s, r = press(s, c, "black", T0 + 30_000)
+    assert (r.black_ms, r.black_moves_left) == (0, 2)
+    s, _ = press(s, c, "white", T0 + 31_000)
+    assert check_flag(s, c, T0 + 31_000) == T0 + 31_000
+    with pytest.raises(FlagAlreadyFell):
+        press(s, c, "black", T0 + 31_000)
 
 
 def test_fischer_flag_deadline_includes_the_increment_already_credited():
@@ -817,3 +863,173 @@ def test_a_time_control_longer_than_any_real_one_is_refused_without_echoing_it()
     with pytest.raises(ClockError, match=r"^TimeControl of 1,000,000 characters: at most 200$"):
         TimeControl.parse("q" * 1_000_000)
     assert TimeControl.parse("40/5400+30:1800+30") is not None  # a real FIDE control still parses
+
+
+# ------------------------------------------------------------------------------ arbiter pause
+# FIDE 1994 art. 12.5 and 2023 art. 6.11.1 / 6.11.3: the arbiter stops the clocks when the game
+# must be interrupted and decides when it restarts; the clocks then go on as they stood.
+def test_pause_and_resume_sudden_death_moves_the_deadline_by_the_pause():
+    c = tc("300")
+    s = start(c, T0)
+    p = pause(s, c, T0 + 10 * S)  # 10 s used, 290 s left
+    assert deadline(p, c) is None and check_flag(p, c, T0 + 400 * S) is None  # no flag falls
+    assert remaining_at(p, c, "white", T0 + 400 * S) == 290_000  # the clock stands still
+    with pytest.raises(ClockError, match="paused"):
+        press(p, c, "white", T0 + 20 * S)
+    with pytest.raises(ClockError, match="already paused"):
+        pause(p, c, T0 + 20 * S)
+    # Resumed after 10 min: 290 s left from T0 + 610 s.
+    r = resume(p, T0 + 610 * S)
+    assert deadline(r, c) == T0 + 610_000 + 290_000
+    s, reading = press(r, c, "white", T0 + 615 * S)  # 5 s more: 285 s, the pause not charged
+    assert (reading.elapsed_ms, reading.white_ms) == (15_000, 285_000)
+
+
+def test_pause_errors():
+    c = tc("300")
+    s = start(c, T0)
+    with pytest.raises(ClockError, match="not paused"):
+        resume(s, T0 + 1)
+    p = pause(s, c, T0 + 5 * S)
+    with pytest.raises(ClockError, match="before the pause"):
+        resume(p, T0 + 4 * S)
+    with pytest.raises(ClockError, match="stopped"):
+        pause(stop(s, T0 + 1), c, T0 + 2)
+    # Paused 1 ms after the deadline: the flag had fallen, it decides the game.
+    with pytest.raises(FlagAlreadyFell) as e:
+        pause(s, c, T0 + 300_001)
+    assert e.value.deadline_ms == T0 + 300_000
+
+
+def test_pause_exactly_at_the_deadline_flags_at_the_resumption():
+    c = tc("300")
+    s = start(c, T0)
+    p = pause(s, c, T0 + 300_000)  # the clock shows 0 but the flag has not fallen
+    r = resume(p, T0 + 900_000)
+    assert check_flag(r, c, T0 + 900_000) == T0 + 900_000
+    with pytest.raises(FlagAlreadyFell):
+        press(r, c, "white", T0 + 900_000)
+
+
+def test_stop_during_a_pause_charges_up_to_the_pause():
+    c = tc("300")
+    p = pause(start(c, T0), c, T0 + 10 * S)
+    assert stop(p, T0 + 500 * S).white.remaining_ms == 290_000
+
+
+def test_pause_keeps_the_part_of_a_simple_delay_already_used():
+    # 300d5: paused 3 s into the move (3 s of the 5 s delay used), resumed 60 s later; a move
+    # 1.5 s after it took 4.5 s on the clock: inside the delay, nothing charged. The deadline
+    # after the resumption: 2 s of delay + 300 s.
+    c = tc("300d5")
+    r = resume(pause(start(c, T0), c, T0 + 3 * S), T0 + 63 * S)
+    assert deadline(r, c) == T0 + 63_000 + 2_000 + 300_000
+    assert remaining_at(r, c, "white", T0 + 65 * S) == 300_000  # 5 s on the clock: delay
+    assert remaining_at(r, c, "white", T0 + 65_001) == 299_999
+    _, reading = press(r, c, "white", T0 + 64_500)
+    assert (reading.elapsed_ms, reading.charged_ms, reading.white_ms) == (4_500, 0, 300_000)
+
+
+def test_pause_bronstein_adds_back_only_the_time_on_the_clock():
+    # 300b5: paused 3 s in, resumed 60 s later, move 4 s after: 7 s on the clock,
+    # 300 000 - 7 000 + min(7 000, 5 000) = 298 000.
+    c = tc("300b5")
+    r = resume(pause(start(c, T0), c, T0 + 3 * S), T0 + 63 * S)
+    assert deadline(r, c) == T0 + 63_000 + 297_000
+    _, reading = press(r, c, "white", T0 + 67 * S)
+    assert (reading.elapsed_ms, reading.delay_credit_ms, reading.white_ms) == (7_000, 5_000, 298_000)
+
+
+def test_pause_carries_byo_yomi_periods_and_the_time_into_the_period():
+    # "0 3x30 byo-yomi": Black paused 20 s into its first period, resumed 10 min later.
+    # 9 s more is 29 s into the period: kept (3 left); 11 s more is 31 s: one used (2 left).
+    c = tc("0 3x30 byo-yomi")
+    s = start(c, T0, first="black")
+    r = resume(pause(s, c, T0 + 20 * S), T0 + 620 * S)
+    assert overtime_left(r, "black", T0 + 620 * S)["period_ms"] == 10_000
+    assert deadline(r, c) == T0 + 620_000 + 70_000
+    assert press(r, c, "black", T0 + 629 * S)[1].black_periods_left == 3
+    assert press(r, c, "black", T0 + 631 * S)[1].black_periods_left == 2
+
+
+def test_pause_carries_canadian_stones_and_block_time():
+    # "0 3/30 Canadian": Black plays a stone in 10 s (2 to go, 20 s left in the block); paused
+    # 5 s into its next stone, resumed 10 min later; the stone 3 s after: 2 - 1 = 1 stone to go,
+    # 20 000 - 8 000 = 12 000 ms left in the block.
+    c = tc("0 3/30 Canadian")
+    s = start(c, T0, first="black")
+    s, _ = press(s, c, "black", T0 + 10 * S)
+    s, _ = press(s, c, "white", T0 + 11 * S)
+    r = resume(pause(s, c, T0 + 16 * S), T0 + 616 * S)
+    assert deadline(r, c) == T0 + 616_000 + 15_000
+    _, reading = press(r, c, "black", T0 + 619 * S)
+    assert (reading.black_moves_left, reading.black_ms) == (1, 12_000)
+
+
+def test_pause_of_the_1988_reserve():
+    # "60 reserve 1" (Chinese Go rules 1988 art. 12.2): main time 0, one reserved minute; the
+    # last on-time ms is 59 999 into it. Paused at 50 s, resumed 10 min later: 9 999 ms left.
+    c = tc("60 reserve 1")
+    r = resume(pause(start(c, T0, first="black"), c, T0 + 50 * S), T0 + 650 * S)
+    assert deadline(r, c) == T0 + 650_000 + 9_999
+
+
+# ------------------------------------------------------------------- delays, to the millisecond
+@pytest.mark.parametrize("elapsed, simple_ms, bronstein_ms", [
+    # 300 000 ms main time, 5 000 ms delay. Simple: the first 5 000 ms of the move are free;
+    # Bronstein: the clock runs from the first ms and min(elapsed, 5 000) comes back.
+    (0, 300_000, 300_000),
+    (1, 300_000, 300_000),
+    (4_999, 300_000, 300_000),
+    (5_000, 300_000, 300_000),
+    (5_001, 299_999, 299_999),
+    (300_000, 5_000, 5_000),  # Bronstein: exactly at its deadline
+    (305_000, 0, None),  # simple: exactly at its deadline; Bronstein: 5 000 ms late
+])
+def test_simple_and_bronstein_delay_to_the_millisecond(elapsed, simple_ms, bronstein_ms):
+    for text, after, due in (("300d5", simple_ms, 305_000), ("300b5", bronstein_ms, 300_000)):
+        c = tc(text)
+        s = start(c, T0)
+        assert deadline(s, c) == T0 + due
+        if after is None:
+            with pytest.raises(FlagAlreadyFell):
+                press(s, c, "white", T0 + elapsed)
+            continue
+        s2, _ = press(s, c, "white", T0 + elapsed)
+        assert s2.white.remaining_ms == after, text
+
+
+def test_delay_display_to_the_millisecond():
+    # What the clock shows mid-move: simple delay holds 300 000 for 5 s, Bronstein counts at once.
+    s, b = tc("300d5"), tc("300b5")
+    assert [remaining_at(start(s, T0), s, "white", T0 + t) for t in (1, 5_000, 5_001)] == [
+        300_000, 300_000, 299_999]
+    assert [remaining_at(start(b, T0), b, "white", T0 + t) for t in (1, 5_000, 5_001)] == [
+        299_999, 295_000, 294_999]
+
+
+# ------------------------------------------------------------------ multi-period, exactly
+def test_time_added_after_move_n_and_increment_only_from_the_third_period():
+    # FIDE World Championship control: 120 min for 40 moves, 60 min for the next 20, then
+    # 15 min for the rest with 30 s a move from move 61 (PGN "40/7200:20/3600:900+30").
+    c = tc("40/7200:20/3600:900+30")
+    s = start(c, T0)
+    assert s.white.remaining_ms == 7_200_000  # no increment before move 1
+    # Each side 60 s a move. White's 40th press: 7 200 000 - 40 x 60 000 + 3 600 000
+    # = 8 400 000.
+    s, t, rs = play(s, c, T0, [60 * S] * 79)  # White 40 moves, Black 39
+    assert rs[-1].mover == "white" and rs[-1].moves_made == 40
+    assert (rs[-1].white_ms, rs[-1].period_bonus_ms, rs[-1].increment_ms) == (8_400_000, 3_600_000, 0)
+    # Black's 40th move is not made yet: its flag falls on its period's time alone (the
+    # 60 min come with the press, 1994 art. 6.5 / 10.14).
+    assert deadline(s, c) == t + 4_860_000  # 7 200 000 - 39 x 60 000
+    # Moves 41-60 (20 each): 8 400 000 - 20 x 60 000 = 7 200 000, then + 900 000 + 30 000 for
+    # move 61 at the 60th press = 8 130 000.
+    s, t, rs = play(s, c, t, [60 * S] * 41)  # Black 40..60, White 41..60
+    white = [r for r in rs if r.mover == "white"]
+    assert [r.increment_ms for r in white[:-1]] == [0] * 19
+    assert (white[-1].moves_made, white[-1].white_ms, white[-1].period_bonus_ms,
+            white[-1].increment_ms, white[-1].period_index) == (60, 8_130_000, 900_000, 30_000, 2)
+    # Move 61, 10 s: 8 130 000 - 10 000 + 30 000 = 8 150 000.
+    s, t, rs = play(s, c, t, [10 * S])
+    assert (rs[-1].mover, rs[-1].moves_made, rs[-1].white_ms) == ("white", 61, 8_150_000)

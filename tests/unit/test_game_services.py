@@ -17,10 +17,12 @@ import pytest
 
 from contracts.envelope import Actor, Envelope, dt_of, stream_for
 from contracts.messages import (
-    AcceptDraw, CheckClock, ClaimDraw, ClockAdjusted, ClockStarted, ClockStopped, ClockUpdated, CreateGame,
+    AcceptDraw, CheckClock, ClaimDraw, ClockAdjusted, ClockPaused, ClockResumed, ClockStarted,
+    ClockStopped, ClockUpdated, CreateGame,
     DrawAgreed, DrawClaimed, DrawClaimRejected, DrawOffered, DrawOfferDeclined, FlagFell,
     GameCommandRejected, GameEnded, GameStarted, IssuePenalty, MoveAccepted, MoveRejected,
-    OfferDraw, PenaltyApplied, ReportAbsence, Resign, Resigned, Rule, SubmitMove, envelope,
+    OfferDraw, PauseClock, PenaltyApplied, ReportAbsence, Resign, Resigned, ResumeClock, Rule,
+    SubmitMove, envelope,
 )
 from services.clock.service import ClockCore
 from shared.system import make_processor
@@ -249,6 +251,57 @@ class TestValidation:
         cu = one(got, ClockUpdated)
         assert (cu.white_ms, cu.black_ms, cu.deadline_ms) == (0, 60_000, T0 + 120_000)
 
+    def test_a_side_left_with_0_ms_cannot_move_in_the_same_millisecond(self, bus):
+        # White moves exactly at its deadline (0 ms left, no increment); Black answers in the
+        # same ms: White's clock starts with no time at all, its flag falls at once, dated then.
+        bus.create(time_control="60")
+        bus.move("alice", "e4", at=60_000)
+        got = bus.move("bob", "e5", at=60_000)
+        assert one(got, ClockUpdated).white_ms == 0
+        ff = one(got, FlagFell)
+        assert (ff.colour, ff.deadline_ms, ff.observed_ms) == ("white", T0 + 60_000, T0 + 60_000)
+        assert (one(got, GameEnded).result, one(got, GameEnded).reason) == ("0-1", "timeout")
+        assert one(bus.move("alice", "Nf3", at=60_000), MoveRejected).code == "game-over"
+
+
+# ================================================================================= arbiter pause
+class TestPause:
+    def pause(self, bus, at, actor=ARBITER, cls=None):
+        return bus.send((cls or PauseClock)(game_id="g1", reason="a player fell ill"), at=at,
+                        actor=actor)
+
+    def resume(self, bus, at, actor=ARBITER):
+        return self.pause(bus, at, actor, ResumeClock)
+
+    def test_pause_refuses_moves_and_flags_until_resumed(self, bus):
+        bus.create(time_control="60")  # white's 60 s run from T0
+        paused = one(self.pause(bus, 10_000), ClockPaused)
+        assert (paused.running, paused.white_ms, paused.black_ms) == ("white", 50_000, 60_000)
+        assert art(paused.rule) == ("FIDE-1994", "12.5") and paused.reason == "a player fell ill"
+        assert one(bus.move("alice", "e4", at=11_000), MoveRejected).code == "clock-paused"
+        assert bus.tick(600_000) == []  # the old deadline (T0 + 60 s) passed: no flag
+        # Resumed at 10 min: 50 s left from then.
+        resumed = one(self.resume(bus, 600_000), ClockResumed)
+        assert (resumed.deadline_ms, resumed.paused_ms) == (T0 + 650_000, 590_000)
+        cu = one(bus.move("alice", "e4", at=605_000), ClockUpdated)
+        assert (cu.white_ms, cu.elapsed_ms) == (45_000, 15_000)  # 10 s + 5 s on the clock
+
+    def test_refusals_change_nothing(self, bus):
+        bus.create(time_control="60")
+        r = one(self.pause(bus, 1_000, actor=ALICE), GameCommandRejected)
+        assert (r.code, r.command_type) == ("invalid", "PauseClock") and "arbiter" in r.reason
+        assert "not paused" in one(self.resume(bus, 2_000), GameCommandRejected).reason
+        one(self.pause(bus, 3_000), ClockPaused)
+        assert "already paused" in one(self.pause(bus, 4_000), GameCommandRejected).reason
+        assert not of(bus.log, FlagFell) and bus.clock.games["g1"].state.paused_at == T0 + 3_000
+
+    def test_a_pause_after_the_deadline_finds_the_flag_fallen(self, bus):
+        bus.create(time_control="60")
+        got = self.pause(bus, 60_001)
+        ff = one(got, FlagFell)
+        assert (ff.colour, ff.deadline_ms) == ("white", T0 + 60_000)
+        assert one(got, GameEnded).result == "0-1"
+
 
 # ================================================================================== adjudication
 class TestAdjudication:
@@ -267,14 +320,21 @@ class TestAdjudication:
         # black: 302 000 - 1 000 + 2 000 - 1 000 + 2 000 = 304 000 (clock stopped at its press)
         assert (stop.white_ms, stop.black_ms) == (304_000, 304_000)
 
-    def test_stalemate(self, bus):
+    @pytest.mark.parametrize("fen, move, status, article", [
         # White K h1, Q b6; black K a8 alone. After Kh2 black has no legal move and no check.
-        bus.create(start_fen="k7/8/1Q6/8/8/8/8/7K w - - 0 1")
-        got = bus.move("alice", "Kh2", at=1_000)
-        assert one(got, MoveAccepted).status == "stalemate"
+        ("k7/8/1Q6/8/8/8/8/7K w - - 0 1", "Kh2", "stalemate", ("FIDE-1994", "10.3")),
+        # Kxd1 leaves pawns a4 c4 e4 g4 rammed by a5 c5 e5 g5 and two kings that cannot cross
+        # (b4 d4 f4 h4 / b5 d5 f5 h5 attacked): no series of moves mates, a dead position.
+        ("8/8/1k6/p1p1p1p1/P1P1P1P1/8/4K3/3n4 w - - 0 1", "Kxd1", "dead-position",
+         ("FIDE-2023", "5.2.2")),
+    ])
+    def test_drawn_at_once(self, bus, fen, move, status, article):
+        bus.create(start_fen=fen)
+        got = bus.move("alice", move, at=1_000)
+        assert one(got, MoveAccepted).status == status
         end = one(got, GameEnded)
-        assert (end.result, end.reason, end.winner) == ("1/2-1/2", "stalemate", None)
-        assert art(end.rule) == ("FIDE-1994", "10.3")
+        assert (end.result, end.reason, end.winner) == ("1/2-1/2", status, None)
+        assert art(end.rule) == article
 
     def test_insufficient_material_king_bishop_v_king(self, bus):
         bus.create(start_fen="4k3/8/8/8/8/8/4n3/3BK3 w - - 0 1")
@@ -439,6 +499,26 @@ class TestAdjudication:
         end = one(got, GameEnded)
         assert (end.result, end.reason) == ("1/2-1/2", "timeout-vs-insufficient-material")
         assert art(end.rule) == ("FIDE-2023", "6.9")
+
+    def test_flag_when_no_series_of_moves_lets_the_opponent_mate_is_a_draw(self, bus):
+        # White: Kg4 Bh3, pawns a4 b6 c5 e6; Black: Ka6, pawns a5 b7 c6 e7. White could mate
+        # (Bf1), Black has no move unless White gives one and none does: White's flag -> draw.
+        bus.create(start_fen="8/1p2p3/kPp1P3/p1P5/P5K1/7B/8/8 w - - 0 1", time_control="60")
+        end = one(bus.tick(60_501), GameEnded)
+        assert (end.result, end.reason) == ("1/2-1/2", "timeout-vs-no-mating-sequence")
+        assert art(end.rule) == ("FIDE-2023", "6.9")
+
+    @pytest.mark.parametrize("fen, result, reason", [
+        ("8/8/4k3/8/2n5/3K4/8/Q7 w - - 0 1", "1/2-1/2", "timeout-vs-insufficient-material"),
+        ("8/8/4k3/8/4P3/4K3/8/6n1 w - - 0 1", "0-1", "timeout"),  # K+P v K+N: a mate exists
+    ])
+    def test_flag_against_a_knight(self, bus, fen, result, reason):
+        # White flags. A knight alone cannot mate a king and queen (python-chess's material
+        # rule; 2023 art. 6.9: draw, where 1994 art. 10.14 would give Black the game); against a
+        # king and pawn it can (White's pawn may box its own king in): White loses.
+        bus.create(start_fen=fen, time_control="60")
+        end = one(bus.tick(60_501), GameEnded)
+        assert (end.result, end.reason) == (result, reason)
 
     def test_flag_against_queen_loses(self, bus):
         # Black (bare king) to move and flags; white has a queen: 1-0 on time (1994 art. 10.14).

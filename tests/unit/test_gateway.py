@@ -260,6 +260,26 @@ async def test_arbiter_endpoints_need_token(env):
     assert cmd.type == "IssuePenalty" and cmd.actor.kind == "arbiter" and cmd.payload.ms == 60000
 
 
+async def test_clock_pause_and_resume_routes(env):
+    client, log, _, _ = env
+    await _new_game(client)
+    n = await _count(log)
+    assert (await client.post("/games/g1/clock/pause", json={"reason": "x"})).status_code == 403
+    r = await client.post("/games/g1/clock/stop", json={"reason": "x"},
+                          headers={"X-Arbiter-Token": TOKEN})
+    assert r.status_code == 422
+    r = await client.post("/games/g1/clock/pause", json={"reason": ""},
+                          headers={"X-Arbiter-Token": TOKEN})
+    assert r.status_code == 422
+    assert await _count(log) == n
+    for action, kind in (("pause", "PauseClock"), ("resume", "ResumeClock")):
+        r = await client.post(f"/games/g1/clock/{action}?wait=false",
+                              json={"reason": "a player fell ill"}, headers={"X-Arbiter-Token": TOKEN})
+        assert r.status_code == 202
+        cmd = (await log.read(GAME_COMMANDS))[-1]
+        assert (cmd.type, cmd.actor.kind, cmd.payload.reason) == (kind, "arbiter", "a player fell ill")
+
+
 async def test_arbiter_at_ms_stamps_recorded_time(env):
     client, log, _, _ = env
     await _new_game(client)

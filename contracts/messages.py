@@ -104,8 +104,9 @@ class CreateTournament(_TCmd, GoSettings):
     absent this long after the start of the round loses by forfeit (0 = no limit).
     ``game``: chess or xiangqi; ``natural_limit_moves``: xiangqi's natural move limit (1999 rules
     art. 4.2.4: 60 moves without a capture, which an event may lower). ``chinese-swiss``: the
-    积分编排制 of the xiangqi rules' appendix 2; ``mcmahon``: McMahon (Go), with ``mcmahon_bar``
-    and ``mcmahon_floor`` grades; ``lots_seed`` seeds every lot the pairing draws.
+    积分编排制 of the xiangqi rules' appendix 2; ``mcmahon``: McMahon (Go), with the top bar
+    ``mcmahon_bar`` and the bottom bar ``mcmahon_floor`` (grades; the bottom bar not above the top
+    bar); ``lots_seed`` seeds every lot the pairing draws.
     ``knockout``: single elimination (xiangqi 1999 art. 11.1) with ``games_per_match`` games a
     match (13.5: a second game with colours swapped), ``seeding`` by rating, registration order
     or lot (seeded by ``lots_seed``), play-off games for a level match and ``unshared_places``

@@ -5,9 +5,9 @@ Grades are those of the Chinese amateur dan/kyu system (中国围棋业余段位
 down to 25 kyu). A grade is a *rank value*: ``d`` dan = d - 1 (1d = 0 ... 7d = 6), ``k`` kyu = -k
 (1k = -1 ... 25k = -25).
 
-McMahon score (MMS): the initial score is the rank value clamped between the *floor* and the *bar*
-grades, minus the floor's value (so the floor starts at 0 and everyone at or above the bar starts
-equal); each win adds 1 (a jigo ½). Pairing follows OpenGotha's criteria, as weights of a maximum
+McMahon score (MMS): the initial score is the rank value held between the *bottom bar* (the
+contract's ``mcmahon_floor``) and the *top bar* (``mcmahon_bar``), counted from 30 kyu as
+OpenGotha and OGS count it (:func:`initial_mms`); each win adds 1 (a jigo ½). Pairing follows OpenGotha's criteria, as weights of a maximum
 weight matching over all players (networkx): no rematch (absolute), smallest MMS difference (by
 far the heaviest), colour balance, not drawing up or down a player who was drawn up or down in
 the previous round, and within a score group the upper half meets the lower half ("split and
@@ -27,7 +27,7 @@ import networkx as nx
 
 from services.pairing.core import PairingError
 
-__all__ = ["rank_value", "normalise_grade", "initial_mms", "McMahonPlayer", "McMahonRound", "mcmahon_pair"]
+__all__ = ["MMS_ZERO", "rank_value", "normalise_grade", "initial_mms", "McMahonPlayer", "McMahonRound", "mcmahon_pair"]
 
 _GRADE = re.compile(r"^\s*(\d{1,2})\s*(d|dan|段|k|kyu|级)\s*$", re.I)
 
@@ -57,12 +57,24 @@ def normalise_grade(grade: str) -> str:
     return f"{r + 1}d" if r >= 0 else f"{-r}k"
 
 
-def initial_mms(grade: str, bar: str, floor: str) -> int:
-    """Initial McMahon score: ``clamp(rank, floor, bar) - floor`` in rank values (points)."""
-    r, b, f = rank_value(grade), rank_value(bar), rank_value(floor)
-    if f > b:
-        raise PairingError(f"the floor {floor} is above the bar {bar}")
-    return min(max(r, f), b) - f
+#: The rank value whose McMahon score is 0: 30 kyu. OpenGotha's "McMahon zero" (fixed at 30K) and
+#: the start of OGS's rank scale (rank 0 = 30k); below 25k, our lowest grade, so every initial
+#: score is positive.
+MMS_ZERO = -30
+
+
+def initial_mms(grade: str, top_bar: str, bottom_bar: str) -> int:
+    """Initial McMahon score in points of a player of ``grade`` with the bars ``top_bar`` and
+    ``bottom_bar`` (grades): his rank value held between the bars, minus :data:`MMS_ZERO`.
+    Everyone above the top bar starts at the top bar's score, everyone below the bottom bar at
+    the bottom bar's (OpenGotha's starting McMahon score, whose help calls the bars "McMahon
+    Bar" and "McMahon Floor"; OGS's upper and lower bars). Top 3d, bottom 10k: 5d and 3d start
+    at 32, 1k at 29, 10k and 20k at 20. Raises :class:`PairingError` for a grade outside 7d..25k
+    or a bottom bar above the top bar."""
+    r, top, bottom = rank_value(grade), rank_value(top_bar), rank_value(bottom_bar)
+    if bottom > top:
+        raise PairingError(f"the bottom bar {bottom_bar} is above the top bar {top_bar}")
+    return min(max(r, bottom), top) - MMS_ZERO
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ async def _round(c, tid: str, rnd: int) -> dict:
 
 
 async def test_mcmahon_event_with_grades():
-    """Five players graded 4d, 2d, 1d, 1k, 3k; bar 2d, floor 5k: initial MMS 6 (4d and 2d held
-    at the bar), 6, 5, 4, 2. Round 1 pairs the bar group together (4d-2d) and 1d-1k; 3k has the bye
+    """Five players graded 4d, 2d, 1d, 1k, 3k; top bar 2d, bottom bar 5k, counted from 30k: initial
+    MMS 31 (4d and 2d held at the top bar), 31, 30, 29, 27. Round 1 pairs the bar group together (4d-2d) and 1d-1k; 3k has the bye
     (lowest MMS). Every result goes to the higher grade; three rounds, no rematch, one bye each."""
     async with arbiter_client("memory", ticks=False) as c:
         tid = "mcm1"
@@ -47,10 +47,10 @@ async def test_mcmahon_event_with_grades():
         assert [p["system"] for p in paired] == ["mcmahon"] * 3 and paired[0]["rule"]["ruleset"] == "McMahon"
         assert all(p["system_version"] == "mcmahon 1" for p in paired)
         st = await standings_after(c, tid, 3)
-    initial = {"a": 6, "b": 6, "c": 5, "d": 4, "e": 2}
+    initial = {"a": 31, "b": 31, "c": 30, "d": 29, "e": 27}
     assert {r["player_id"]: r["tiebreaks"]["MMS"] for r in st["rows"]} == {
         r["player_id"]: initial[r["player_id"]] + r["score"] for r in st["rows"]}
-    assert st["rows"][0]["player_id"] == "a"  # 4d won all: MMS 9
+    assert st["rows"][0]["player_id"] == "a"  # 4d won all: MMS 34
 
 
 async def _chinese_event(c, tid: str, seed: int) -> list[dict]:

@@ -23,16 +23,33 @@ def test_grades_outside_7d_25k_are_refused(bad):
         rank_value(bad)
 
 
-def test_initial_mms_with_bar_and_floor():
-    # bar 3d (value 2), floor 20k (value -20): 5d is held at the bar: 2 + 20 = 22; 1k: -1 + 20 =
-    # 19; 20k: 0; 25k is raised to the floor: 0.
-    assert [initial_mms(g, "3d", "20k") for g in ("5d", "3d", "1k", "20k", "25k")] == [22, 22, 19, 0, 0]
-    with pytest.raises(PairingError):
+# A field from 5d to 20k, top bar 3d, bottom bar 10k, scores counted from 30k = 0 (OpenGotha's
+# McMahon zero): 3d is rank value 2 -> 2 + 30 = 32, and 5d, 4d are held at the top bar; 2d 31,
+# 1d 30, 1k 29 ... 9k 21; 10k is rank value -10 -> 20, and 11k..20k start at the bottom bar's 20.
+FIELD_3D_10K = {"5d": 32, "4d": 32, "3d": 32, "2d": 31, "1d": 30, "1k": 29, "2k": 28, "3k": 27,
+                "4k": 26, "5k": 25, "6k": 24, "7k": 23, "8k": 22, "9k": 21, "10k": 20, "11k": 20,
+                "12k": 20, "15k": 20, "19k": 20, "20k": 20}
+
+
+@pytest.mark.parametrize("grade,mms", FIELD_3D_10K.items())
+def test_initial_mms_between_a_3d_top_bar_and_a_10k_bottom_bar(grade, mms):
+    assert initial_mms(grade, "3d", "10k") == mms
+
+
+def test_initial_mms_of_the_bars_themselves_and_of_equal_bars():
+    # top 7d (value 6) and bottom 25k (value -25): no one is held; 7d 36, 25k 5 (30k would be 0)
+    assert [initial_mms(g, "7d", "25k") for g in ("7d", "1d", "25k")] == [36, 30, 5]
+    # both bars at 1k: the whole field starts at 1k's 29
+    assert {initial_mms(g, "1k", "1k") for g in ("7d", "1k", "25k")} == {29}
+
+
+def test_a_bottom_bar_above_the_top_bar_is_refused():
+    with pytest.raises(PairingError, match="the bottom bar 3d is above the top bar 10k"):
         initial_mms("1d", "10k", "3d")
 
 
 def _event(n: int, rounds: int, seed: int):
-    """A seeded McMahon event: grades 5d..15k, bar 2d floor 12k; random results."""
+    """A seeded McMahon event: grades 5d..15k, top bar 2d, bottom bar 12k; random results."""
     rng = random.Random(seed)
     grades = [f"{d}d" for d in range(5, 0, -1)] + [f"{k}k" for k in range(1, 16)]
     players = {}
@@ -63,12 +80,12 @@ def _event(n: int, rounds: int, seed: int):
 
 
 def test_round_one_pairs_inside_score_groups_top_half_against_bottom_half():
-    # 8 players: four at the bar (MMS 22: 5d 4d 3d 3d), four 1k (MMS 19): no float, split and
+    # 8 players: four at the top bar (MMS 32: 5d 4d 3d 3d), four 1k (MMS 29): no float, split and
     # slip inside each group: 1st v 3rd, 2nd v 4th.
-    ps = [McMahonPlayer("a", 22, 4), McMahonPlayer("b", 22, 3), McMahonPlayer("c", 22, 2),
-          McMahonPlayer("d", 22, 2, rating=1), McMahonPlayer("e", 19, -1, rating=4),
-          McMahonPlayer("f", 19, -1, rating=3), McMahonPlayer("g", 19, -1, rating=2),
-          McMahonPlayer("h", 19, -1, rating=1)]
+    ps = [McMahonPlayer("a", 32, 4), McMahonPlayer("b", 32, 3), McMahonPlayer("c", 32, 2),
+          McMahonPlayer("d", 32, 2, rating=1), McMahonPlayer("e", 29, -1, rating=4),
+          McMahonPlayer("f", 29, -1, rating=3), McMahonPlayer("g", 29, -1, rating=2),
+          McMahonPlayer("h", 29, -1, rating=1)]
     r = mcmahon_pair(ps)
     assert {frozenset(b) for b in r.boards} == {frozenset("ad"), frozenset("bc"), frozenset("eg"),
                                                  frozenset("fh")} or \

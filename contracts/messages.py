@@ -155,6 +155,11 @@ class CreateTournament(_TCmd, GoSettings):
     #: an imported FIDE TRF's header lines as written, in file order (``"042 28. 07. 2005"``,
     #: ``"XXC white1"``...; not the 001 player lines), written back by ``arbiter export trf``
     trf_headers: tuple[str, ...] = Field(default=(), max_length=200)
+    #: the edition of the FIDE tie-break regulations (C.07) that ranks the event: ``fide2023``
+    #: or ``fide2024`` (unplayed rounds, byes and dummy opponents, art. 16); left out, the
+    #: edition in force on the day the event is created. Only for events ranked by FIDE's
+    #: tie-breaks (not xiangqi's 1999 rules, McMahon or knockouts).
+    tiebreak_edition: str | None = Field(default=None, max_length=20)
 
 
 class RegisterPlayer(_TCmd):
@@ -288,6 +293,9 @@ class TournamentCreated(_TEvt, GoSettings):
     playoff_decider: str = "lots"
     late_entries: str = "Z"
     trf_headers: tuple[str, ...] = ()
+    #: the FIDE tie-break edition the event is ranked by (None: an event ranked by other rules,
+    #: or one recorded before events named it, ranked by the 2023 text)
+    tiebreak_edition: str | None = None
 
 
 class PlayerRegistered(_TEvt):
@@ -401,6 +409,8 @@ class StandingsUpdated(_TEvt):
     order: tuple[str, ...]
     rows: tuple[StandingRow, ...]
     teams: tuple[TeamStandingRow, ...] = ()
+    #: the FIDE tie-break edition of the tie-breaks (TournamentCreated's; None: other rules)
+    tiebreak_edition: str | None = None
 
 
 class TournamentFinished(_TEvt):

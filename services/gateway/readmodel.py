@@ -359,6 +359,7 @@ class TournamentView:
         self.planned_rounds: int | None = None
         self.time_control: str | None = None
         self.tiebreaks: list[str] = []
+        self.tiebreak_edition: str | None = None
         self.status = "created"  # created -> open -> running -> finished
         self.players: dict[str, dict] = {}
         self.numbers: dict[str, int] = {}
@@ -377,6 +378,7 @@ class TournamentView:
             "planned_rounds": self.planned_rounds,
             "time_control": self.time_control,
             "tiebreaks": list(self.tiebreaks),
+            "tiebreak_edition": self.tiebreak_edition,
             "status": self.status,
             "players": self.player_list(),
             "rounds": [self._round_dict(r, games) for r in sorted(self.rounds)],
@@ -402,7 +404,8 @@ class TournamentView:
     def standings_dict(self) -> dict:
         """The latest standings published; ``withheld``: the reason the standings of a later
         round were not (over the log's message size limit: a rejection in their place)."""
-        out = ({"round": 0, "order": list(self.tiebreaks), "rows": []} if self.standings is None
+        out = ({"round": 0, "order": list(self.tiebreaks), "tiebreak_edition": self.tiebreak_edition,
+                "rows": []} if self.standings is None
                else self.standings)
         return {"tournament_id": self.tournament_id, **out,
                 **({"withheld": self.standings_withheld} if self.standings_withheld else {})}
@@ -514,7 +517,7 @@ class TournamentView:
             self.pending_creates = max(0, self.pending_creates - 1)
             self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
             self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
-            self.game = p.game
+            self.game, self.tiebreak_edition = p.game, p.tiebreak_edition
             if self.status == "created":
                 self.status = "open"
         elif t == "PlayerRegistered":
@@ -542,7 +545,7 @@ class TournamentView:
             self.standings_withheld = p.reason
         elif t == "StandingsUpdated":
             self.standings_withheld = None
-            self.standings = {"round": p.round, "order": list(p.order),
+            self.standings = {"round": p.round, "order": list(p.order), "tiebreak_edition": p.tiebreak_edition,
                               "rows": [r.model_dump(mode="json") for r in p.rows],
                               "teams": [r.model_dump(mode="json") for r in p.teams]}
         elif t == "TournamentFinished":

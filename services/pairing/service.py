@@ -151,7 +151,7 @@ class PairingCore(Core):
 
     def _on_CreateTournament(self, msg, p: CreateTournament):
         from services.clock.core import ClockError, TimeControl
-        from services.standings.core import TIEBREAKS, default_ruleset
+        from services.standings.core import TIEBREAKS, StandingsError, default_ruleset, tiebreak_edition
         if p.tournament_id in self.tournaments:
             return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")
         bad = [t[:20] for t in p.tiebreaks if t not in TIEBREAKS]
@@ -212,9 +212,20 @@ class PairingCore(Core):
                 return self._reject(msg, "invalid", f"bad start FEN: {e}")
         if p.system in KNOCKOUTS and p.playoff_games is None:  # recorded: a replay needs no default
             p = p.model_copy(update={"playoff_games": DEFAULT_PLAYOFF_GAMES})
+        rs = default_ruleset(p.game, p.system)
         if not p.tiebreaks:  # the game's default order, recorded so a replay needs no default
-            rs = default_ruleset(p.game, p.system)
             p = p.model_copy(update={"tiebreaks": rs.order if rs else ("SB", "WIN", "DE")})
+        if rs or p.system in KNOCKOUTS:
+            if p.tiebreak_edition is not None:
+                return self._reject(msg, "invalid", "tiebreak_edition is for events ranked by the FIDE "
+                                                    "tie-break regulations; this one ranks by "
+                                                    f"{rs.source if rs else 'knockout places'}")
+        else:  # the edition, recorded: chosen, or in force on the day of creation (event time)
+            try:
+                edition = tiebreak_edition(p.tiebreak_edition, msg.occurred_at.date())
+            except StandingsError as e:
+                return self._reject(msg, "invalid", str(e))
+            p = p.model_copy(update={"tiebreak_edition": edition})
         ev = TournamentCreated(**p.model_dump())
         self.tournaments[p.tournament_id] = _Tournament(ev)
         return [Emit(self._stream(p.tournament_id), ev)]

@@ -61,6 +61,16 @@ is no round of the player's under any of these rules: it adds nothing to his own
 when he is an opponent, counts its real 0 points (art. 16 concerns rounds in which a player
 was due to play; a round robin's tie-breaks count the games its schedule holds).
 
+Editions of the FIDE tie-break regulations (:data:`TIEBREAK_EDITIONS`, chosen per event,
+:func:`tiebreak_edition`): ``fide2023``, C.07 approved by the FIDE Council on 1 August 2023,
+applied from 1 September 2023 to FIDE competitions (the rules above, ``unplayed="fide2023"``:
+the 2009 virtual opponent replaced by the dummy opponent); ``fide2024``, the text effective
+from 1 April 2024, whose publication (FIDE news of 19 January 2024) says that no tie-break
+definition changed, only explanations were refined: it computes as ``fide2023``.  Not
+implemented: the revision applied from 1 August 2024 (approved 29 July 2024) and the
+Play-Off and Tie-Break Regulations in force from 1 March 2026, whose article-16 texts were not
+at hand; nothing here assumes what they changed.
+
 ``unplayed="fide2009"``: the 2009 rule (FIDE Swiss Pairings Programs Committee, Kallithea):
 an opponent's unplayed rounds count as draws; the player's own unplayed round R is scored
 against a virtual opponent with the player's score before R, the other side of the default
@@ -96,6 +106,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from itertools import combinations
 from typing import Iterable, Mapping
 
@@ -104,6 +115,9 @@ from shared.checks import player_ids
 __all__ = [
     "StandingsError",
     "UNPLAYED_RULES",
+    "Edition",
+    "TIEBREAK_EDITIONS",
+    "tiebreak_edition",
     "Ruleset",
     "RULESETS",
     "default_ruleset",
@@ -203,6 +217,48 @@ RULESETS: dict[str, Ruleset] = {
                        "(SOS) and of their SOS (SOSOS), as OpenGotha's and the EGF's default "
                        "placement criteria; real opponents only"),
 }
+
+
+@dataclass(frozen=True)
+class Edition:
+    """An edition of the FIDE tie-break regulations (C.07): the first day ``in_force``, the
+    :data:`UNPLAYED_RULES` rule that computes its unplayed rounds, byes and dummy opponents
+    (art. 16) and its ``source``."""
+
+    in_force: date
+    unplayed: str
+    source: str
+
+
+TIEBREAK_EDITIONS: dict[str, Edition] = {
+    "fide2023": Edition(date(2023, 9, 1), "fide2023",
+                        "FIDE C.07 Play-Off and Tie-Break Regulations approved by the FIDE Council "
+                        "on 1 Aug 2023, applied from 1 Sep 2023 (art. 16: dummy opponent)"),
+    "fide2024": Edition(date(2024, 4, 1), "fide2023",
+                        "FIDE C.07 effective from 1 Apr 2024; FIDE news of 19 Jan 2024: no tie-break "
+                        "definition changed from the 2023 text, only the explanations"),
+}
+#: editions FIDE published that are not implemented (their article 16 was not at hand): in force from
+_NOT_IMPLEMENTED = {"fide2026": date(2026, 3, 1)}
+
+
+def tiebreak_edition(requested: str | None, on: date) -> str:
+    """The FIDE tie-break edition of an event: ``requested`` (a :data:`TIEBREAK_EDITIONS` key)
+    if given, else the latest implemented edition in force on ``on`` (the event's date; before
+    1 Sep 2023 the earliest, ``fide2023``; from 1 Mar 2026, when the 2026 regulations took
+    force, still ``fide2024``, the latest implemented).  Raises :class:`StandingsError` for an
+    unknown edition or one not implemented (``fide2026``)."""
+    if requested is None:
+        known = sorted(TIEBREAK_EDITIONS, key=lambda e: TIEBREAK_EDITIONS[e].in_force)
+        return ([e for e in known if TIEBREAK_EDITIONS[e].in_force <= on] or known[:1])[-1]
+    if requested in _NOT_IMPLEMENTED:
+        raise StandingsError(f"tie-break edition {requested} (in force from "
+                             f"{_NOT_IMPLEMENTED[requested]}) is not implemented; implemented: "
+                             f"{', '.join(TIEBREAK_EDITIONS)}")
+    if requested not in TIEBREAK_EDITIONS:
+        raise StandingsError(f"unknown tie-break edition {requested!r}; implemented: "
+                             f"{', '.join(TIEBREAK_EDITIONS)}")
+    return requested
 
 
 def default_ruleset(game: str, system: str) -> Ruleset | None:

@@ -122,7 +122,8 @@ class StandingsCore(Core):
         teams = (team_table(t, rnd) if t.created.system == "team-round-robin" else
                  member_total_table(t, rows) if t.created.team_format == "member-total" else ())
         return [Emit(stream_for(f"tournament-{tid}", "standings"), StandingsUpdated(
-            tournament_id=tid, round=rnd, order=tuple(table[0].order), rows=rows, teams=teams))]
+            tournament_id=tid, round=rnd, order=tuple(table[0].order), rows=rows, teams=teams,
+            tiebreak_edition=t.created.tiebreak_edition))]
 
 
 def knockout_standings(t: _T, upto: int) -> StandingsUpdated:
@@ -244,6 +245,7 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
     xq = t.created.game == "xiangqi"
     rs = sc.default_ruleset(t.created.game, t.created.system)  # xiangqi: real opponents (21.4)
     return sc.compute_standings(players, games, byes, order=tuple(t.created.tiebreaks),
-                                unplayed=rs.unplayed if rs else "fide2023",
+                                unplayed=rs.unplayed if rs else
+                                sc.TIEBREAK_EDITIONS[t.created.tiebreak_edition or "fide2023"].unplayed,
                                 mcmahon=mcmahon, fouls=t.fouls if xq else None,
                                 penalties=t.penalties if xq else None), played

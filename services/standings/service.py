@@ -13,7 +13,10 @@ robin applies art. 20.3 (:func:`services.standings.core.apply_withdrawals`: unde
 opponents met, the player's results are annulled and he is not ranked; else his unplayed
 boards, RoundPaired ``withdrawn_boards``, are forfeit wins for the opponents); in the Swiss
 systems his results stand (20.4). A ResultCorrected replaces the game's result and the
-standings of the last round published are written again.
+standings of the last round published are written again. Events ranked by FIDE's tie-breaks
+count unplayed rounds by the edition of the regulations TournamentCreated names
+(``tiebreak_edition``; an event recorded before events named it: the 2023 text), and
+StandingsUpdated names it.
 
 A knockout's rows rank the players by place (:meth:`services.pairing.knockout.Bracket.places`:
 players out in the same knockout round share a place; the match for third place decides 3 and

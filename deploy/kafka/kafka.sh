@@ -4,7 +4,9 @@
 #   deploy/kafka/kafka.sh down    stop it cleanly (SIGTERM, then wait)
 #   deploy/kafka/kafka.sh status  exit 0 when the broker answers
 # Environment: KAFKA_PORT (default 19092), KAFKA_CONTROLLER_PORT (default 19093),
-#              KAFKA_DATA_DIR (default deploy/kafka/.data), KAFKA_HEAP (default 512m).
+#              KAFKA_DATA_DIR (default deploy/kafka/.data), KAFKA_HEAP (default 512m),
+#              KAFKA_JVM_OPTS (default -XX:+UseG1GC), KAFKA_PROPS_EXTRA (lines added to
+#              server.properties, e.g. "num.io.threads=2").
 #              down and status act on the broker of that KAFKA_DATA_DIR (its pid file and log;
 #              status also probes KAFKA_PORT), so pass them the same values as up.
 set -euo pipefail
@@ -59,6 +61,7 @@ group.initial.rebalance.delay.ms=0
 transaction.abort.timed.out.transaction.cleanup.interval.ms=2000
 auto.create.topics.enable=true
 log.retention.hours=-1
+${KAFKA_PROPS_EXTRA:-}
 PROPS
   cp="$jars/*"
   if [ ! -f "$data/logs/meta.properties" ]; then
@@ -67,7 +70,8 @@ PROPS
       || { cat "$data/format.log" >&2; exit 1; }
   fi
   : > "$log"
-  nohup java -Xms256m -Xmx"${KAFKA_HEAP:-512m}" -XX:+UseG1GC -Djava.awt.headless=true \
+  # shellcheck disable=SC2086  # KAFKA_JVM_OPTS: several options, split on purpose
+  nohup java -Xms256m -Xmx"${KAFKA_HEAP:-512m}" ${KAFKA_JVM_OPTS:--XX:+UseG1GC} -Djava.awt.headless=true \
     -cp "$cp" kafka.Kafka "$props" >>"$log" 2>&1 &
   echo $! > "$pidfile"
   for _ in $(seq 1 120); do

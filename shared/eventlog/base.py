@@ -43,7 +43,7 @@ class Follower:
     async def stop(self) -> None:
         if self.task is not None:
             self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+            await asyncio.wait([self.task], timeout=10)
 
 
 class EventLog(abc.ABC):

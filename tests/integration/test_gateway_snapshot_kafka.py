@@ -41,13 +41,13 @@ async def _gateway(bootstrap: str, **kw):
 
 async def test_a_new_gateway_starts_from_the_snapshot_and_the_log_after_it(kafka_bootstrap):
     gid = f"snap{uuid.uuid4().hex[:8]}"
-    log, app, ctx = await _gateway(kafka_bootstrap, snapshot_every_s=0.2)
+    log, app, ctx = await _gateway(kafka_bootstrap, snapshot_every_s=1.0)
     gw = app.state.gateway
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as c:
             r = await c.post("/games?wait=false", json={"game_id": gid, "white": "alice", "black": "bob"})
             assert r.status_code == 202, r.text
-            for _ in range(300):  # the snapshot after the command came back from the log
+            for _ in range(600):  # the snapshot after the command came back from the log
                 await asyncio.sleep(0.1)
                 if gw.follower.positions and gw.snapshot_applied == gw.rm.applied and gw.rm.applied:
                     break
@@ -74,3 +74,4 @@ async def test_a_new_gateway_starts_from_the_snapshot_and_the_log_after_it(kafka
     finally:
         await ctx.__aexit__(None, None, None)
         await log.stop()
+

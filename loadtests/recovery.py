@@ -221,7 +221,8 @@ async def gateway_restart(bus: str, port: int) -> dict:
         try:
             h = await _ready(port, p)
             rows[label] = {"ready_s": round(time.perf_counter() - t0, 3), "replayed": h["replayed"],
-                           "from_snapshot": h["from_snapshot"], "rss_mb": round(_rss_mb(p.pid), 1)}
+                           "from_snapshot": h["from_snapshot"], "snapshot_messages": h["snapshot_messages"],
+                           "rss_mb": round(_rss_mb(p.pid), 1)}
             if label == "full_read":  # the snapshot the next start takes up
                 t1 = time.perf_counter()
                 while h["snapshot_applied"] < h["applied"]:

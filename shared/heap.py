@@ -59,7 +59,10 @@ async def serialised_in_child(state) -> bytes:
     if pid == 0:  # the child: serialise, write, leave without touching the event loop
         code = 0
         try:
-            os.close(r)
+            # nothing inherited but the pipe: a child outliving a killed parent must not hold
+            # its listening socket (a restart could not bind the port)
+            os.closerange(3, w)
+            os.closerange(w + 1, os.sysconf("SC_OPEN_MAX"))
             blob = zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
             with os.fdopen(w, "wb") as f:
                 f.write(blob)

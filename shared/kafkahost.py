@@ -79,6 +79,7 @@ from shared.metrics import (
 from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
 from shared.heap import freeze_heap, serialised_in_child
+from shared.sealing import KEY_ENV, seal, snapshot_key, unseal
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -280,6 +281,7 @@ class KafkaHost:
         self.inputs, self.outputs = proc.inputs, proc.outputs
         self._cores = {c.name for c in proc.cores}  # the actors of this process's decisions
         self.snapshots = snapshot_topic(name)
+        self.snapshot_key = snapshot_key()  # snapshots are sealed: see shared.sealing
         self.offsets_topic = offsets_topic(name)
         self._partition_counts: dict[str, int] = {}
         self.parts: dict[int, _Part] = {}
@@ -594,8 +596,13 @@ class KafkaHost:
         last = await read_last(self.bootstrap, self.snapshots, n, MAX_SNAPSHOT_BYTES)
         if last is None:
             return None
+        blob = unseal(last, self.snapshot_key)
+        if blob is None:  # forged, damaged, or sealed under another key: never unpickled
+            log.warning("%s: snapshot of partition %d is not sealed with this deployment's key "
+                        "(%s); replaying the partition's inputs", self.name, n, KEY_ENV)
+            return None
         try:
-            snap = pickle.loads(zlib.decompress(last))
+            snap = pickle.loads(zlib.decompress(blob))
         except Exception as e:  # written by other code: rebuild from the inputs
             log.warning("%s: snapshot of partition %d not loadable (%s: %s); replaying "
                         "from the start", self.name, n, type(e).__name__, e)
@@ -812,7 +819,7 @@ class KafkaHost:
         without stopping the loop (:func:`shared.heap.serialised_in_child`); the bytes go out
         with the partition's next transaction (their own offsets inside)."""
         try:
-            blob = await serialised_in_child(_state(part))
+            blob = seal(await serialised_in_child(_state(part)), self.snapshot_key)
             if (self.parts.get(part.number) is part and not part.broken
                     and _fits(self.name, part.number, blob)):
                 part.next.snapshot = blob

@@ -17,6 +17,19 @@ PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002}
 DEFAULT_BUS = os.environ.get("ARBITER_BUS", "kafka://127.0.0.1:19092")
 
 
+def seconds_setting(name: str, default: float) -> float:
+    """The environment setting ``name`` as a positive number of seconds (``default`` when
+    unset). Raises ``ValueError`` naming the setting for anything else."""
+    raw = os.environ.get(name)
+    try:
+        value = default if raw in (None, "") else float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{name} must be a positive number of seconds, not {raw!r}")
+    return value
+
+
 def service_app(name: str, bus: str, instance_id: str | None = None):
     """The FastAPI app hosting back-end process ``name`` (``game``, ``tournament``) on ``bus``
     (``kafka://HOST:PORT``) with a :class:`shared.kafkahost.KafkaHost` under static group
@@ -37,7 +50,7 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
         raise ValueError(f"a service process runs on Kafka: --bus kafka://HOST:PORT, not {bus!r}")
     host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"),
                      load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0",
-                     snapshot_every_s=float(os.environ.get("ARBITER_SNAPSHOT_EVERY_S", "30")),
+                     snapshot_every_s=seconds_setting("ARBITER_SNAPSHOT_EVERY_S", 30.0),
                      commit_interval_ms=int(os.environ.get("ARBITER_COMMIT_INTERVAL_MS", "10")),
                      instance_id=os.environ.get("ARBITER_INSTANCE_ID") or instance_id)
     restarts = int(os.environ.get("ARBITER_RESTARTS", "0") or 0)  # set by arbiter up
@@ -80,7 +93,7 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
 
         app = create_app(open_log(bus), admin_token=os.environ.get("ARBITER_ADMIN_TOKEN", "local-arbiter"),
                          wait_timeout=30.0,
-                         snapshot_every_s=float(os.environ.get("ARBITER_GATEWAY_SNAPSHOT_EVERY_S", "60")),
+                         snapshot_every_s=seconds_setting("ARBITER_GATEWAY_SNAPSHOT_EVERY_S", 60.0),
                          load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0")
     else:
         import socket

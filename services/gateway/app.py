@@ -59,6 +59,7 @@ from contracts.messages import (
 )
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
+from shared.sealing import snapshot_key
 from services.gateway import readmodel
 from services.gateway.readmodel import ReadModel, Recorded
 
@@ -233,7 +234,11 @@ class Gateway:
         self.effects: OrderedDict[uuid.UUID, Envelope] = OrderedDict()
         self.max_effects = 20_000
         self.ready = False
+        if snapshot_every_s is not None and not snapshot_every_s > 0:
+            raise ValueError(f"snapshot_every_s must be a positive number of seconds, not {snapshot_every_s}")
         self.snapshot_every_s, self.load_snapshots = snapshot_every_s, load_snapshots
+        self.snapshot_key = snapshot_key()
+        self.snapshot_messages = 0  # messages the read model had applied in the snapshot taken up
         self.follower: Follower | None = None
         self.restored: dict = {}  # the log positions of the snapshot started from
         self.replayed = 0  # messages read at start after the snapshot (or all of them)
@@ -242,15 +247,23 @@ class Gateway:
 
     # ------------------------------------------------------------------------------ consumption
     async def bootstrap(self) -> None:
-        """Catch up before serving: the latest read-model snapshot (if any, and made by this
-        read model's code), then the log after it up to its end now, then follow the log live
-        from there. Without a snapshot the whole log is read: start-up then grows with the
-        log. The read model is long-lived and makes no reference cycles: the collector is off
-        meanwhile and what it holds is frozen after (:mod:`shared.heap`)."""
+        """Catch up before serving: the latest read-model snapshot (if any, authenticated and
+        made by this read model's code), then the log after it up to its end now, then follow
+        the log live from there. Without a snapshot the whole log is read: start-up then grows
+        with the log. A snapshot that is ahead of the log (the log was reset, the snapshot
+        topic kept) is dropped and the whole log read. The read model is long-lived and makes
+        no reference cycles: the collector is off meanwhile and what it holds is frozen after
+        (:mod:`shared.heap`)."""
         with paused_gc():
             start = await self._load_snapshot() if self.load_snapshots else {}
             try:
                 msgs, ends = await self.log.read_tail(TOPICS, start)
+                if any(o > ends.get(p, 0) for p, o in start.items()):
+                    logger.warning("gateway: the read-model snapshot is ahead of the log (reset?); "
+                                   "reading the whole log")
+                    self._forget_snapshot()
+                    start = {}
+                    msgs, ends = await self.log.read_tail(TOPICS, start)
                 for _, _, m in msgs:  # in log order: an aggregate's history as it happened
                     self.ingest(m)
                     self.replayed += 1
@@ -264,18 +277,23 @@ class Gateway:
 
     async def _load_snapshot(self) -> dict:
         """Take up the latest snapshot: the read model, the deduper and the log positions it
-        holds (returned; empty without a usable snapshot)."""
+        holds (returned; empty without a usable snapshot). Only a snapshot whose seal verifies
+        under the deployment's key is unpickled (:mod:`shared.sealing`)."""
         try:
-            blob = await self.log.load_snapshot(SNAPSHOT_NAME)
+            blob = await self.log.load_snapshot(SNAPSHOT_NAME, self.snapshot_key, READMODEL_CODE)
             snap = pickle.loads(zlib.decompress(blob)) if blob else None
-        except Exception:  # unreadable (other code, a damaged chunk): read the whole log
+        except Exception:  # the broker is away, or a damaged snapshot: read the whole log
             logger.warning("gateway: the read-model snapshot is not loadable", exc_info=True)
             snap = None
         if not isinstance(snap, dict) or snap.get("code") != READMODEL_CODE:
             return {}
         self.rm, self.dedupe, self.restored = snap["rm"], snap["dedupe"], snap["positions"]
-        self.snapshot_applied = self.rm.applied
+        self.snapshot_applied = self.snapshot_messages = self.rm.applied
         return dict(snap["positions"])
+
+    def _forget_snapshot(self) -> None:
+        self.rm, self.dedupe, self.restored = ReadModel(), Deduper(), {}
+        self.snapshot_applied = self.snapshot_messages = 0
 
     async def _snapshots(self) -> None:
         """Every ``snapshot_every_s`` with something new: the read model, the deduper and the
@@ -291,7 +309,7 @@ class Gateway:
             try:
                 t0 = time.perf_counter()
                 blob = await serialised_in_child(state)
-                await self.log.save_snapshot(SNAPSHOT_NAME, blob)
+                await self.log.save_snapshot(SNAPSHOT_NAME, blob, self.snapshot_key, READMODEL_CODE)
                 self.snapshot_applied = applied
                 SNAPSHOT_SECONDS.set(time.perf_counter() - t0)
                 SNAPSHOT_BYTES.set(len(blob))
@@ -601,7 +619,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     @app.get("/healthz", tags=["ops"])
     async def healthz() -> dict:
         return {"status": "ok", "ready": gw.ready, "applied": gw.rm.applied,
-                "from_snapshot": sum(gw.restored.values()) if gw.restored else None,
+                "from_snapshot": bool(gw.restored), "snapshot_messages": gw.snapshot_messages,
                 "replayed": gw.replayed, "snapshot_applied": gw.snapshot_applied,
                 "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments)}
 

@@ -4,6 +4,7 @@ group and split its partitions)."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 import httpx
 
+from shared.sealing import KEY_ENV
 from shared.system import SERVICES
 
 Procs = dict[str, tuple[subprocess.Popen, int]]
@@ -27,7 +29,11 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
     """Start one instance (``python -m services.<process>``) with its HTTP port; ``restarts``
     (how often it was started again) is handed over in ``ARBITER_RESTARTS`` for its
     ``/healthz`` and ``arbiter_restarts_total``; ``env``: more environment (``ARBITER_*``
-    settings of :mod:`shared.runner`); ``output``: where its stdout and stderr go."""
+    settings of :mod:`shared.runner`); ``output``: where its stdout and stderr go. Without
+    ``ARBITER_SNAPSHOT_KEY`` in the environment one is drawn for this supervisor's processes
+    (:mod:`shared.sealing`): they load each other's snapshots while it runs."""
+    if not os.environ.get(KEY_ENV):  # one snapshot key for every process this one starts
+        os.environ[KEY_ENV] = secrets.token_hex(32)
     return subprocess.Popen([sys.executable, "-m", f"services.{process_name(instance)}",
                              "--bus", bus, "--port", str(port)],
                             env={**os.environ, "ARBITER_RESTARTS": str(restarts), **(env or {})},

@@ -111,13 +111,16 @@ class EventLog(abc.ABC):
         model's feed, with no consumer group (every follower sees everything)."""
 
     @abc.abstractmethod
-    async def save_snapshot(self, name: str, blob: bytes) -> None:
-        """Keep ``blob`` as the latest snapshot called ``name`` (any size: Kafka splits it into
-        records written before the one that makes it the latest)."""
+    async def save_snapshot(self, name: str, blob: bytes, key: bytes, tag: str) -> None:
+        """Keep ``blob`` as the latest snapshot called ``name`` of kind ``tag`` (e.g. the
+        fingerprint of the code that made it), authenticated under ``key``
+        (:mod:`shared.sealing`); any size: Kafka splits it into records written before the
+        one that makes it the latest."""
 
     @abc.abstractmethod
-    async def load_snapshot(self, name: str) -> bytes | None:
-        """The latest complete snapshot called ``name``, or None."""
+    async def load_snapshot(self, name: str, key: bytes, tag: str) -> bytes | None:
+        """The latest complete snapshot called ``name`` of kind ``tag`` whose authentication
+        under ``key`` verifies, or None. What does not verify is skipped unread."""
 
     async def idle(self, timeout: float = 30.0) -> None:  # pragma: no cover - overridden
         """Wait until every subscribed group has handled every message published so far."""

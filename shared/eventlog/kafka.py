@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import hmac
 import heapq
 import json
 import logging
@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from contracts.envelope import Envelope
 from contracts.messages import TOPICS, parse_message
 from shared.eventlog.base import EventLog, Follower, Handler, Position, Positions
+from shared.sealing import mac
 
 log = logging.getLogger("arbiter.kafka")
 
@@ -112,6 +113,8 @@ async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] =
 SNAPSHOT_CHUNK = 900_000
 #: Snapshots topics keep the latest 1 GiB (whole segments of 128 MiB) and nothing by age: the
 #: latest snapshot stays however long ago it was written.
+#: How far back from the end of a snapshots topic :meth:`KafkaLog.load_snapshot` looks (records).
+SNAPSHOT_SEARCH = 2048
 SNAPSHOT_TOPIC_CONFIG = {"retention.ms": "-1", "retention.bytes": str(1 << 30),
                          "segment.bytes": str(128 << 20)}
 
@@ -129,16 +132,34 @@ async def _read(c: AIOKafkaConsumer, tp: TopicPartition, lo: int, hi: int) -> li
     return out
 
 
-async def _chunks(c: AIOKafkaConsumer, tp: TopicPartition, manifest: dict) -> bytes | None:
-    """The blob ``manifest`` describes, or None when a chunk is gone or it does not check."""
-    want = manifest.get("chunks") or []
-    if not want:
+def _canonical(body: dict) -> bytes:
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _verified(value: bytes, key: bytes, tag: str, first: int, at: int) -> dict | None:
+    """The manifest record ``value`` (at offset ``at``) if its HMAC verifies under ``key``, it
+    has ``tag`` and its chunks lie between ``first`` and ``at``; else None."""
+    try:
+        m = json.loads(value)
+        body = {k: m[k] for k in ("chunks", "bytes", "tag", "blob_mac")}
+        ok = hmac.compare_digest(bytes.fromhex(m["mac"]), mac(key, _canonical(body)))
+        chunks = body["chunks"]
+        ok = ok and body["tag"] == tag and bool(chunks) and all(
+            isinstance(o, int) and first <= o < at for o in chunks) and chunks == sorted(set(chunks))
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    got = {r.offset: r.value for r in await _read(c, tp, min(want), max(want) + 1) if r.offset in set(want)}
+    return body if ok else None
+
+
+async def _chunks(c: AIOKafkaConsumer, tp: TopicPartition, manifest: dict, key: bytes) -> bytes | None:
+    """The blob a verified ``manifest`` describes, or None when a chunk is gone or the blob's
+    HMAC does not verify."""
+    want = manifest["chunks"]
+    got = {r.offset: r.value for r in await _read(c, tp, want[0], want[-1] + 1) if r.offset in set(want)}
     if len(got) != len(want):
         return None
     blob = b"".join(got[o] for o in want)
-    ok = len(blob) == manifest.get("bytes") and hashlib.sha1(blob).hexdigest() == manifest.get("sha1")
+    ok = len(blob) == manifest["bytes"] and hmac.compare_digest(mac(key, blob).hex(), manifest["blob_mac"])
     return blob if ok else None
 
 
@@ -338,10 +359,11 @@ class KafkaLog(EventLog):
         finally:
             await c.stop()
 
-    async def save_snapshot(self, name: str, blob: bytes) -> None:
+    async def save_snapshot(self, name: str, blob: bytes, key: bytes, tag: str) -> None:
         """Chunks of at most :data:`SNAPSHOT_CHUNK` bytes on topic ``arbiter.snapshots.<name>``
         (one partition; size-bound retention keeps the latest few), each acknowledged before
-        the manifest (JSON: the chunks' offsets and sizes) that makes them the latest."""
+        the manifest that makes them the latest: JSON of the chunks' offsets, the size, the
+        tag, the blob's HMAC, and an HMAC of all that (:mod:`shared.sealing`)."""
         topic = f"arbiter.snapshots.{name}"
         await ensure_topics(self.bootstrap, 1, (topic,), config=SNAPSHOT_TOPIC_CONFIG)
         p = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
@@ -350,32 +372,34 @@ class KafkaLog(EventLog):
         try:
             futs = [await p.send(topic, blob[i:i + SNAPSHOT_CHUNK], key=b"chunk", partition=0)
                     for i in range(0, len(blob), SNAPSHOT_CHUNK)]
-            offsets = [(await fut).offset for fut in futs]
-            manifest = {"chunks": offsets, "bytes": len(blob), "sha1": hashlib.sha1(blob).hexdigest()}
+            body = {"chunks": [(await fut).offset for fut in futs], "bytes": len(blob), "tag": tag,
+                    "blob_mac": mac(key, blob).hex()}
+            manifest = {**body, "mac": mac(key, _canonical(body)).hex()}
             await (await p.send(topic, json.dumps(manifest).encode(), key=b"manifest", partition=0))
         finally:
             await p.stop()
 
-    async def load_snapshot(self, name: str) -> bytes | None:
-        """The blob of the latest manifest of :meth:`save_snapshot` whose chunks are all still
-        there and whole (its SHA-1), or None."""
+    async def load_snapshot(self, name: str, key: bytes, tag: str) -> bytes | None:
+        """The blob of the latest manifest of :meth:`save_snapshot` that verifies under ``key``,
+        has ``tag`` and whose chunks are all there and verify too, or None. A manifest that
+        does not verify (forged, other key) or names offsets outside the topic is skipped
+        unread; at most :data:`SNAPSHOT_SEARCH` records back from the end are looked at."""
         topic = f"arbiter.snapshots.{name}"
         c = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
                              max_partition_fetch_bytes=SNAPSHOT_CHUNK + (1 << 16), fetch_max_wait_ms=20)
-        await c.start()
         try:
+            await c.start()
             if topic not in await c.topics():
                 return None
             tp = TopicPartition(topic, 0)
             c.assign([tp])
             first, end = (await c.beginning_offsets([tp]))[tp], (await c.end_offsets([tp]))[tp]
             hi = end
-            while hi > first:  # back from the end, 64 records at a time, to the last manifest
+            while hi > max(first, end - SNAPSHOT_SEARCH):  # back from the end, 64 at a time
                 lo = max(first, hi - 64)
-                manifests = [r for r in await _read(c, tp, lo, hi) if r.key == b"manifest"]
-                for r in reversed(manifests):
-                    blob = await _chunks(c, tp, json.loads(r.value))
-                    if blob is not None:
+                for r in reversed([r for r in await _read(c, tp, lo, hi) if r.key == b"manifest"]):
+                    m = _verified(r.value, key, tag, first, r.offset)
+                    if m is not None and (blob := await _chunks(c, tp, m, key)) is not None:
                         return blob
                 hi = lo
             return None

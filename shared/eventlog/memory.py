@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from contracts.envelope import Envelope
 from contracts.messages import parse_message
 from shared.eventlog.base import EventLog, Follower, Handler, Position, Positions
+from shared.sealing import seal, unseal
 
 
 class MemoryLog(EventLog):
@@ -29,7 +30,7 @@ class MemoryLog(EventLog):
         self._busy: dict[str, bool] = {}
         self._errors: list[BaseException] = []
         self._followers: dict[str, Follower] = {}
-        self._snapshots: dict[str, bytes] = {}
+        self._snapshots: dict[str, tuple[str, bytes]] = {}
 
     def subscribe(self, topics: Sequence[str], group: str, handler: Handler, *,
                   commit: str = "after") -> None:
@@ -63,11 +64,12 @@ class MemoryLog(EventLog):
         self._tasks.append(f.task)
         return f
 
-    async def save_snapshot(self, name: str, blob: bytes) -> None:
-        self._snapshots[name] = blob
+    async def save_snapshot(self, name: str, blob: bytes, key: bytes, tag: str) -> None:
+        self._snapshots[name] = (tag, seal(blob, key))
 
-    async def load_snapshot(self, name: str) -> bytes | None:
-        return self._snapshots.get(name)
+    async def load_snapshot(self, name: str, key: bytes, tag: str) -> bytes | None:
+        kind, sealed = self._snapshots.get(name, (None, b""))
+        return unseal(sealed, key) if kind == tag else None
 
     async def stop(self) -> None:
         for t in self._tasks:

@@ -108,6 +108,10 @@ def test_each_process_deployment_is_probed_scraped_and_configured_without_a_defa
     token = deployments["gateway"]["spec"]["template"]["spec"]["containers"][0]["env"]
     assert {"name": "ARBITER_ADMIN_TOKEN",
             "valueFrom": {"secretKeyRef": {"name": "arbiter-admin", "key": "token"}}} in token
+    for d in deployments.values():  # every process seals and checks snapshots with one secret
+        assert {"name": "ARBITER_SNAPSHOT_KEY",
+                "valueFrom": {"secretKeyRef": {"name": "arbiter-snapshots", "key": "key"}}} in \
+            d["spec"]["template"]["spec"]["containers"][0]["env"]
 
 
 # ------------------------------------------------------------------------------ generated files
@@ -135,6 +139,8 @@ def test_compose_runs_every_process_from_a_real_module_on_its_port():
         assert svc["build"]["dockerfile"] == "deploy/Dockerfile" and svc["depends_on"]["kafka"]
     assert services["game"]["deploy"]["replicas"] > 1
     assert services["gateway"]["environment"]["ARBITER_ADMIN_TOKEN"].startswith("${ARBITER_ADMIN_TOKEN:?")
+    for name in PORTS:
+        assert services[name]["environment"]["ARBITER_SNAPSHOT_KEY"].startswith("${ARBITER_SNAPSHOT_KEY:?")
     # the files it mounts exist
     for svc in services.values():
         for volume in svc.get("volumes", []):

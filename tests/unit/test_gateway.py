@@ -19,9 +19,10 @@ from contracts.messages import (
     MoveRejected, PlayerRegistered, Resigned, RoundPaired, Rule, StandingRow, StandingsUpdated,
     TournamentCreated, envelope,
 )
-from services.gateway.app import create_app
+from services.gateway.app import READMODEL_CODE, create_app
 from services.gateway.readmodel import GameView, ReadModel, format_clk
 from shared.eventlog.memory import MemoryLog
+from shared.sealing import snapshot_key
 
 NOW = 1_700_000_000_000
 TOKEN = "sekret"
@@ -634,7 +635,7 @@ async def test_a_gateway_starts_from_the_latest_snapshot_and_reads_only_the_log_
         assert (await c.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})).status_code == 200
         for _ in range(200):  # the next snapshot (every 0.05 s) holds the move
             await asyncio.sleep(0.05)
-            blob = await log.load_snapshot("gateway")
+            blob = await log.load_snapshot("gateway", snapshot_key(), READMODEL_CODE)
             if blob is not None and app.state.gateway.snapshot_applied == app.state.gateway.rm.applied:
                 break
         assert blob is not None
@@ -677,7 +678,8 @@ async def test_a_snapshot_made_by_other_read_model_code_is_not_taken_up():
         await _new_game(c)
         gw = app.state.gateway
         await log.save_snapshot("gateway", zlib.compress(pickle.dumps(
-            {"code": "other", "rm": ReadModel(), "dedupe": gw.dedupe, "positions": {(GAME_COMMANDS, 0): 1}})))
+            {"code": "other", "rm": ReadModel(), "dedupe": gw.dedupe, "positions": {(GAME_COMMANDS, 0): 1}})),
+            snapshot_key(), "other")
         app2, ctx2 = await _started(log)
         try:
             gw2 = app2.state.gateway
@@ -689,3 +691,74 @@ async def test_a_snapshot_made_by_other_read_model_code_is_not_taken_up():
         await c.aclose()
         await ctx.__aexit__(None, None, None)
         await log.stop()
+
+
+_PWNED: list = []
+
+
+def _pwn():
+    _PWNED.append("ran")
+    return {}
+
+
+class _Exploit:
+    def __reduce__(self):
+        return (_pwn, ())
+
+
+async def test_a_snapshot_not_sealed_with_the_deployments_key_is_never_unpickled():
+    """Unpickling runs code: a snapshot written by whoever can write the snapshot topic, under
+    another key, is refused before anything is decompressed or unpickled (shared.sealing)."""
+    import pickle
+    import zlib
+
+    log = MemoryLog()
+    await log.start()
+    await log.save_snapshot("gateway", zlib.compress(pickle.dumps(_Exploit())), b"not the key", READMODEL_CODE)
+    app, ctx = await _started(log)
+    try:
+        assert app.state.gateway.restored == {} and _PWNED == []
+    finally:
+        await ctx.__aexit__(None, None, None)
+        await log.stop()
+    # under the right key the same bytes would have run: the test's exploit is a real one
+    assert pickle.loads(zlib.decompress(zlib.compress(pickle.dumps(_Exploit())))) == {} and _PWNED == ["ran"]
+
+
+async def test_a_snapshot_ahead_of_the_log_is_dropped_and_the_whole_log_read():
+    """The log was reset but the snapshot topic kept: the snapshot's positions lie past the
+    log's end, so it describes another log; the gateway reads this one instead of serving
+    games that no longer exist (found by a helper's attack)."""
+    old = MemoryLog()
+    FakeServices(old)
+    await old.start()
+    app, ctx = await _started(old, snapshot_every_s=0.05)
+    c = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw")
+    try:
+        for gid in ("g1", "g2", "g3"):
+            await _new_game(c, gid)
+        gw = app.state.gateway
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if gw.snapshot_applied == gw.rm.applied:
+                break
+        assert gw.snapshot_applied == 6
+    finally:
+        await c.aclose()
+        await ctx.__aexit__(None, None, None)
+        await old.stop()
+    new = MemoryLog()
+    FakeServices(new)
+    new._snapshots = old._snapshots  # the snapshot topic outlived the reset
+    await new.start()
+    app2, ctx2 = await _started(new)
+    c2 = httpx.AsyncClient(transport=httpx.ASGITransport(app=app2), base_url="http://gw2")
+    try:
+        assert app2.state.gateway.restored == {}
+        await _new_game(c2, "fresh")
+        assert (await c2.get("/games/fresh")).status_code == 200
+        assert (await c2.get("/games/g1")).status_code == 404
+    finally:
+        await c2.aclose()
+        await ctx2.__aexit__(None, None, None)
+        await new.stop()

@@ -1,0 +1,54 @@
+"""Authenticated snapshots: a snapshot is a pickle, and unpickling runs code, so whoever can
+write a snapshot topic could run code in every process that loads one. Snapshots are
+therefore sealed with HMAC-SHA256 (RFC 2104) under a secret every Arbiter process of a
+deployment shares, ``ARBITER_SNAPSHOT_KEY``, and nothing is decompressed or unpickled unless
+its seal verifies.
+
+Without the variable a process draws a key of its own and says so: it writes and reads its
+snapshots as before while it lives, but what it wrote cannot be loaded after a restart (a
+restart then replays the log). ``arbiter up`` and the test and benchmark supervisors hand
+their processes one key per run (:func:`services.tools.supervisor.spawn`).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import secrets
+
+KEY_ENV = "ARBITER_SNAPSHOT_KEY"
+TAG_BYTES = 32  # SHA-256
+log = logging.getLogger("arbiter.sealing")
+_own_key: bytes | None = None
+
+
+def snapshot_key() -> bytes:
+    """The deployment's snapshot key (``ARBITER_SNAPSHOT_KEY``, any string, UTF-8), or this
+    process's own random one (a warning, once)."""
+    global _own_key
+    env = os.environ.get(KEY_ENV)
+    if env:
+        return env.encode()
+    if _own_key is None:
+        _own_key = secrets.token_bytes(32)
+        log.warning("%s is not set: snapshots this process writes can be loaded only by itself "
+                    "(a restart replays the log); give every process the same secret", KEY_ENV)
+    return _own_key
+
+
+def mac(key: bytes, data: bytes) -> bytes:
+    """HMAC-SHA256 of ``data`` under ``key`` (32 bytes)."""
+    return hmac.new(key, data, hashlib.sha256).digest()
+
+
+def seal(blob: bytes, key: bytes) -> bytes:
+    """``blob`` with its HMAC in front (32 bytes more)."""
+    return mac(key, blob) + blob
+
+
+def unseal(sealed: bytes, key: bytes) -> bytes | None:
+    """The blob :func:`seal` sealed under ``key``, or None when the seal does not verify
+    (another key, a forged or damaged record): never unpickle it then."""
+    tag, blob = sealed[:TAG_BYTES], sealed[TAG_BYTES:]
+    return blob if len(tag) == TAG_BYTES and hmac.compare_digest(tag, mac(key, blob)) else None

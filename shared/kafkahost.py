@@ -391,7 +391,8 @@ class KafkaHost:
                 continue
             txn, part.next = part.next, _Txn()
             txn.offsets = dict(part.offsets)
-            blob = zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1)
+            blob = seal(zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1),
+                        self.snapshot_key)
             txn.snapshot = blob if _fits(self.name, part.number, blob) else None
             part.inputs_since_snapshot = 0
             batch.append((part, txn))

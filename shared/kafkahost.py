@@ -79,7 +79,7 @@ from shared.metrics import (
 from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
 from shared.heap import freeze_heap, serialised_in_child
-from shared.sealing import KEY_ENV, seal, snapshot_key, unseal
+from shared.sealing import KEY_ENV, seal, snapshot_key, unseal, warn_without_key
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -322,6 +322,7 @@ class KafkaHost:
         await ensure_topics(self.bootstrap, self.partitions, compacted=(self.snapshots, self.offsets_topic),
                             compacted_config={"max.message.bytes": str(MAX_SNAPSHOT_BYTES),
                                               "segment.ms": "600000", "min.cleanable.dirty.ratio": "0.1"})
+        warn_without_key(self.name)
         await self._new_producer()
         if self.producer is None:
             raise RuntimeError(f"{self.name}: the transactional producer did not start (broker at "

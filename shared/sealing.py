@@ -25,16 +25,23 @@ _own_key: bytes | None = None
 
 def snapshot_key() -> bytes:
     """The deployment's snapshot key (``ARBITER_SNAPSHOT_KEY``, any string, UTF-8), or this
-    process's own random one (a warning, once)."""
+    process's own random one (see :func:`warn_without_key`)."""
     global _own_key
     env = os.environ.get(KEY_ENV)
     if env:
         return env.encode()
     if _own_key is None:
         _own_key = secrets.token_bytes(32)
-        log.warning("%s is not set: snapshots this process writes can be loaded only by itself "
-                    "(a restart replays the log); give every process the same secret", KEY_ENV)
     return _own_key
+
+
+def warn_without_key(who: str) -> None:
+    """Log, for a process that writes snapshots (``who``), that without the deployment's key
+    they serve only itself."""
+    if not os.environ.get(KEY_ENV):
+        log.warning("%s: %s is not set: the snapshots this process writes can be loaded only by "
+                    "itself (a restart replays the log); give every process the same secret",
+                    who, KEY_ENV)
 
 
 def mac(key: bytes, data: bytes) -> bytes:

@@ -59,7 +59,7 @@ from contracts.messages import (
 )
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
-from shared.sealing import snapshot_key
+from shared.sealing import snapshot_key, warn_without_key
 from services.gateway import readmodel
 from services.gateway.readmodel import ReadModel, Recorded
 
@@ -273,6 +273,7 @@ class Gateway:
         freeze_heap()
         self.follower = self.log.follow(TOPICS, {**start, **ends}, self.on_message)
         if self.snapshot_every_s:
+            warn_without_key("gateway")
             self._snapshotter = asyncio.create_task(self._snapshots(), name="gateway-snapshots")
 
     async def _load_snapshot(self) -> dict:

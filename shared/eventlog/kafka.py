@@ -111,10 +111,10 @@ async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] =
 
 #: The most bytes of a snapshot in one record (Kafka's default limit is 1 MB a record batch).
 SNAPSHOT_CHUNK = 900_000
-#: Snapshots topics keep the latest 1 GiB (whole segments of 128 MiB) and nothing by age: the
-#: latest snapshot stays however long ago it was written.
 #: How far back from the end of a snapshots topic :meth:`KafkaLog.load_snapshot` looks (records).
 SNAPSHOT_SEARCH = 2048
+#: Snapshots topics keep the latest 1 GiB (whole segments of 128 MiB) and nothing by age: the
+#: latest snapshot stays however long ago it was written.
 SNAPSHOT_TOPIC_CONFIG = {"retention.ms": "-1", "retention.bytes": str(1 << 30),
                          "segment.bytes": str(128 << 20)}
 

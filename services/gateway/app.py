@@ -224,8 +224,7 @@ class Gateway:
         # after an instance id drawn at start (so any number of gateways run side by side, and
         # a restarted one starts new streams at seq 1 without reading the log).
         self.instance = secrets.token_hex(4)
-        self.rm = ReadModel()
-        self.dedupe = Deduper()
+        self._forget_snapshot()  # rm, dedupe, restored, snapshot_applied, snapshot_messages
         self.seqs: dict[str, int] = {}
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.waiters: dict[uuid.UUID, tuple[str, asyncio.Future]] = {}
@@ -238,12 +237,9 @@ class Gateway:
             raise ValueError(f"snapshot_every_s must be a positive number of seconds, not {snapshot_every_s}")
         self.snapshot_every_s, self.load_snapshots = snapshot_every_s, load_snapshots
         self.snapshot_key = snapshot_key()
-        self.snapshot_messages = 0  # messages the read model had applied in the snapshot taken up
         self.follower: Follower | None = None
-        self.restored: dict = {}  # the log positions of the snapshot started from
         self.replayed = 0  # messages read at start after the snapshot (or all of them)
         self._snapshotter: asyncio.Task | None = None
-        self.snapshot_applied = 0
 
     # ------------------------------------------------------------------------------ consumption
     async def bootstrap(self) -> None:
@@ -293,6 +289,9 @@ class Gateway:
         return dict(snap["positions"])
 
     def _forget_snapshot(self) -> None:
+        """An empty read model and deduper, started from no snapshot: ``restored`` (the log
+        positions of the snapshot taken up), ``snapshot_messages`` (the messages it held) and
+        ``snapshot_applied`` (those the latest snapshot written holds)."""
         self.rm, self.dedupe, self.restored = ReadModel(), Deduper(), {}
         self.snapshot_applied = self.snapshot_messages = 0
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import asynccontextmanager
 
 import httpx
 import pytest
@@ -614,36 +615,49 @@ async def test_every_refusal_of_the_gateway_has_a_detail_and_a_code(env):
 
 
 # ------------------------------------------------------------------------------ snapshots
-async def _started(log, **kw):
+@asynccontextmanager
+async def _gateway(log, **kw):
+    """A started gateway app on ``log`` (not managing it) and an HTTP client of it."""
     app = create_app(log, admin_token=TOKEN, now_ms=lambda: NOW, manage_log=False, wait_timeout=0.3, **kw)
-    ctx = app.router.lifespan_context(app)
-    await ctx.__aenter__()
-    return app, ctx
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as c:
+            yield app, c
+
+
+@asynccontextmanager
+async def _log():
+    """A started memory log with the fake services on it."""
+    log = MemoryLog()
+    FakeServices(log)
+    await log.start()
+    try:
+        yield log
+    finally:
+        await log.stop()
+
+
+async def _snapshot_taken(log, app) -> None:
+    """Wait (at most 10 s) until the gateway's latest snapshot holds all it has applied."""
+    gw = app.state.gateway
+    for _ in range(200):
+        await asyncio.sleep(0.05)
+        if (await log.load_snapshot("gateway", snapshot_key(), READMODEL_CODE) is not None
+                and gw.snapshot_applied == gw.rm.applied):
+            return
 
 
 async def test_a_gateway_starts_from_the_latest_snapshot_and_reads_only_the_log_after_it():
     """Issue 10 item 4: the read model, its deduper and the log positions are snapshotted
     together; a new gateway takes them up, reads only what came after (``replayed``) and ends
     up with the same views and histories as the one that kept running."""
-    log = MemoryLog()
-    FakeServices(log)
-    await log.start()
-    app, ctx = await _started(log, snapshot_every_s=0.05)
-    c = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw")
-    try:
+    async with _log() as log, _gateway(log, snapshot_every_s=0.05) as (app, c):
         await _new_game(c)
         assert (await c.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})).status_code == 200
-        for _ in range(200):  # the next snapshot (every 0.05 s) holds the move
-            await asyncio.sleep(0.05)
-            blob = await log.load_snapshot("gateway", snapshot_key(), READMODEL_CODE)
-            if blob is not None and app.state.gateway.snapshot_applied == app.state.gateway.rm.applied:
-                break
-        assert blob is not None
+        await _snapshot_taken(log, app)  # the next snapshot (every 0.05 s) holds the move
         snapshotted = app.state.gateway.snapshot_applied
         assert (await c.post("/games/g1/moves", json={"player_id": "bob", "move": "e5"})).status_code == 200
         await log.idle()
-        app2, ctx2 = await _started(log)
-        try:
+        async with _gateway(log) as (app2, _):
             gw, gw2 = app.state.gateway, app2.state.gateway
             # CreateGame, GameStarted, the e4 command and MoveAccepted were in the snapshot
             assert sum(gw2.restored.values()) == snapshotted == 4
@@ -655,12 +669,6 @@ async def test_a_gateway_starts_from_the_latest_snapshot_and_reads_only_the_log_
             await c.post("/games/g1/moves", json={"player_id": "alice", "move": "Nf3"})
             await log.idle()
             assert [m["san"] for m in gw2.rm.game("g1").to_dict()["moves"]] == ["e4", "e5", "Nf3"]
-        finally:
-            await ctx2.__aexit__(None, None, None)
-    finally:
-        await c.aclose()
-        await ctx.__aexit__(None, None, None)
-        await log.stop()
 
 
 async def test_a_snapshot_made_by_other_read_model_code_is_not_taken_up():
@@ -669,28 +677,16 @@ async def test_a_snapshot_made_by_other_read_model_code_is_not_taken_up():
     import pickle
     import zlib
 
-    log = MemoryLog()
-    FakeServices(log)
-    await log.start()
-    app, ctx = await _started(log)
-    c = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw")
-    try:
+    async with _log() as log, _gateway(log) as (app, c):
         await _new_game(c)
         gw = app.state.gateway
         await log.save_snapshot("gateway", zlib.compress(pickle.dumps(
             {"code": "other", "rm": ReadModel(), "dedupe": gw.dedupe, "positions": {(GAME_COMMANDS, 0): 1}})),
             snapshot_key(), "other")
-        app2, ctx2 = await _started(log)
-        try:
+        async with _gateway(log) as (app2, _):
             gw2 = app2.state.gateway
             assert gw2.restored == {} and gw2.replayed == 2  # CreateGame and GameStarted, read again
             assert gw2.rm.game("g1") is not None
-        finally:
-            await ctx2.__aexit__(None, None, None)
-    finally:
-        await c.aclose()
-        await ctx.__aexit__(None, None, None)
-        await log.stop()
 
 
 _PWNED: list = []
@@ -712,15 +708,10 @@ async def test_a_snapshot_not_sealed_with_the_deployments_key_is_never_unpickled
     import pickle
     import zlib
 
-    log = MemoryLog()
-    await log.start()
-    await log.save_snapshot("gateway", zlib.compress(pickle.dumps(_Exploit())), b"not the key", READMODEL_CODE)
-    app, ctx = await _started(log)
-    try:
-        assert app.state.gateway.restored == {} and _PWNED == []
-    finally:
-        await ctx.__aexit__(None, None, None)
-        await log.stop()
+    async with _log() as log:
+        await log.save_snapshot("gateway", zlib.compress(pickle.dumps(_Exploit())), b"not the key", READMODEL_CODE)
+        async with _gateway(log) as (app, _):
+            assert app.state.gateway.restored == {} and _PWNED == []
     # under the right key the same bytes would have run: the test's exploit is a real one
     assert pickle.loads(zlib.decompress(zlib.compress(pickle.dumps(_Exploit())))) == {} and _PWNED == ["ran"]
 
@@ -729,36 +720,15 @@ async def test_a_snapshot_ahead_of_the_log_is_dropped_and_the_whole_log_read():
     """The log was reset but the snapshot topic kept: the snapshot's positions lie past the
     log's end, so it describes another log; the gateway reads this one instead of serving
     games that no longer exist (found by a helper's attack)."""
-    old = MemoryLog()
-    FakeServices(old)
-    await old.start()
-    app, ctx = await _started(old, snapshot_every_s=0.05)
-    c = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw")
-    try:
+    async with _log() as old, _gateway(old, snapshot_every_s=0.05) as (app, c):
         for gid in ("g1", "g2", "g3"):
             await _new_game(c, gid)
-        gw = app.state.gateway
-        for _ in range(200):
-            await asyncio.sleep(0.05)
-            if gw.snapshot_applied == gw.rm.applied:
-                break
-        assert gw.snapshot_applied == 6
-    finally:
-        await c.aclose()
-        await ctx.__aexit__(None, None, None)
-        await old.stop()
-    new = MemoryLog()
-    FakeServices(new)
-    new._snapshots = old._snapshots  # the snapshot topic outlived the reset
-    await new.start()
-    app2, ctx2 = await _started(new)
-    c2 = httpx.AsyncClient(transport=httpx.ASGITransport(app=app2), base_url="http://gw2")
-    try:
-        assert app2.state.gateway.restored == {}
-        await _new_game(c2, "fresh")
-        assert (await c2.get("/games/fresh")).status_code == 200
-        assert (await c2.get("/games/g1")).status_code == 404
-    finally:
-        await c2.aclose()
-        await ctx2.__aexit__(None, None, None)
-        await new.stop()
+        await _snapshot_taken(old, app)
+        assert app.state.gateway.snapshot_applied == 6
+    async with _log() as new:
+        new._snapshots = old._snapshots  # the snapshot topic outlived the reset
+        async with _gateway(new) as (app2, c2):
+            assert app2.state.gateway.restored == {}
+            await _new_game(c2, "fresh")
+            assert (await c2.get("/games/fresh")).status_code == 200
+            assert (await c2.get("/games/g1")).status_code == 404

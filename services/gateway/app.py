@@ -286,31 +286,35 @@ class Gateway:
             return {}
         self.rm, self.dedupe, self.restored = snap["rm"], snap["dedupe"], snap["positions"]
         self.snapshot_applied = self.snapshot_messages = self.rm.applied
+        self.snapshot_positions = dict(snap["positions"])
         return dict(snap["positions"])
 
     def _forget_snapshot(self) -> None:
         """An empty read model and deduper, started from no snapshot: ``restored`` (the log
-        positions of the snapshot taken up), ``snapshot_messages`` (the messages it held) and
-        ``snapshot_applied`` (those the latest snapshot written holds)."""
+        positions of the snapshot taken up), ``snapshot_messages`` (the messages it held),
+        ``snapshot_applied`` and ``snapshot_positions`` (what the latest snapshot holds)."""
         self.rm, self.dedupe, self.restored = ReadModel(), Deduper(), {}
         self.snapshot_applied = self.snapshot_messages = 0
+        self.snapshot_positions: dict = {}
 
     async def _snapshots(self) -> None:
-        """Every ``snapshot_every_s`` with something new: the read model, the deduper and the
-        follower's positions as they are now, serialised by a forked child
-        (:func:`shared.heap.serialised_in_child`) and saved in the log."""
+        """Every ``snapshot_every_s`` with something new (a message applied, or the log read
+        further: the copies of the gateway's own commands, applied when they were sent, move
+        only the positions): the read model, the deduper and the follower's positions as they
+        are now, serialised by a forked child (:func:`shared.heap.serialised_in_child`) and
+        saved in the log."""
         while True:
             await asyncio.sleep(self.snapshot_every_s)
-            if self.rm.applied == self.snapshot_applied:
+            positions = dict(self.follower.positions)
+            if self.rm.applied == self.snapshot_applied and positions == self.snapshot_positions:
                 continue
-            state = {"code": READMODEL_CODE, "rm": self.rm, "dedupe": self.dedupe,
-                     "positions": dict(self.follower.positions)}
+            state = {"code": READMODEL_CODE, "rm": self.rm, "dedupe": self.dedupe, "positions": positions}
             applied = self.rm.applied
             try:
                 t0 = time.perf_counter()
                 blob = await serialised_in_child(state)
                 await self.log.save_snapshot(SNAPSHOT_NAME, blob, self.snapshot_key, READMODEL_CODE)
-                self.snapshot_applied = applied
+                self.snapshot_applied, self.snapshot_positions = applied, positions
                 SNAPSHOT_SECONDS.set(time.perf_counter() - t0)
                 SNAPSHOT_BYTES.set(len(blob))
             except Exception:

@@ -13,11 +13,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("ARBITER_SHARED_DIR", ROOT.parent / "shared"))
-# One snapshot key for the whole session, as in a deployment: the hosts a test runs in this
-# process and the processes it starts seal and check snapshots alike (shared.sealing);
-# without it, in-process hosts drew their own key and the processes started later replayed
-# whole partitions instead of loading their snapshots.
-os.environ.setdefault("ARBITER_SNAPSHOT_KEY", "arbiter-test-session-" + os.urandom(8).hex())
 
 
 def require_shared(relpath: str) -> Path:

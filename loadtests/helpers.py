@@ -5,7 +5,8 @@
   submits its moves (open loop, phase-randomised by a seeded RNG);
 - :func:`plan_game`: a legal random chess game that never reaches a terminal position;
 - :func:`match_decisions`: decisions matched to commands by causation id; lost and doubled;
-- :func:`throughput`: moves per second of one offered-load step.
+- :func:`throughput`: moves per second of one offered-load step;
+- :func:`timeline`: latency percentiles per window of send time (where a tail comes from).
 
 Only the standard library and python-chess are imported, so the unit tests run without the
 load test's extra packages (matplotlib, psutil, orjson).
@@ -197,3 +198,25 @@ def throughput(t_start: float, duration: float, decided_at: Iterable[float]) -> 
     if not ts:
         return 0.0
     return len(ts) / max(duration, max(ts) - t_start)
+
+
+def timeline(sent_at: Mapping[str, float], latency: Mapping[str, float], cids: Iterable[str],
+             t_start: float, width_s: float = 1.0) -> list[dict]:
+    """Latency of commands ``cids`` by when they were sent: one row per ``width_s``-second
+    window from ``t_start`` (``sent_at``: command id -> send time, s; ``latency``: command id
+    -> seconds to its decision, absent when lost), as ``{"t_s", "sent", "decided", "p50",
+    "p99", "max"}`` with ``t_s`` the window's start after ``t_start`` (s) and the latencies in
+    ms. A tail made by a few stalls (a snapshot, a pause) shows as a few windows; one made by
+    a system that is too slow, in every window."""
+    if width_s <= 0:
+        raise ValueError("width_s must be positive")
+    windows: dict[int, list[float]] = defaultdict(list)
+    sent: Counter = Counter()
+    for c in cids:
+        k = max(0, int((sent_at[c] - t_start) // width_s))
+        sent[k] += 1
+        if c in latency:
+            windows[k].append(latency[c])
+    return [{"t_s": round(k * width_s, 3), "sent": sent[k], "decided": len(windows[k]),
+             "p50": summary(windows[k])["p50"], "p99": summary(windows[k])["p99"],
+             "max": summary(windows[k])["max"]} for k in sorted(sent)]

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loadtests.helpers import (DECISIONS, match_decisions, moves_per_game, percentile,
-                               plan_game, schedule, step_games, summary, throughput)
+                               plan_game, schedule, step_games, summary, throughput, timeline)
 
 PROGRESS_EVERY_S = 5.0
 
@@ -487,7 +487,7 @@ async def run_steps(label: str, steps: list[dict], games: Games, submitter, coll
                     "interval_s": round(st["interval"], 3), "sent": len(mine),
                     "moves_per_s": round(throughput(t_start, st["duration"], decided_at), 1),
                     "send_lag_ms": {"p99": _ms(percentile(lags, 99)), "max": _ms(max(lags, default=None))},
-                    "warmup": st["warmup"], "_cids": mine})
+                    "warmup": st["warmup"], "_cids": mine, "_t0": t_start})
         print(f"{tag}: sent {len(mine)}, decided {len(decided_at)}, "
               f"{out[-1]['moves_per_s']} moves/s", flush=True)
     return out
@@ -502,9 +502,10 @@ def finish_curve(rows: list[dict], commands: dict, collector: Collector) -> tupl
     m = match_decisions(commands, collector.decisions, collector.events)
     lost = set(m.lost)
     for r in rows:
-        cids = r.pop("_cids")
+        cids, t0 = r.pop("_cids"), r.pop("_t0")
         lat = [m.latency[c] for c in cids if c in m.latency]
         r.update(summary(lat))
+        r["timeline"] = timeline(commands, m.latency, cids, t0)
         r["lost"] = sum(1 for c in cids if c in lost)
     return rows, m
 
@@ -578,6 +579,7 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         finally:
             cpu1 = _cpu_now(pids)
             window = time.perf_counter() - w0
+            histograms = await asyncio.to_thread(scrape_histograms, procs)
             if isinstance(submitter, HttpSubmitter):
                 await submitter.close()
             else:
@@ -587,10 +589,50 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         return {"rows": rows, "match": m, "games_started": started, "send_errors": submitter.errors,
                 "send_error_samples": getattr(submitter, "error_samples", []),
                 "cpu": machine_cpu(cpu_delta(cpu0, cpu1), window),
-                "commands": len(submitter.commands)}
+                "commands": len(submitter.commands), "histograms": histograms}
     finally:
         print("stopping services", flush=True)
         await asyncio.to_thread(stop_all, procs)
+
+
+#: The processes' own timings read from their ``/metrics`` at the end of the system phase.
+HISTOGRAMS = ("arbiter_transaction_seconds", "arbiter_batch_seconds", "arbiter_gc_seconds")
+
+
+def scrape_histograms(procs: dict) -> dict:
+    """Each back-end process's :data:`HISTOGRAMS` (Prometheus text from its ``/metrics``) as
+    ``{process: {metric: {"count", "mean_ms", "le_ms": {upper bound ms: cumulative count}}}}``;
+    a process that does not answer within 5 s is left out. Where a tail comes from: the time
+    a transaction takes is the floor of a decision's latency."""
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict = {}
+    for name, (_, port) in procs.items():
+        try:
+            text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+        except httpx.HTTPError:
+            continue
+        for fam in text_string_to_metric_families(text):
+            if fam.name not in HISTOGRAMS:
+                continue
+            hs: dict[str, dict] = {}  # one per generation for the collector's pauses
+            for s in fam.samples:
+                key = fam.name + (f"/gen{s.labels['generation']}" if "generation" in s.labels else "")
+                h = hs.setdefault(key, {"count": 0, "sum": 0.0, "le_ms": {}})
+                if s.name.endswith("_count"):
+                    h["count"] += int(s.value)
+                elif s.name.endswith("_sum"):
+                    h["sum"] += s.value
+                elif s.name.endswith("_bucket") and s.labels["le"] != "+Inf":
+                    le = round(float(s.labels["le"]) * 1000, 2)
+                    h["le_ms"][le] = h["le_ms"].get(le, 0) + int(s.value)
+            for key, h in hs.items():
+                if h["count"]:
+                    out.setdefault(name, {})[key] = {
+                        "count": h["count"], "mean_ms": round(h["sum"] / h["count"] * 1000, 2),
+                        "le_ms": h["le_ms"]}
+    return out
 
 
 def _cpu_now(pids: dict) -> dict:
@@ -766,7 +808,8 @@ async def run(a) -> dict:
     top = rows[-1] if rows else {"target_moves_per_s": None, "moves_per_s": None, "p50": None,
                                  "p95": None, "p99": None, "max": None}
     curve = [{k: r[k] for k in ("target_moves_per_s", "games", "interval_s", "sent",
-                                 "moves_per_s", "p50", "p95", "p99", "max", "lost", "send_lag_ms")}
+                                 "moves_per_s", "p50", "p95", "p99", "max", "lost", "send_lag_ms",
+                                 "timeline")}
              for r in rows]
     report = {
         "bus": a.bus, "via": a.via, "instances": a.instances, "run_id": run_id, "seed": a.seed,
@@ -782,6 +825,7 @@ async def run(a) -> dict:
         "audit_differences": None if aud is None else aud["differences"],
         "cpu_s_per_process": sysres["cpu"][0],
         "cpu_machine": sysres["cpu"][1],
+        "histograms": sysres["histograms"],
         "offered_curve": curve,
         "warmup": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s", "p50", "p99",
                                       "max", "lost")} | {"seconds": a.warmup} for r in warm],

@@ -8,14 +8,32 @@ def plot_curves(system: list[dict], baseline: list[dict], path: Path, title: str
     """Write a PNG of two panels against offered load (moves/s): p50/p95/p99 latency (ms, log
     scale; solid lines the system, dashed the bare-Kafka baseline) and the moves per second
     achieved (with the offered load as a dotted diagonal). Rows: ``target_moves_per_s``,
-    ``moves_per_s``, ``p50``, ``p95``, ``p99``; rows without a latency are skipped."""
+    ``moves_per_s``, ``p50``, ``p95``, ``p99``; rows without a latency are skipped. A third
+    panel, below, shows the system's p50 and p99 per second of the highest offered load over
+    its duration (the row's ``timeline``, :func:`loadtests.helpers.timeline`), when it has
+    one: a tail made by a few stalls shows as spikes, one made by a slow system everywhere."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 5), dpi=110,
-                                  gridspec_kw={"width_ratios": [3, 2]})
+    top_row = max(system, key=lambda r: r["target_moves_per_s"], default=None)
+    windows = (top_row or {}).get("timeline") or []
+    if windows:
+        fig = plt.figure(figsize=(12, 8), dpi=110)
+        grid = fig.add_gridspec(2, 2, width_ratios=[3, 2], height_ratios=[3, 2])
+        ax, ax2, ax3 = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1]), fig.add_subplot(grid[1, :])
+        for q, colour in (("p50", "tab:blue"), ("p99", "tab:red")):
+            pts = [(w["t_s"], w[q]) for w in windows if w[q] is not None]
+            if pts:
+                ax3.plot(*zip(*pts), color=colour, linewidth=1, label=f"system {q}")
+        ax3.set_xlabel(f"seconds into the {top_row['target_moves_per_s']:g} moves/s step (by send time)")
+        ax3.set_ylabel("latency per second (ms)")
+        ax3.grid(True, alpha=0.3)
+        ax3.legend(fontsize=8)
+    else:
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 5), dpi=110,
+                                      gridspec_kw={"width_ratios": [3, 2]})
     colours = {"p50": "tab:blue", "p95": "tab:orange", "p99": "tab:red"}
     for rows, style, who in ((system, "-", "system"), (baseline, "--", "baseline")):
         for q, colour in colours.items():

@@ -78,7 +78,7 @@ from shared.metrics import (
 )
 from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
-from shared.heap import freeze_heap, serialised_in_child
+from shared.heap import freeze_heap, no_automatic_full_collections, serialised_in_child
 from shared.sealing import KEY_ENV, seal, snapshot_key, unseal, warn_without_key
 from shared.service import Processor
 
@@ -323,6 +323,7 @@ class KafkaHost:
                             compacted_config={"max.message.bytes": str(MAX_SNAPSHOT_BYTES),
                                               "segment.ms": "600000", "min.cleanable.dirty.ratio": "0.1"})
         warn_without_key(self.name)
+        no_automatic_full_collections()  # the live games' state: see shared.heap
         await self._new_producer()
         if self.producer is None:
             raise RuntimeError(f"{self.name}: the transactional producer did not start (broker at "
@@ -910,6 +911,11 @@ class KafkaHost:
             return
         p = Producer({"bootstrap.servers": self.bootstrap, "transactional.id": self.transactional_id,
                       "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS, "linger.ms": 5,
+                      # a transaction begun right after the previous one's commit is refused
+                      # (CONCURRENT_TRANSACTIONS) until the broker has written that one's
+                      # markers; librdkafka retries after retry.backoff.ms, 100 by default: a
+                      # decision's p99 at 1,000 moves/s went from 142 to 76-83 ms at 5 ms
+                      "retry.backoff.ms": 5, "retry.backoff.max.ms": 100,
                       "message.max.bytes": MAX_SNAPSHOT_BYTES, "client.id": f"arbiter-{self.name}"},
                      logger=_rdkafka_log)
         try:

@@ -7,6 +7,9 @@ type, ``partition`` an input partition number.
 """
 from __future__ import annotations
 
+import gc
+import time
+
 from prometheus_client import Counter, Gauge, Histogram
 
 HANDLED = Counter("arbiter_messages_handled_total", "Input messages decided", ["service"])
@@ -35,3 +38,26 @@ READY = Gauge("arbiter_ready", "1 when the instance serves (state restored), els
 RESTARTS = Counter("arbiter_restarts_total", "Restarts of a service process by its supervisor",
                    ["service"])
 TIMERS = Counter("arbiter_timer_commands_total", "Timer commands (CheckClock) published", ["service"])
+GC_SECONDS = Histogram("arbiter_gc_seconds", "Pauses of Python's cyclic garbage collector (the "
+                       "process decides nothing meanwhile), seconds", ["service", "generation"],
+                       buckets=(.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5))
+_gc_service: list[str] = []
+_gc_started: list[float] = []
+
+
+def _on_gc(phase: str, info: dict) -> None:
+    if phase == "start":
+        _gc_started.append(time.perf_counter())
+    elif _gc_started:
+        GC_SECONDS.labels(_gc_service[0], str(info.get("generation"))).observe(
+            time.perf_counter() - _gc_started.pop())
+
+
+def observe_gc(service: str) -> None:
+    """Time every collection of Python's cyclic garbage collector into :data:`GC_SECONDS`
+    under ``service`` (``gc.callbacks``; installed once per process, the first name kept): a
+    full collection over a large heap stops the event loop, and shows in the tail of every
+    decision's latency."""
+    if not _gc_service:
+        _gc_service.append(service)
+        gc.callbacks.append(_on_gc)

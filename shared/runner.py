@@ -83,10 +83,13 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
     """Serve service ``name`` (or the gateway) on ``host``:``port`` until stopped."""
     import uvicorn
 
+    from shared.metrics import observe_gc
+
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {name} %(levelname)s %(message)s")
     # aiokafka tells every coordinator lookup and subscription change at INFO: hundreds of lines
     # at each start and rebalance, burying ours (restores, failing transactions)
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
+    observe_gc(name)
     if name == "gateway":
         from services.gateway.app import create_app
         from shared.eventlog.base import open_log

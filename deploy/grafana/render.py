@@ -68,6 +68,10 @@ ROWS: list[tuple[str, list[tuple[str, str, list[tuple[str, str]], str]]]] = [
         ("Snapshot age", "s",
          [(f"max by (service, instance) (arbiter_snapshot_age_seconds{SEL})", "{{service}} {{instance}}")],
          "timeseries"),
+        ("Garbage collector pauses p99 per service and generation", "s",
+         [(f"histogram_quantile(0.99, sum by (service, generation, le) "
+           f"(rate(arbiter_gc_seconds_bucket{SEL}[{RATE}])))", "{{service}} gen {{generation}}")],
+         "timeseries"),
         ("Recovery at the latest assignment", "short",
          [(f"max by (service, instance) (arbiter_recovery_messages{SEL})", "{{service}} {{instance}} messages"),
           (f"max by (service, instance) (arbiter_recovery_seconds{SEL})", "{{service}} {{instance}} seconds")],

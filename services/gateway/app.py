@@ -625,7 +625,10 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         return {"status": "ok", "ready": gw.ready, "applied": gw.rm.applied,
                 "from_snapshot": bool(gw.restored), "snapshot_messages": gw.snapshot_messages,
                 "replayed": gw.replayed, "snapshot_applied": gw.snapshot_applied,
-                "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments)}
+                "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments),
+                # where the read model is in the log: "topic/partition" -> next offset to apply
+                "positions": {f"{t}/{n}": o for (t, n), o in sorted(
+                    (gw.follower.positions if gw.follower is not None else {}).items())}}
 
     @app.get("/metrics", tags=["ops"])
     async def metrics() -> Response:

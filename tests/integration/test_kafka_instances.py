@@ -76,6 +76,38 @@ async def _log_of(bootstrap: str, prefix: str):
         await log.stop()
 
 
+async def _where_they_are(gateways: list[httpx.AsyncClient], bootstrap: str) -> str:
+    """For a failure message: each gateway's read-model positions beside the log's ends per
+    partition (committed = what a read_committed reader can reach, high = last written + 1)
+    where they differ: a gateway behind a committed end has stopped following; a committed
+    end below the high one is a transaction still open."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    from contracts.messages import GAME_EVENTS
+
+    ends = {}
+    for level in ("read_committed", "read_uncommitted"):
+        c = AIOKafkaConsumer(bootstrap_servers=bootstrap, isolation_level=level)
+        await c.start()
+        try:
+            await c.topics()  # the cluster's metadata
+            tps = [TopicPartition(GAME_EVENTS, n) for n in sorted(c.partitions_for_topic(GAME_EVENTS) or ())]
+            ends[level] = {f"{tp.topic}/{tp.partition}": o for tp, o in (await c.end_offsets(tps)).items()}
+        finally:
+            await c.stop()
+    lines = []
+    for key in sorted(ends["read_committed"]):
+        at = []
+        for k, g in enumerate(gateways):
+            try:
+                at.append((await g.get("/healthz")).json()["positions"].get(key))
+            except (httpx.HTTPError, KeyError, ValueError):
+                at.append("?")
+        lines.append(f"{key}: committed {ends['read_committed'][key]} high {ends['read_uncommitted'][key]} "
+                     f"gateways {at}")
+    return "\n".join(lines)
+
+
 async def _game_host(bootstrap: str, **kw):
     """A game KafkaHost without timers or periodic snapshots, once ready."""
     from shared.kafkahost import KafkaHost
@@ -198,8 +230,11 @@ def test_three_game_instances_two_gateways_killed_and_added_under_load(kafka_bus
                     procs["game#3"][0].send_signal(signal.SIGCONT)
 
                 t0 = time.time()
-                await asyncio.gather(chaos(), *(_play([g1, g2], gid, SCHOLAR, deadline, pause=3.5)
-                                                for gid in gids))
+                try:
+                    await asyncio.gather(chaos(), *(_play([g1, g2], gid, SCHOLAR, deadline, pause=3.5)
+                                                    for gid in gids))
+                except AssertionError as e:
+                    raise AssertionError(f"{e}\n{await _where_they_are([g1, g2], kafka_bootstrap)}") from e
                 assert time.time() - t0 > 24  # the games were still being played after the chaos
                 for gid in gids:
                     for _ in range(300):

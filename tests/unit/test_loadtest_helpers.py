@@ -7,7 +7,7 @@ import chess
 import pytest
 
 from loadtests.helpers import (match_decisions, moves_per_game, percentile, plan_game, schedule,
-                               step_games, summary, throughput)
+                               step_games, summary, throughput, timeline)
 
 
 def test_percentile_nearest_rank():
@@ -112,3 +112,19 @@ def test_throughput():
     assert throughput(100.0, 10.0, [100.0 + 0.1 * i for i in range(100)]) == 10.0  # kept up
     assert throughput(100.0, 10.0, [120.0] * 100) == 5.0  # fell behind: 100 in 20 s
     assert throughput(0.0, 10.0, []) == 0.0
+
+
+def test_timeline_windows_by_send_time():
+    # sent at 0.1, 0.5, 0.9 (window 0), 1.2 (window 1), 3.0 (window 3); c5 lost
+    sent = {"c1": 10.1, "c2": 10.5, "c3": 10.9, "c4": 11.2, "c5": 13.0}
+    latency = {"c1": 0.010, "c2": 0.030, "c3": 0.020, "c4": 0.200}
+    rows = timeline(sent, latency, list(sent), t_start=10.0)
+    assert rows == [
+        {"t_s": 0.0, "sent": 3, "decided": 3, "p50": 20.0, "p99": 30.0, "max": 30.0},
+        {"t_s": 1.0, "sent": 1, "decided": 1, "p50": 200.0, "p99": 200.0, "max": 200.0},
+        {"t_s": 3.0, "sent": 1, "decided": 0, "p50": None, "p99": None, "max": None},
+    ]
+    # half-second windows split the first second
+    assert [r["sent"] for r in timeline(sent, latency, list(sent), 10.0, width_s=0.5)] == [1, 2, 1, 1]
+    with pytest.raises(ValueError):
+        timeline(sent, latency, list(sent), 10.0, width_s=0)

@@ -91,6 +91,7 @@ class AdjudicationCore(Core):
     def _end(self, g: _Game, game_id: str, result: str, reason: str, rule: Rule,
              winner: str | None, detail: str = "", score: str | None = None) -> list[Emit]:
         g.ended = True
+        g.pos.compact()  # a finished game is only ever read again (Position.compact)
         return [Emit(stream_for(f"game-{game_id}", "result"),
                      GameEnded(game_id=game_id, result=result, reason=reason, rule=rule,
                                winner=winner, detail=detail, score=score))]

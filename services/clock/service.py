@@ -120,7 +120,13 @@ class ClockCore(Core):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.deadlines = [(d, d, gid) for gid in set(self.games) | set(self.removals)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """The timer's schedule from the clocks: one entry per standing deadline. Also run
+        when stale entries (a deadline each move replaces, an hour off at 3600+10) outnumber
+        the games: the schedule then stays the size of the event, not of its moves."""
+        self.deadlines = [(d, d, gid) for gid in sorted(set(self.games) | set(self.removals))
                           for d in self._deadlines(gid)]
         heapq.heapify(self.deadlines)
 
@@ -134,6 +140,8 @@ class ClockCore(Core):
         for d in self._deadlines(gid):
             if d not in before:
                 heapq.heappush(self.deadlines, (d, d, gid))
+        if len(self.deadlines) > 2 * (len(self.games) + len(self.removals)) + 64:
+            self._schedule()
         return out
 
     def _handle(self, msg: Envelope) -> list[Emit]:

@@ -675,6 +675,7 @@ class ValidationCore(Core):
         g = self.games.get(game_id)
         if g is not None:
             g.over = True
+            g.pos.compact()  # a finished game is only ever read again (Position.compact)
         return []
 
     def _reject(self, msg: Envelope, p, code: str, reason: str) -> Emit:

@@ -762,3 +762,47 @@ def test_promotion_without_piece_says_so():
     assert parse_move(board, "a8=N").uci() == "a7a8n"
     with pytest.raises(MoveError, match="b8 is not legal"):
         parse_move(board, "b8")
+
+
+# ===================================================================== finished games kept small
+def test_a_finished_game_is_kept_compact_and_still_rules_the_same(bus):
+    """Once a game ends, validation and adjudication keep its start position and moves in
+    UCI instead of python-chess's stack of board states (Position.compact); a later command
+    is refused as before, and the position comes back whole on use."""
+    bus.create()
+    got = bus.play(["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"])
+    assert (one(got, GameEnded).result, one(got, GameEnded).reason) == ("1-0", "checkmate")
+    for core in (bus.validation, bus.adjudication):
+        pos = core.games["g1"].pos
+        assert pos._board is None
+        assert pos._moves == (chess.STARTING_FEN, "e2e4 e7e5 d1h5 b8c6 f1c4 g8f6 h5f7")
+    refused = one(bus.move("bob", "Ke7", at=9_000), MoveRejected)
+    assert refused.code == "game-over"
+    # rebuilt on use: the mate position, with its whole history (repetition counts need it)
+    assert bus.fen() == "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4"
+    assert len(bus.validation.games["g1"].pos.board.move_stack) == 7
+
+
+def test_a_game_in_play_keeps_its_board(bus):
+    bus.create()
+    bus.play(["e4", "e5"])
+    assert bus.validation.games["g1"].pos._board is not None
+    assert bus.adjudication.games["g1"].pos._board is not None
+
+
+def test_the_timer_schedule_stays_the_size_of_the_event_not_of_its_moves(bus):
+    """Each move replaces its game's flag deadline; the replaced ones are dropped from the
+    clock's schedule once they outnumber the games (before, one entry per move stayed until
+    its hour-long deadline came up)."""
+    for k in range(100):
+        bus.create(f"g{k}", time_control="3600+10")
+        bus.play(["Nf3", "Nf6", "Ng1", "Ng8"], gid=f"g{k}")
+    clock = bus.clock
+    assert len(clock.deadlines) <= 2 * len(clock.games) + 64  # 5 pushes per game: 500 without
+    standing = {(d, gid) for gid in clock.games for d in clock._deadlines(gid)}
+    assert len(standing) == 100 and standing <= {(d, gid) for _, d, gid in clock.deadlines}
+    # the timer still asks for each game's flag at its deadline (+ the grace)
+    first = min(d for d, _ in standing)
+    asked = bus.processor.due(first + clock.grace_ms + 1)
+    assert [(c.payload.game_id, c.type) for c in asked] == [
+        (gid, "CheckClock") for d, gid in sorted(standing) if d == first]

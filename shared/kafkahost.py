@@ -78,7 +78,7 @@ from shared.metrics import (
 )
 from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
-from shared.heap import freeze_heap, no_automatic_full_collections, serialised_in_child
+from shared.heap import freeze_heap, serialised_in_child
 from shared.sealing import KEY_ENV, seal, snapshot_key, unseal, warn_without_key
 from shared.service import Processor
 
@@ -323,7 +323,6 @@ class KafkaHost:
                             compacted_config={"max.message.bytes": str(MAX_SNAPSHOT_BYTES),
                                               "segment.ms": "600000", "min.cleanable.dirty.ratio": "0.1"})
         warn_without_key(self.name)
-        no_automatic_full_collections()  # the live games' state: see shared.heap
         await self._new_producer()
         if self.producer is None:
             raise RuntimeError(f"{self.name}: the transactional producer did not start (broker at "

@@ -40,6 +40,7 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
     from fastapi.responses import JSONResponse, Response
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+    from shared.heap import no_automatic_full_collections
     from shared.kafkahost import KafkaHost
     from shared.metrics import RESTARTS
     from shared.system import SERVICES, make_processor
@@ -55,6 +56,7 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
                      instance_id=os.environ.get("ARBITER_INSTANCE_ID") or instance_id)
     restarts = int(os.environ.get("ARBITER_RESTARTS", "0") or 0)  # set by arbiter up
     RESTARTS.labels(name).inc(restarts)
+    no_automatic_full_collections()  # the process's live state: see shared.heap
 
     @asynccontextmanager
     async def lifespan(app):

@@ -602,7 +602,7 @@ HISTOGRAMS = ("arbiter_transaction_seconds", "arbiter_batch_seconds", "arbiter_g
 def scrape_histograms(procs: dict) -> dict:
     """Each back-end process's :data:`HISTOGRAMS` (Prometheus text from its ``/metrics``) as
     ``{process: {metric: {"count", "mean_ms", "le_ms": {upper bound ms: cumulative count}}}}``;
-    a process that does not answer within 5 s is left out. Where a tail comes from: the time
+    a process that does not answer within 5 s (or answers what does not parse) is left out. Where a tail comes from: the time
     a transaction takes is the floor of a decision's latency."""
     import httpx
     from prometheus_client.parser import text_string_to_metric_families
@@ -611,9 +611,11 @@ def scrape_histograms(procs: dict) -> dict:
     for name, (_, port) in procs.items():
         try:
             text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
-        except httpx.HTTPError:
+            families = list(text_string_to_metric_families(text))
+        except Exception as e:  # (called in a finally: never hide what failed before)
+            print(f"  {name}: no histograms ({type(e).__name__}: {e})", flush=True)
             continue
-        for fam in text_string_to_metric_families(text):
+        for fam in families:
             if fam.name not in HISTOGRAMS:
                 continue
             hs: dict[str, dict] = {}  # one per generation for the collector's pauses

@@ -42,15 +42,21 @@ GC_SECONDS = Histogram("arbiter_gc_seconds", "Pauses of Python's cyclic garbage 
                        "process decides nothing meanwhile), seconds", ["service", "generation"],
                        buckets=(.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5))
 _gc_service: list[str] = []
+_gc_pauses: dict = {}  # generation -> its GC_SECONDS child, made once
 _gc_started: list[float] = []
 
 
 def _on_gc(phase: str, info: dict) -> None:
+    # no prometheus lock is taken here: labels() (the metric's lock, held by a scrape while it
+    # copies a dict, which may collect) ran in observe_gc; a child's observe() only takes its
+    # values' locks, inside which nothing is allocated that the collector tracks
     if phase == "start":
         _gc_started.append(time.perf_counter())
     elif _gc_started:
-        GC_SECONDS.labels(_gc_service[0], str(info.get("generation"))).observe(
-            time.perf_counter() - _gc_started.pop())
+        child = _gc_pauses.get(info.get("generation"))
+        seconds = time.perf_counter() - _gc_started.pop()
+        if child is not None:
+            child.observe(seconds)
 
 
 def observe_gc(service: str) -> None:
@@ -60,4 +66,5 @@ def observe_gc(service: str) -> None:
     decision's latency."""
     if not _gc_service:
         _gc_service.append(service)
+        _gc_pauses.update({g: GC_SECONDS.labels(service, str(g)) for g in range(3)})
         gc.callbacks.append(_on_gc)

@@ -123,11 +123,19 @@ class ClockCore(Core):
         self._schedule()
 
     def _schedule(self) -> None:
-        """The timer's schedule from the clocks: one entry per standing deadline. Also run
-        when stale entries (a deadline each move replaces, an hour off at 3600+10) outnumber
-        the games: the schedule then stays the size of the event, not of its moves."""
+        """The timer's schedule from the clocks (a snapshot loaded): one entry per standing
+        deadline."""
         self.deadlines = [(d, d, gid) for gid in sorted(set(self.games) | set(self.removals))
                           for d in self._deadlines(gid)]
+        heapq.heapify(self.deadlines)
+
+    def _drop_replaced(self) -> None:
+        """Drop the schedule's entries whose deadline no longer stands (each move replaces its
+        game's, an hour off at 3600+10), as :meth:`next_deadline` would when they came up;
+        the others keep their wake time (a deadline already asked is asked again only
+        ``retry_ms`` later). Run when the schedule outgrows the games: it then stays the size
+        of the event, not of its moves."""
+        self.deadlines = [e for e in self.deadlines if e[1] in self._deadlines(e[2])]
         heapq.heapify(self.deadlines)
 
     def handle(self, msg: Envelope) -> list[Emit]:
@@ -141,7 +149,7 @@ class ClockCore(Core):
             if d not in before:
                 heapq.heappush(self.deadlines, (d, d, gid))
         if len(self.deadlines) > 2 * (len(self.games) + len(self.removals)) + 64:
-            self._schedule()
+            self._drop_replaced()
         return out
 
     def _handle(self, msg: Envelope) -> list[Emit]:

@@ -9,6 +9,7 @@ rules 1994 did not have, the current Laws (``FIDE-2023``).
 from __future__ import annotations
 
 import copy
+import pickle
 from collections import deque
 from uuid import UUID
 
@@ -776,6 +777,11 @@ def test_a_finished_game_is_kept_compact_and_still_rules_the_same(bus):
         pos = core.games["g1"].pos
         assert pos._board is None
         assert pos._moves == (chess.STARTING_FEN, "e2e4 e7e5 d1h5 b8c6 f1c4 g8f6 h5f7")
+        # a snapshot keeps the list form that code from before compaction loads too
+        assert pos.__getstate__()["_moves"] == (
+            chess.STARTING_FEN, ["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"])
+        restored = pickle.loads(pickle.dumps(pos))  # a snapshot of it, loaded
+        assert len(restored.board.move_stack) == 7 and restored.board.is_checkmate()
     refused = one(bus.move("bob", "Ke7", at=9_000), MoveRejected)
     assert refused.code == "game-over"
     # rebuilt on use: the mate position, with its whole history (repetition counts need it)
@@ -806,3 +812,20 @@ def test_the_timer_schedule_stays_the_size_of_the_event_not_of_its_moves(bus):
     asked = bus.processor.due(first + clock.grace_ms + 1)
     assert [(c.payload.game_id, c.type) for c in asked] == [
         (gid, "CheckClock") for d, gid in sorted(standing) if d == first]
+
+
+def test_dropping_replaced_deadlines_keeps_a_flag_already_asked_waiting_for_its_retry(bus):
+    """A flag asked for (its CheckClock still on its way) is asked again only retry_ms later,
+    even when the schedule drops the replaced deadlines of other games meanwhile."""
+    bus.create("late", time_control="60+0")
+    clock = bus.clock
+    asked = bus.processor.due(T0 + 60_000 + clock.grace_ms + 1)
+    assert [c.payload.game_id for c in asked] == ["late"]
+    before = len(clock.deadlines)
+    for k in range(40):  # 40 games x 8 moves: the schedule outgrows the games and is pruned
+        bus.create(f"g{k}", at=60_000, time_control="3600+10")
+        bus.play(["Nf3", "Nf6", "Ng1", "Ng8"] * 2, gid=f"g{k}", start=60_100, step=10)
+    assert len(clock.deadlines) <= 2 * len(clock.games) + 64 < before + 40 * 9
+    assert bus.processor.due(T0 + 60_000 + clock.grace_ms + 300) == []  # before the retry
+    again = bus.processor.due(T0 + 60_000 + clock.grace_ms + 1 + clock.retry_ms + 1)
+    assert [c.payload.game_id for c in again] == ["late"]

@@ -912,8 +912,9 @@ class KafkaHost:
                       "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS, "linger.ms": 5,
                       # a transaction begun right after the previous one's commit is refused
                       # (CONCURRENT_TRANSACTIONS) until the broker has written that one's
-                      # markers; librdkafka retries after retry.backoff.ms, 100 by default: a
-                      # decision's p99 at 1,000 moves/s went from 142 to 76-83 ms at 5 ms
+                      # markers; librdkafka retries after retry.backoff.ms, 100 by default (one
+                      # run each at 1,000 moves/s: transactions 18.9 -> 13.7 ms mean, p99 of
+                      # the decisions 142 -> 76 ms)
                       "retry.backoff.ms": 5, "retry.backoff.max.ms": 100,
                       "message.max.bytes": MAX_SNAPSHOT_BYTES, "client.id": f"arbiter-{self.name}"},
                      logger=_rdkafka_log)

@@ -87,7 +87,7 @@ class Position:
         cores that rule on it, and an event of 10,000 boards a round holds every finished
         one). Nothing observable changes: the position is rebuilt, move history included, on
         first use. Chess: the start position and the moves in UCI (python-chess's move stack
-        costs some 0.4 KB of board state per ply); the other games keep their form."""
+        costs some 0.5 KB of board state per ply); the other games keep their form."""
 
     def flag_draw(self, flagged: str) -> str | None:
         """Why the flag fall of seat ``flagged`` is a draw rather than a loss, or None (a loss:

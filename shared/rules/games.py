@@ -119,32 +119,36 @@ class ChessPosition(Position):
     @property
     def board(self) -> chess.Board:
         """The python-chess board (rebuilt from the start position and the moves on first use
-        after a snapshot was loaded)."""
+        after a snapshot was loaded or the game compacted)."""
         if self._board is None:
-            start, moves = self._moves
+            start, moves = self._record()
             self._board = chess_rules.board_from_fen(start)
-            for uci in moves.split() if isinstance(moves, str) else moves:  # compact / snapshot
+            for uci in moves:
                 self._board.push(chess.Move.from_uci(uci))
             self._moves = None
         return self._board
+
+    def _record(self) -> tuple[str, list[str]]:
+        """The start FEN and the moves in UCI, from whichever form the position is in: the
+        board, a snapshot's list or :meth:`compact`'s string."""
+        if self._board is None:
+            start, moves = self._moves
+            return start, moves.split() if isinstance(moves, str) else moves
+        return self._board.root().fen(), [m.uci() for m in self._board.move_stack]
 
     def __getstate__(self) -> dict:
         """What a snapshot keeps (:mod:`shared.kafkahost`): the start position and the list of
         moves in UCI, some 30 times smaller than python-chess's move stack of board states.
         (A list, as snapshots of format 2 have always held: code from before :meth:`compact`
         loads it too, in a rolling upgrade or a rollback.)"""
-        if self._board is None:
-            start, moves = self._moves
-            return {"_board": None, "_moves": (start, moves.split() if isinstance(moves, str) else moves)}
-        b = self._board
-        return {"_board": None, "_moves": (b.root().fen(), [m.uci() for m in b.move_stack])}
+        return {"_board": None, "_moves": self._record()}
 
     def compact(self) -> None:
         """The start position and the moves in UCI as one space-separated string (a tenth of
         the list's memory), rebuilt by :attr:`board` on first use."""
         if self._board is not None:
-            b = self._board
-            self._board, self._moves = None, (b.root().fen(), " ".join(m.uci() for m in b.move_stack))
+            start, moves = self._record()
+            self._board, self._moves = None, (start, " ".join(moves))
 
     @property
     def turn(self) -> str:

@@ -390,8 +390,48 @@ def bench_audit(games: int = 1200, runs: int = 3) -> dict:
                     f"{key}_cpu_s": round(statistics.median(cpu), 2),
                     f"{key}_messages_per_s": round(len(records) / s),
                     f"{key}_events_per_s": round(events / s)})
+    out.update(_audit_rules_floor(records, events, runs))
     out["audit_target"] = "50,000 events/s (issue 10)"
     return out
+
+
+def _audit_rules_floor(records: list[tuple[str, bytes]], events: int, runs: int) -> dict:
+    """What the chess rules alone cost in the audit of ``records``: every accepted move of the
+    log played again with only the calls its MoveAccepted needs (:meth:`shared.rules.games.
+    ChessPosition.parse` for legality, then :meth:`~shared.rules.games.ChessPosition.play`:
+    python-chess's SAN and push, the FEN, the position's status, the repetition count), from
+    moves decoded beforehand: no JSON, envelopes, clock, adjudication or comparison. The
+    median of ``runs`` runs. ``audit_rules_floor_events_per_s_2_cores``: the log's decisions
+    over half that time, the most any audit that re-decides these moves with python-chess
+    could reach on two cores if everything else cost nothing."""
+    import statistics
+
+    from contracts.messages import GameStarted, MoveAccepted
+    from shared.eventlog.kafka import parse_record
+    from shared.rules.games import position
+
+    games: dict[str, tuple[str | None, list[str]]] = {}
+    for topic, body in records:
+        if b'"MoveAccepted"' not in body and b'"GameStarted"' not in body:
+            continue
+        m = parse_record(topic, body)
+        if isinstance(m.payload, GameStarted) and m.payload.game == "chess":
+            games[m.payload.game_id] = (m.payload.start_fen, [])
+        elif isinstance(m.payload, MoveAccepted) and m.payload.game_id in games:
+            games[m.payload.game_id][1].append(m.payload.uci)
+    moves = sum(len(ms) for _, ms in games.values())
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for fen, ms in games.values():
+            pos = position("chess", fen)
+            for uci in ms:
+                pos.play(pos.parse(uci))
+        times.append(time.perf_counter() - t)
+    s = statistics.median(times)
+    return {"audit_rules_floor_moves": moves, "audit_rules_floor_s": round(s, 2),
+            "audit_rules_floor_us_per_move": round(s / moves * 1e6, 1),
+            "audit_rules_floor_events_per_s_2_cores": round(events / (s / 2))}
 
 
 def main() -> None:

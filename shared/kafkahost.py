@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaPartition
 
 from contracts.envelope import Envelope
@@ -308,6 +308,7 @@ class KafkaHost:
         self._committer = ThreadPoolExecutor(1, thread_name_prefix=f"kafkahost-{name}-txn")
         self._lag_at = 0.0
         self._restoring: dict[int, dict] = {}
+        self._to_resume: dict[int, dict[str, int]] = {}  # partition -> offsets to fetch from (paused)
         self._retry_at: dict[int, float] = {}  # partition -> when to try restoring it again
         self._failing: dict[int, dict] = {}  # partition -> its transactions failed in a row
         self.started = False
@@ -408,13 +409,17 @@ class KafkaHost:
         restored (with progress), those whose transactions keep failing (:meth:`_failed`) and
         how each owned one was restored."""
         assigned = sorted(self._assignment)
+        loop_ended = self._task is not None and self._task.done() and not self._stopping
         ready = (self._joined and self.producer is not None and not self._restoring
-                 and all(n in self.parts for n in assigned))
+                 and not self._to_resume and not loop_ended and all(n in self.parts for n in assigned))
         READY.labels(self.name).set(int(ready))
         return {"ready": bool(ready), "partitions": sorted(self.parts), "assigned": assigned,
                 "restoring": {str(k): v for k, v in self._restoring.items()},
                 "failing": {str(k): v for k, v in self._failing.items()},
-                "restored": {str(k): v for k, v in self.restored.items()}}
+                "restored": {str(k): v for k, v in self.restored.items()},
+                "seeking": sorted(self._to_resume),
+                "decided": {str(n): dict(p.offsets) for n, p in sorted(self.parts.items())},
+                **({"loop": "ended"} if loop_ended else {})}
 
     # ------------------------------------------------------------ the group (polling thread)
     def _on_assign(self, consumer: Consumer, tps: list) -> None:
@@ -506,6 +511,7 @@ class KafkaHost:
     async def _drop(self, n: int) -> None:
         """Give up partition ``n``'s state: what was decided after the last transaction is not
         written (the next owner, or this one's restore, decides it again)."""
+        self._to_resume.pop(n, None)
         if self.parts.pop(n, None) is not None and n in self._assignment:
             try:
                 self.consumer.pause([KafkaPartition(t, n) for t in self.inputs])
@@ -588,10 +594,27 @@ class KafkaHost:
             self._restoring.pop(n, None)
 
     def _resume(self, n: int, offsets: dict[str, int]) -> None:
-        """Fetch partition ``n`` of every input topic again, from ``offsets``."""
-        for t in self.inputs:
-            self.consumer.seek(KafkaPartition(t, n, offsets.get(t, 0)))
-        self.consumer.resume([KafkaPartition(t, n) for t in self.inputs])
+        """Fetch partition ``n`` of every input topic again, from ``offsets`` (now, or as soon
+        as librdkafka takes the seek: :meth:`_seek_pending`)."""
+        self._to_resume[n] = dict(offsets)
+        self._seek_pending()
+
+    def _seek_pending(self) -> None:
+        """Seek and resume the paused partitions waiting for it. librdkafka refuses a seek
+        ("Local: Erroneous state") until the partition's fetcher has started, a moment after
+        the group's assignment: a partition kept across a rebalance is sought at once and was
+        refused now and then (found by a stress run: the refusal ended the loop, and the
+        instance's partitions were never decided again). A refused partition stays paused and
+        is tried again at the next turn of the loop."""
+        for n, offsets in list(self._to_resume.items()):
+            try:
+                for t in self.inputs:
+                    self.consumer.seek(KafkaPartition(t, n, offsets.get(t, 0)))
+            except KafkaException as e:
+                log.info("%s: partition %d not sought yet (%s); again at the next turn", self.name, n, e)
+                continue
+            self.consumer.resume([KafkaPartition(t, n) for t in self.inputs])
+            del self._to_resume[n]
 
     async def _read_snapshot(self, n: int) -> dict | None:
         """The latest committed snapshot of partition ``n`` (or None)."""
@@ -692,40 +715,55 @@ class KafkaHost:
                 await asyncio.sleep(0.5)
                 continue
             t0 = time.perf_counter()
-            async with self._lock:
-                await self._take_assignment()
-                if self._outage:
-                    # nothing is decided until the log answers again: a timer called meanwhile
-                    # would be written, when it comes back, in a race with the commands that
-                    # were received in time and are waiting to be published
-                    self._outage = False
-                    log.warning("%s: no broker answers; every partition is restored from the log "
-                                "when one does", self.name)
-                    for part in self.parts.values():
-                        part.broken = True
-                    self._renew_producer = True
-                if self._renew_producer and self._inflight is None:
-                    # librdkafka: a transactional producer that lived through the outage can
-                    # block in send_offsets_to_transaction for good afterwards (found by the
-                    # broker-outage test); a new one, under the same transactional id, does not
-                    self.producer, self._renew_producer = None, False
-                if self.producer is None:
-                    await self._new_producer()
-                by_part: dict[int, list] = {}
-                for r in rows:
-                    by_part.setdefault(r[1][1], []).append(r)
-                for part in list(self.parts.values()):
-                    if part.broken:
-                        await self._drop(part.number)  # restored below when the broker answers
-                    else:
-                        self._decide(part, by_part.get(part.number, ()))
-                self._flush()
-                await self._restore_missing()
+            try:
+                await self._turn(rows)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a defect: never end the loop silently (the partitions would stall)
+                log.exception("%s: the loop failed; dropping every partition and joining the "
+                              "group again", self.name)
+                async with self._lock:
+                    await self._rejoin()
+                continue
             if rows:
                 BATCH.labels(self.name).observe(time.perf_counter() - t0)
             self._measure_lag()
             while sum(len(p.next.out) for p in self.parts.values()) > 4 * self.max_batch:
                 await asyncio.sleep(0.005)  # commits lag: let them catch up before fetching more
+
+    async def _turn(self, rows: list[tuple]) -> None:
+        """One turn of the loop: take up a new assignment, decide ``rows``, start the next
+        transaction, restore what is missing."""
+        async with self._lock:
+            await self._take_assignment()
+            self._seek_pending()
+            if self._outage:
+                # nothing is decided until the log answers again: a timer called meanwhile
+                # would be written, when it comes back, in a race with the commands that
+                # were received in time and are waiting to be published
+                self._outage = False
+                log.warning("%s: no broker answers; every partition is restored from the log "
+                            "when one does", self.name)
+                for part in self.parts.values():
+                    part.broken = True
+                self._renew_producer = True
+            if self._renew_producer and self._inflight is None:
+                # librdkafka: a transactional producer that lived through the outage can
+                # block in send_offsets_to_transaction for good afterwards (found by the
+                # broker-outage test); a new one, under the same transactional id, does not
+                self.producer, self._renew_producer = None, False
+            if self.producer is None:
+                await self._new_producer()
+            by_part: dict[int, list] = {}
+            for r in rows:
+                by_part.setdefault(r[1][1], []).append(r)
+            for part in list(self.parts.values()):
+                if part.broken:
+                    await self._drop(part.number)  # restored below when the broker answers
+                else:
+                    self._decide(part, by_part.get(part.number, ()))
+            self._flush()
+            await self._restore_missing()
 
     def _decide(self, part: _Part, rows) -> None:
         """Decide ``rows`` (records of ``part``'s partition: ``(timestamp, (topic, partition),
@@ -757,7 +795,9 @@ class KafkaHost:
         saw it. Timers wait until then: a command already in the log (a move received before
         a deadline, published late) is decided before the timer command, which would otherwise
         be appended after it and decided first (a restore after a broker outage; a lagging
-        instance)."""
+        instance). A partition still waiting for its seek (:meth:`_seek_pending`) is not."""
+        if part.number in self._to_resume:
+            return False
         try:
             positions = self.consumer.position([KafkaPartition(t, part.number) for t in self.inputs])
         except Exception:

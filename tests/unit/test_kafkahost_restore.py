@@ -235,3 +235,67 @@ def test_timers_wait_until_the_partition_has_decided_its_inputs_to_the_end_of_th
     high[topic] = 5  # a fetch saw two more commands
     host._decide(part, [])
     assert len(fired) == 1
+
+
+def test_a_seek_refused_right_after_an_assignment_is_tried_again_not_fatal(monkeypatch):
+    """librdkafka refuses a seek ("Local: Erroneous state") until the partition's fetcher has
+    started, a moment after the group's assignment. A partition kept across a rebalance is
+    sought at once: the refusal ended the instance's loop, and its partitions were never
+    decided again (a stress run: a create answered 202 after 30 s, an instance never ready).
+    The partition stays paused and unready, its timers wait, and the next turn seeks it."""
+    from confluent_kafka import KafkaError, KafkaException
+
+    host = _host(monkeypatch, None, None, {})
+    refusals = [2]
+
+    def seek(tp):
+        if refusals[0]:
+            refusals[0] -= 1
+            raise KafkaException(KafkaError(KafkaError._STATE, "Local: Erroneous state"))
+        host.consumer.seeks[tp.topic] = tp.offset
+
+    host.consumer.seek = seek
+    host._joined, host.producer, host._assignment = True, object(), {3}
+    host.parts[3] = kh._Part(3, make_processor("game"), offsets={t: 5 for t in host.inputs})
+    host._resume(3, host.parts[3].offsets)
+    assert host.consumer.resumed == [] and host.status()["seeking"] == [3]
+    assert host.status()["ready"] is False and not host._caught_up(host.parts[3])
+    host._seek_pending()  # the second refusal
+    assert host.consumer.resumed == []
+    host._seek_pending()
+    assert host.consumer.seeks == {t: 5 for t in host.inputs}
+    assert host.consumer.resumed == [(t, 3) for t in host.inputs]
+    assert host.status()["seeking"] == [] and host.status()["ready"] is True
+
+
+def test_a_failure_in_a_turn_of_the_loop_rejoins_instead_of_ending_the_loop(monkeypatch):
+    """Whatever a turn raises, the loop logs it, drops its partitions and joins the group again
+    (a loop that ended left the instance in the group owning partitions it never decided,
+    and /healthz said ready)."""
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"))
+    turns, rejoined = [], []
+    monkeypatch.setattr(host, "_poll", lambda timeout: [])
+
+    async def turn(rows):
+        turns.append(rows)
+        if len(turns) == 1:
+            raise _Defect("Local: Erroneous state")
+        if len(turns) == 3:
+            raise asyncio.CancelledError
+
+    async def rejoin():
+        rejoined.append(len(turns))
+
+    monkeypatch.setattr(host, "_turn", turn)
+    monkeypatch.setattr(host, "_rejoin", rejoin)
+
+    async def main():
+        host._task = asyncio.create_task(host._run())
+        await asyncio.gather(host._task, return_exceptions=True)
+
+    asyncio.run(main())
+    assert rejoined == [1] and len(turns) == 3
+
+
+class _Defect(RuntimeError):
+    """Any error a turn may raise."""

@@ -78,9 +78,11 @@ class AdjudicationCore(Core):
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
-            self.games.setdefault(p.game_id, _Game(
-                position(p.game, p.start_fen, **go_kwargs(p)), p.natural_limit_moves,
-                rulings=p.repetition_rulings, komi=p.komi or 0.0, handicap=p.handicap or 0))
+            if p.game_id not in self.games:
+                pos = position(p.game, p.start_fen, **go_kwargs(p))
+                pos.compact()  # moves are replayed; the board is built when a claim or a flag reads it
+                self.games[p.game_id] = _Game(pos, p.natural_limit_moves, rulings=p.repetition_rulings,
+                                              komi=p.komi or 0.0, handicap=p.handicap or 0)
             return []
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.ended:

@@ -83,11 +83,14 @@ class Position:
         raise NotImplementedError
 
     def compact(self) -> None:
-        """Keep the game in its smallest form once it is over (a game that ended stays in the
-        cores that rule on it, and an event of 10,000 boards a round holds every finished
-        one). Nothing observable changes: the position is rebuilt, move history included, on
-        first use. Chess: the start position and the moves in UCI (python-chess's move stack
-        costs some 0.5 KB of board state per ply); the other games keep their form."""
+        """Keep the game in its smallest form while nothing reads its board: once it is over
+        (a game that ended stays in the cores that rule on it, and an event of 10,000 boards a
+        round holds every finished one), and in a core that only replays the moves until a
+        claim or a flag needs the board (adjudication). Nothing observable changes: the
+        position is rebuilt, move history included, on first use, and :meth:`play_coord`
+        keeps a compacted position compact. Chess: the start position and the moves in UCI
+        (python-chess's move stack costs some 0.5 KB of board state per ply); the other games
+        keep their form."""
 
     def flag_draw(self, flagged: str) -> str | None:
         """Why the flag fall of seat ``flagged`` is a draw rather than a loss, or None (a loss:
@@ -156,7 +159,7 @@ class ChessPosition(Position):
 
     @property
     def ply(self) -> int:
-        return len(self.board.move_stack)
+        return len(self.board.move_stack) if self._board is not None else len(self._record()[1])
 
     def fen(self) -> str:
         return self.board.fen()
@@ -173,7 +176,16 @@ class ChessPosition(Position):
                       self.board.halfmove_clock, chess_rules.repetitions(self.board))
 
     def play_coord(self, coord: str) -> None:
-        self.board.push(chess.Move.from_uci(coord))
+        """Replay a recorded UCI move without checks. A compacted position (:meth:`compact`)
+        only notes it: the board is rebuilt, this move included, when something reads it."""
+        if self._board is None:
+            start, moves = self._moves
+            if isinstance(moves, str):
+                self._moves = (start, f"{moves} {coord}" if moves else coord)
+            else:
+                moves.append(coord)
+        else:
+            self._board.push(chess.Move.from_uci(coord))
 
     def status(self) -> str:
         return chess_rules.position_status(self.board)

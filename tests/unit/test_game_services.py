@@ -789,11 +789,19 @@ def test_a_finished_game_is_kept_compact_and_still_rules_the_same(bus):
     assert len(bus.validation.games["g1"].pos.board.move_stack) == 7
 
 
-def test_a_game_in_play_keeps_its_board(bus):
+def test_validation_keeps_a_board_in_play_adjudication_the_moves_until_it_reads_the_board(bus):
+    """Validation reads its board at every move; adjudication only replays the moves until a
+    claim or a flag reads the board, so it keeps them compact (no python-chess move stack)
+    and builds the board, history included, when it is read."""
     bus.create()
-    bus.play(["e4", "e5"])
+    bus.play(["e4", "e5", "Nf3"])
     assert bus.validation.games["g1"].pos._board is not None
-    assert bus.adjudication.games["g1"].pos._board is not None
+    pos = bus.adjudication.games["g1"].pos
+    assert pos._board is None and pos._moves[1] == "e2e4 e7e5 g1f3" and pos.ply == 3
+    assert [m.uci() for m in pos.board.move_stack] == ["e2e4", "e7e5", "g1f3"]
+    assert pos.board.fen() == bus.validation.games["g1"].pos.fen()
+    bus.play(["Nc6"], start=9_000, first="bob")
+    assert pos._board is not None and pos.ply == 4  # read once: a board from then on
 
 
 def test_the_timer_schedule_stays_the_size_of_the_event_not_of_its_moves(bus):

@@ -31,13 +31,29 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
     ``/healthz`` and ``arbiter_restarts_total``; ``env``: more environment (``ARBITER_*``
     settings of :mod:`shared.runner`); ``output``: where its stdout and stderr go. Without
     ``ARBITER_SNAPSHOT_KEY`` in the environment one is drawn for this supervisor's processes
-    (:mod:`shared.sealing`): they load each other's snapshots while it runs."""
+    (:mod:`shared.sealing`): they load each other's snapshots while it runs.
+
+    On Linux the instance gets SIGTERM (a graceful stop) when the thread that started it
+    ends, so no instance outlives a supervisor or a test run killed with SIGKILL: call it
+    from a thread that lives as long as the instances should (the main thread)."""
     if not os.environ.get(KEY_ENV):  # one snapshot key for every process this one starts
         os.environ[KEY_ENV] = secrets.token_hex(32)
     return subprocess.Popen([sys.executable, "-m", f"services.{process_name(instance)}",
                              "--bus", bus, "--port", str(port)],
                             env={**os.environ, "ARBITER_RESTARTS": str(restarts), **(env or {})},
-                            stdout=output, stderr=output)
+                            stdout=output, stderr=output, preexec_fn=_stop_with_parent())
+
+
+def _stop_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` asking the kernel for SIGTERM when the parent dies (``prctl(2)``
+    ``PR_SET_PDEATHSIG``), or None where there is no such call (not Linux). libc is loaded
+    here, in the parent: the child only makes the call."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    return lambda: prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
 
 
 def start_all(bus: str, base_port: int = 8000, instances: Mapping[str, int] | None = None) -> Procs:

@@ -1,5 +1,15 @@
-"""``arbiter up``'s restart budget (:func:`services.tools.supervisor.restart_allowed`)."""
+"""``arbiter up``'s restart budget (:func:`services.tools.supervisor.restart_allowed`) and its
+instances' life (:func:`services.tools.supervisor.spawn`)."""
 from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
 
 from services.tools.supervisor import restart_allowed
 
@@ -24,3 +34,36 @@ def test_old_deaths_leave_the_window():
     assert not restart_allowed(deaths, 5, 5, 600.0)  # six in the window
     assert restart_allowed(deaths, 603.5, 5, 600.0)  # 0..3 have left it: 4, 5 and 603.5 remain
     assert deaths == [4, 5, 603.5]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG) is Linux's")
+def test_an_instance_does_not_outlive_a_supervisor_killed_with_sigkill(tmp_path):
+    """A test run or ``arbiter up`` killed with SIGKILL left its instances running, holding
+    their ports (found as orphans after an interrupted test run). The kernel now stops them."""
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import sys, time
+        from services.tools.supervisor import spawn
+        print(spawn("gateway", "memory", 18_497).pid, flush=True)
+        time.sleep(120)
+        """)], stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
+    child = int(parent.stdout.readline())
+    time.sleep(1.0)
+    assert _alive(child)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 20
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.1)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive, "the instance outlived its supervisor"
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its new parent to reap it has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

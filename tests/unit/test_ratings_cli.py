@@ -81,3 +81,19 @@ def test_bad_path_one_line_error(tmp_path, make, expected):
 def test_k_must_be_positive(shared_data):
     res = CliRunner().invoke(app, ["ratings", "--trf", str(shared_data(BBP13)), "--k", "0"])
     assert res.exit_code == 2 and "--k must be a positive whole number" in " ".join(res.output.split())
+
+
+def test_unrated_results_forfeits_and_byes_are_not_rated():
+    """B.02 5.1 / TRF result letters: 1 beats 2 over the board, marked unrated (W/L): not
+    rated; 1 wins 3 by forfeit (+/-): not rated; 1 has a full-point bye (F); 1 draws 4 (=):
+    rated, 2000 v 2000 -> PD .50, change 20 x 0 = 0 over one game, Rp = 2000 + dp(.5) = 2000."""
+    from services.pairing.trf import RoundEntry as E, Tournament, TrfPlayer
+    from services.ratings.report import event_changes
+    players = [
+        TrfPlayer(1, "A", rating=2000, rounds=[E(2, "w", "W"), E(3, "b", "+"), E(None, "-", "F"), E(4, "w", "=")]),
+        TrfPlayer(2, "B", rating=1900, rounds=[E(1, "b", "L")]),
+        TrfPlayer(3, "C", rating=1800, rounds=[None, E(1, "w", "-")]),
+        TrfPlayer(4, "D", rating=2000, rounds=[None, None, None, E(1, "b", "=")]),
+    ]
+    a = event_changes(Tournament(players=players, rounds=4))[0]
+    assert (a.games, a.score, a.expected, a.change, a.performance) == (1, 0.5, 0.5, 0.0, 2000)

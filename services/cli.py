@@ -362,6 +362,54 @@ def standings_cmd(
     _write_json(json_out, {"players": data["players"]})
 
 
+def _ratings_table(title: str, rows) -> Table:
+    """The table of ``arbiter ratings``: one row per ``PlayerChange``, every column as wide
+    as its widest cell except the name (at most 24 characters, fewer on a narrow console)."""
+    dash = "-"
+    cells = [(str(r.number), r.name, str(r.rating or dash), str(r.k or dash), r.k_source or "unrated",
+              str(r.games), f"{r.score:g}", dash if r.expected is None else f"{r.expected:.2f}",
+              dash if r.change is None else f"{r.change:+.2f}",
+              dash if r.performance is None else str(r.performance)) for r in rows]
+    heads = ("No", "Name", "Rtg", "K", "K from", "G", "W", "We", "K(W-We)", "Rp")
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(heads)]
+    widths[1] = max(8, min(24, widths[1], out.width - (sum(widths) - widths[1]) - 3 * len(heads) - 1))
+    table = Table(title=title)
+    for h, w in zip(heads, widths):
+        table.add_column(h, justify="left" if h in ("Name", "K from") else "right", width=w,
+                         no_wrap=True, overflow="ellipsis")
+    for c in cells:
+        table.add_row(*c)
+    return table
+
+
+@app.command("ratings")
+def ratings_cmd(
+    trf: Path = typer.Option(..., "--trf", help="FIDE TRF file (TRF-16 / TRF-26 player lines)"),
+    k: int = typer.Option(20, "--k", help="K where the TRF cannot tell it (not >= 2400, not a "
+                                          "junior under 2300): 20 = established, never 2400"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write {players: [...]} here"),
+) -> None:
+    """Each player's FIDE rating change over the event's rated games (B.02 of 1 March 2024 as
+    amended 1 October 2025): K, games, score W, expected We, K(W - We), performance Rp."""
+    from dataclasses import asdict
+
+    from services.pairing.trf import TrfError, read_trf
+    from services.ratings.report import event_changes
+    if k <= 0:
+        _fail(f"--k must be a positive whole number (B.02 art. 8.3.3), got {k}")
+    try:
+        t = read_trf(trf)
+        rows = event_changes(t, default_k=k)
+    except OSError as e:
+        _fail(f"cannot read {trf}: {e.strerror or e}")
+    except (TrfError, ValueError) as e:
+        _fail(f"{trf}: {e}")
+    out.print(_ratings_table(f"{t.name or trf.name}: FIDE rating changes", rows))
+    out.print(f"K from: rating (>= 2400: 10), age (junior under 2300: 40), given (--k {k}).")
+    out.print("Not rated: forfeits, byes, games against unrated players (B.02 5.1, 8.3.1).")
+    _write_json(json_out, {"players": [asdict(r) for r in rows]})
+
+
 @app.command("export")
 def export(what: str = typer.Argument(..., help="trf"),
            tournament: Optional[str] = typer.Option(None, "--tournament",

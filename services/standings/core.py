@@ -110,6 +110,8 @@ from datetime import date
 from itertools import combinations
 from typing import Iterable, Mapping
 
+from services.ratings import fide
+from services.ratings.fide import DP_TABLE  # noqa: F401  (re-exported: B.02 table 8.1.a)
 from shared.checks import player_ids
 
 __all__ = [
@@ -162,13 +164,6 @@ _RESULTS: dict[str, tuple[float, float, bool]] = {
 }
 _WIN_POINTS = 1.0
 
-# FIDE rating regulations B.02 table 8.1.a: fractional score p (0.50 .. 1.00) -> dp;
-# below 0.50, dp(p) = -dp(1 - p).
-DP_TABLE: dict[int, int] = dict(zip(range(100, 49, -1), (
-    800, 677, 589, 538, 501, 470, 444, 422, 401, 383, 366, 351, 336, 322, 309, 296, 284, 273,
-    262, 251, 240, 230, 220, 211, 202, 193, 184, 175, 166, 158, 149, 141, 133, 125, 117, 110,
-    102, 95, 87, 80, 72, 65, 57, 50, 43, 36, 29, 21, 14, 7, 0)))
-
 
 def _round_half_up(x: float, digits: int = 0) -> float:
     q = 10 ** digits
@@ -176,11 +171,12 @@ def _round_half_up(x: float, digits: int = 0) -> float:
 
 
 def dp(p: float) -> int:
-    """FIDE dp for fractional score ``p`` (0..1), ``p`` rounded to the nearest 0.01 first."""
-    if not 0 <= p <= 1:
-        raise StandingsError(f"fractional score must be in 0..1, got {p!r}")
-    cents = int(_round_half_up(p * 100))
-    return DP_TABLE[cents] if cents >= 50 else -DP_TABLE[100 - cents]
+    """FIDE dp for fractional score ``p`` (0..1), ``p`` rounded to the nearest 0.01 first
+    (B.02 8.1.1: :func:`services.ratings.fide.dp`); ``StandingsError`` outside 0..1."""
+    try:
+        return fide.dp(p)
+    except ValueError as e:
+        raise StandingsError(str(e)) from None
 
 
 class StandingsError(ValueError):

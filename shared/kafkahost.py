@@ -129,6 +129,26 @@ async def decided_offsets(bootstrap: str, name: str, partition: int) -> dict[str
     return None if last is None else {t: int(o) for t, o in json.loads(last).items()}
 
 
+async def decided_everywhere(bootstrap: str, name: str, inputs: tuple[str, ...]) -> dict[tuple[str, int], int]:
+    """How far process ``name`` has decided each partition of its ``inputs``: ``{(topic,
+    partition): next offset}``, the higher of its offsets record and its consumer group's
+    committed offset (as a restore takes them; 0 where neither exists). Inputs at or past it
+    may not be decided yet, and their decisions may not be in the log yet."""
+    def group_offsets() -> dict[tuple[str, int], int]:
+        c = Consumer({"bootstrap.servers": bootstrap, "group.id": name, "enable.auto.commit": False},
+                     logger=_rdkafka_log)
+        try:
+            tps = [KafkaPartition(t, n) for t in inputs
+                   for n in sorted(c.list_topics(t, timeout=30).topics[t].partitions)]
+            return {(tp.topic, tp.partition): max(tp.offset, 0) for tp in c.committed(tps, 30)}
+        finally:
+            c.close()
+
+    out = await asyncio.to_thread(group_offsets)
+    records = {n: await decided_offsets(bootstrap, name, n) or {} for n in sorted({n for _, n in out})}
+    return {(t, n): max(o, int(records[n].get(t, 0))) for (t, n), o in out.items()}
+
+
 async def read_last(bootstrap: str, topic: str, partition: int, max_bytes: int = 1 << 20) -> bytes | None:
     """The value of the last committed record of ``topic``/``partition`` (None if it has none).
     Its last records are [..., record, commit marker], so a short read from the end finds it;
@@ -490,6 +510,8 @@ class KafkaHost:
         with self._mu:
             self._revoked = False
         REBALANCES.labels(self.name, "assigned").inc()
+        log.info("%s: assigned partitions %s (kept %s%s)", self.name, sorted(mine),
+                 sorted(set(self.parts) & mine), ", expelled: state dropped" if lost else "")
         for n, part in self.parts.items():  # kept: go on after what it has decided
             self._resume(n, part.offsets)
         await self._restore_all(sorted(mine - set(self.parts)))
@@ -512,6 +534,7 @@ class KafkaHost:
         """Give up partition ``n``'s state: what was decided after the last transaction is not
         written (the next owner, or this one's restore, decides it again)."""
         self._to_resume.pop(n, None)
+        self.restored.pop(n, None)
         if self.parts.pop(n, None) is not None and n in self._assignment:
             try:
                 self.consumer.pause([KafkaPartition(t, n) for t in self.inputs])

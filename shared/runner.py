@@ -87,10 +87,15 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
 
     from shared.metrics import observe_gc
 
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {name} %(levelname)s %(message)s")
-    # aiokafka tells every coordinator lookup and subscription change at INFO: hundreds of lines
-    # at each start and rebalance, burying ours (restores, failing transactions)
-    logging.getLogger("aiokafka").setLevel(logging.WARNING)
+    port = port or PORTS.get(name, 8000)
+    # the port first: a second instance started by mistake on a taken port stops here, before
+    # its transactional producer (same id) would fence the instance that holds the port
+    sock = _bind(name, host, port)
+    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {name}:{port} %(levelname)s %(message)s")
+    # aiokafka tells every coordinator lookup at INFO and, while the broker is away, every failed
+    # connection and fetch at ERROR, each many times a second (13 MB of log in 30 s of outage,
+    # burying ours); the processes report outages in their own words (/healthz, warnings)
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     observe_gc(name)
     if name == "gateway":
         from services.gateway.app import create_app
@@ -103,8 +108,21 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
     else:
         import socket
 
-        app = service_app(name, bus, f"{name}-{socket.gethostname()}-{port or PORTS.get(name)}")
-    uvicorn.run(app, host=host, port=port or PORTS.get(name, 8000), log_level="warning")
+        app = service_app(name, bus, f"{name}-{socket.gethostname()}-{port}")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+def _bind(name: str, host: str, port: int):
+    """A listening socket on ``host``:``port``; SystemExit naming the port when it is taken."""
+    import socket
+
+    try:
+        sock = socket.create_server((host, port), reuse_port=False)
+    except OSError as e:
+        raise SystemExit(f"{name}: cannot listen on {host}:{port} ({e.strerror}): another instance "
+                         "there? Give each instance its own --port") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def main(name: str) -> None:

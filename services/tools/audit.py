@@ -31,17 +31,24 @@ from shared.heap import paused_gc
 from shared.system import SERVICES, make_processor
 
 
-async def audit(messages: list[Envelope], workers: int = 1) -> list[Difference]:
+async def audit(messages: list[Envelope], workers: int = 1,
+                pending: dict[str, set] | None = None) -> list[Difference]:
     """Re-derive the decisions of ``messages`` (a log in append order); the differences, for
-    the aggregates that have messages in ``messages`` (see the module doc). ``workers``: see
-    :func:`rederive`."""
-    return rederive(messages, workers)
+    the aggregates that have messages in ``messages`` (see the module doc). ``workers`` and
+    ``pending``: see :func:`rederive`."""
+    return rederive(messages, workers, pending=pending)
 
 
-def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_000) -> list[Difference]:
+def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_000,
+             pending: dict[str, set] | None = None) -> list[Difference]:
     """:func:`audit` without the event loop. The partition keys of a log (a tournament with its
     games, or a game) are decided independently, so with ``workers`` > 1 and at least
-    ``min_parallel`` messages they are re-derived in that many forked processes."""
+    ``min_parallel`` messages they are re-derived in that many forked processes. ``pending``:
+    process name -> event ids of its inputs it had not decided when a live log was read
+    (:func:`services.tools.logio.audit_input`): they are not decided again, and the recorded
+    decisions they caused, directly or through others, are not compared."""
+    global _PENDING
+    _PENDING = pending or {}
     with paused_gc():
         diffs = _integrity(messages)
         if workers <= 1 or len(messages) < min_parallel:
@@ -67,6 +74,7 @@ def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_
 
 
 _SHARED: list[Envelope] | None = None
+_PENDING: dict[str, set] = {}
 
 
 def _rederive_chunk(indices: list[int]) -> list[Difference]:
@@ -81,7 +89,10 @@ def _rederive(messages: list[Envelope]) -> list[Difference]:
     for name in SERVICES:
         proc = make_processor(name)
         inputs = set(proc.inputs)
-        mine = [m for m in messages if m.payload.TOPIC not in inputs and proc.owns(m)]
+        skip = _PENDING.get(name) or set()
+        later = _caused_by(messages, skip) if skip else set()
+        mine = [m for m in messages if m.payload.TOPIC not in inputs and proc.owns(m)
+                and m.event_id not in later]
         recorded += mine
         for m in mine:  # games whose creation is outside this log
             if isinstance(m.payload, GameStarted) and m.causation_id not in causes:
@@ -89,13 +100,29 @@ def _rederive(messages: list[Envelope]) -> list[Difference]:
                 rederived += [m, *proc.decide(m)]
         decide = proc.decide
         for m in messages:
-            if m.payload.TOPIC in inputs:
+            if m.payload.TOPIC in inputs and m.event_id not in skip:
                 rederived += decide(m)
     in_scope: dict[str, bool] = {}  # by stream
     for m in rederived:
         if m.stream not in in_scope:
             in_scope[m.stream] = m.aggregate in scope
     return compare(recorded, [m for m in rederived if in_scope[m.stream]])
+
+
+def _caused_by(messages: list[Envelope], roots: set) -> set:
+    """The event ids of ``roots`` and of every message caused by one of them, directly or
+    through others (``causation_id`` chains)."""
+    children: dict = {}
+    for m in messages:
+        if m.causation_id is not None:
+            children.setdefault(m.causation_id, []).append(m.event_id)
+    out, todo = set(roots), list(roots)
+    while todo:
+        for c in children.get(todo.pop(), ()):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out
 
 
 def _integrity(messages: list[Envelope]) -> list[Difference]:

@@ -67,6 +67,36 @@ def select(messages: list[Envelope], aggregate: str) -> list[Envelope]:
     return [m for m in messages if m.aggregate in keys]
 
 
+async def audit_input(bus: str, aggregate: str | None = None) -> tuple[list[Envelope], dict[str, set]]:
+    """What ``arbiter audit --bus`` re-derives: the messages of ``aggregate`` (None: the whole
+    log) as :func:`export_messages` gives them, and per process (``game``, ``tournament``) the
+    event ids of its inputs that it had not decided when the log was read. A live log is being
+    written while it is read: a move in flight is in the log before its decision is, so the
+    audit leaves those inputs, and the decisions they caused, out (:func:`services.tools.
+    audit.rederive`). Each process's decided offsets (:func:`shared.kafkahost.
+    decided_everywhere`) are read first, then the log: the decisions of every input before
+    them were committed with them, so they are in what is read. Another bus: nothing pending."""
+    from shared.eventlog.kafka import KafkaLog
+    from shared.kafkahost import decided_everywhere
+    from shared.system import SERVICES, make_processor
+
+    log = open_log(bus)
+    if not isinstance(log, KafkaLog):
+        await log.stop()
+        return await export_messages(bus, aggregate), {}
+    try:
+        inputs = {name: make_processor(name).inputs for name in SERVICES}
+        decided = {name: await decided_everywhere(log.bootstrap, name, inputs[name]) for name in SERVICES}
+        placed = await log.read_placed(TOPICS, key_of(aggregate) if aggregate else None)
+    finally:
+        await log.stop()
+    messages = [m for _, _, m in placed]
+    pending = {name: {m.event_id for pos, offset, m in placed
+                      if pos[0] in inputs[name] and offset >= decided[name].get(pos, 0)}
+               for name in SERVICES}
+    return (select(messages, aggregate) if aggregate else messages), pending
+
+
 async def export_messages(bus: str, aggregate: str | None = None) -> list[Envelope]:
     """Every message of ``aggregate`` on ``bus`` (see :func:`select`), read from the one
     partition its key maps to; without ``aggregate``, every message of the log, each partition

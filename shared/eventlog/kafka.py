@@ -268,6 +268,24 @@ class KafkaLog(EventLog):
         return [m for r in in_log_order(rows)
                 if (m := self._parse(r[1][0], r[3])) is not None and m.key == key]
 
+    async def read_placed(self, topics: Sequence[str], key: str | None = None
+                          ) -> list[tuple[Position, int, Envelope]]:
+        """``((topic, partition), offset, message)`` of every message of ``topics`` (only the
+        partition ``key`` maps to, and only messages of that key, when given), in
+        :func:`in_log_order`: where each message stands, for a reader that must know which
+        inputs a process had decided (``arbiter audit`` of a live log)."""
+        rows = []
+        for t in dict.fromkeys(topics):
+            only = None
+            if key is not None:
+                parts = sorted(await self._partitions(t))
+                if not parts:
+                    continue
+                only = parts[partition_of(key.encode(), len(parts))]
+            rows += await self._rows(t, only=only)
+        return [(pos, off, m) for _, pos, off, raw in in_log_order(rows)
+                if (m := self._parse(pos[0], raw)) is not None and (key is None or m.key == key)]
+
     async def _rows(self, topic: str, only: int | None = None, start: Positions | None = None,
                     ends: Positions | None = None) -> list[tuple]:
         """``(timestamp, (topic, partition), offset, value)`` of every committed record of

@@ -299,3 +299,20 @@ def test_a_failure_in_a_turn_of_the_loop_rejoins_instead_of_ending_the_loop(monk
 
 class _Defect(RuntimeError):
     """Any error a turn may raise."""
+
+
+def test_a_transaction_waiting_on_a_broker_that_does_not_answer_makes_the_instance_not_ready(monkeypatch):
+    """A broker paused (SIGSTOP) is not gone: no error comes, the transaction in flight just
+    waits, and /healthz said ready while nothing was decided for 28 s (found by a helper).
+    From 5 s of waiting it says not ready, and how long; when the transaction ends, ready."""
+    now = [100.0]
+    monkeypatch.setattr(kh.time, "monotonic", lambda: now[0])
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"))
+    host._joined, host.producer = True, object()
+    host._inflight, host._txn_at = object(), 100.0
+    now[0] = 104.9
+    assert host.status()["ready"] is True and "transaction_waiting_s" not in host.status()
+    now[0] = 106.0
+    assert host.status()["ready"] is False and host.status()["transaction_waiting_s"] == 6.0
+    host._inflight = None
+    assert host.status()["ready"] is True

@@ -565,14 +565,32 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     decisions = sum(1 for m in msgs if m.payload.KIND == "event")
     for d in diffs:
         out.print(f"[red]DIFF[/red] {d}")
-    undecided = {name: len(ids) for name, ids in pending.items() if ids}
+    undecided = _not_decided_yet(msgs, pending)
     out.print(f"audited {len(msgs)} messages, {decisions} decisions: {len(diffs)} difference(s)"
               + ("; left out, not decided yet when read (a live log): "
-                 + ", ".join(f"{n} input(s) of {name}" for name, n in undecided.items())
-                 if undecided else ""))
+                 + ", ".join(f"{u['inputs']} input(s) of {name}, the oldest {u['oldest_s']} s old"
+                             for name, u in undecided.items()) if undecided else ""))
+    for name, u in undecided.items():
+        if u["oldest_s"] > 60:
+            out.print(f"[yellow]{name} has not decided an input received {u['oldest_s']} s before "
+                      f"the read: is it running? (`arbiter up` / its /healthz)[/yellow]")
     _write_json(json_out, {"messages": len(msgs), "differences": [d.as_dict() for d in diffs],
                            "not_decided_yet": undecided})
     raise typer.Exit(1 if diffs else 0)
+
+
+def _not_decided_yet(msgs: list, pending: dict[str, set]) -> dict[str, dict]:
+    """Per process with inputs left out of a live log's audit: how many, and the age in
+    seconds of the oldest (its receive time, against now)."""
+    import time
+
+    now_ms = time.time_ns() // 1_000_000
+    out = {}
+    for name, ids in pending.items():
+        times = [m.at_ms for m in msgs if m.event_id in ids]
+        if times:
+            out[name] = {"inputs": len(times), "oldest_s": round((now_ms - min(times)) / 1000, 1)}
+    return out
 
 
 @app.command()

@@ -137,18 +137,22 @@ async def decided_everywhere(bootstrap: str, name: str, inputs: tuple[str, ...])
     partition): next offset}``, the higher of its offsets record and its consumer group's
     committed offset (as a restore takes them; 0 where neither exists). Inputs at or past it
     may not be decided yet, and their decisions may not be in the log yet."""
-    def group_offsets() -> dict[tuple[str, int], int]:
+    def group_offsets() -> tuple[dict[tuple[str, int], int], bool]:
+        # (librdkafka's consumer never creates a topic it is asked about; a metadata request
+        # of aiokafka's would, with the broker's defaults, not a compacted offsets topic)
         c = Consumer({"bootstrap.servers": bootstrap, "group.id": name, "enable.auto.commit": False},
                      logger=_rdkafka_log)
         try:
-            tps = [KafkaPartition(t, n) for t in inputs
-                   for n in sorted(c.list_topics(t, timeout=30).topics[t].partitions)]
-            return {(tp.topic, tp.partition): max(tp.offset, 0) for tp in c.committed(tps, 30)}
+            topics = c.list_topics(timeout=30).topics
+            tps = [KafkaPartition(t, n) for t in inputs if t in topics for n in sorted(topics[t].partitions)]
+            committed = c.committed(tps, 30) if tps else []
+            return {(tp.topic, tp.partition): max(tp.offset, 0) for tp in committed}, offsets_topic(name) in topics
         finally:
             c.close()
 
-    out = await asyncio.to_thread(group_offsets)
-    records = {n: await decided_offsets(bootstrap, name, n) or {} for n in sorted({n for _, n in out})}
+    out, has_records = await asyncio.to_thread(group_offsets)
+    records = {n: (await decided_offsets(bootstrap, name, n) if has_records else None) or {}
+               for n in sorted({n for _, n in out})}
     return {(t, n): max(o, int(records[n].get(t, 0))) for (t, n), o in out.items()}
 
 
@@ -332,6 +336,7 @@ class KafkaHost:
         self._lag_at = 0.0
         self._restoring: dict[int, dict] = {}
         self._to_resume: dict[int, dict[str, int]] = {}  # partition -> offsets to fetch from (paused)
+        self._loop_failures: dict | None = None  # {"count", "error"} while turns of the loop fail
         self._retry_at: dict[int, float] = {}  # partition -> when to try restoring it again
         self._failing: dict[int, dict] = {}  # partition -> its transactions failed in a row
         self.started = False
@@ -439,7 +444,7 @@ class KafkaHost:
         waiting = time.monotonic() - self._txn_at if self._inflight is not None else 0.0
         ready = (self._joined and self.producer is not None and not self._restoring
                  and not self._to_resume and not loop_ended and waiting < STALLED_S
-                 and all(n in self.parts for n in assigned))
+                 and not self._loop_failures and all(n in self.parts for n in assigned))
         READY.labels(self.name).set(int(ready))
         return {"ready": bool(ready), "partitions": sorted(self.parts), "assigned": assigned,
                 **({"transaction_waiting_s": round(waiting, 1)} if waiting >= STALLED_S else {}),
@@ -448,7 +453,8 @@ class KafkaHost:
                 "restored": {str(k): v for k, v in self.restored.items()},
                 "seeking": sorted(self._to_resume),
                 "decided": {str(n): dict(p.offsets) for n, p in sorted(self.parts.items())},
-                **({"loop": "ended"} if loop_ended else {})}
+                **({"loop": "ended"} if loop_ended else {}),
+                **({"loop_failures": dict(self._loop_failures)} if self._loop_failures else {})}
 
     # ------------------------------------------------------------ the group (polling thread)
     def _on_assign(self, consumer: Consumer, tps: list) -> None:
@@ -527,16 +533,19 @@ class KafkaHost:
         self._joined = True
         ASSIGNED.labels(self.name).set(len(self.parts))
 
-    async def _rejoin(self) -> None:
-        """Drop every partition (others may own them by now) and join with a new consumer."""
+    async def _rejoin(self, delay: float = 0.0) -> None:
+        """Drop every partition (others may own them by now) and join with a new consumer,
+        ``delay`` seconds after leaving the group (the others own the partitions meanwhile)."""
         if self._inflight is not None:
             await asyncio.gather(self._inflight, return_exceptions=True)
         with self._mu:
             self._assignment, self._assignment_new, self._revoked = set(), False, True
+        self._joined = False
         for n in list(self.parts):
             await self._drop(n)
         old = self.consumer
         await asyncio.get_running_loop().run_in_executor(self._poller, old.close)
+        await asyncio.sleep(delay)
         self._new_consumer()
 
     async def _drop(self, n: int) -> None:
@@ -751,12 +760,17 @@ class KafkaHost:
                 await self._turn(rows)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # a defect: never end the loop silently (the partitions would stall)
-                log.exception("%s: the loop failed; dropping every partition and joining the "
-                              "group again", self.name)
+            except Exception as e:  # a defect: never end the loop silently (the partitions would stall)
+                f = self._loop_failures = self._loop_failures or {"count": 0}
+                f["count"] += 1
+                f["error"] = f"{type(e).__name__}: {e}"[:1000]
+                delay = min(60.0, 2.0 ** (f["count"] - 1))
+                log.exception("%s: the loop failed (%d in a row); dropping every partition and "
+                              "joining the group again in %.0f s", self.name, f["count"], delay)
                 async with self._lock:
-                    await self._rejoin()
+                    await self._rejoin(delay)
                 continue
+            self._loop_failures = None
             if rows:
                 BATCH.labels(self.name).observe(time.perf_counter() - t0)
             self._measure_lag()

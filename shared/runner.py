@@ -113,14 +113,19 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
 
 
 def _bind(name: str, host: str, port: int):
-    """A listening socket on ``host``:``port``; SystemExit naming the port when it is taken."""
+    """A listening socket on ``host``:``port`` (IPv6 when ``host`` has a colon; ``::`` takes
+    IPv4 too where the system allows); SystemExit naming the address when it cannot listen."""
+    import errno
     import socket
 
+    v6 = ":" in host
     try:
-        sock = socket.create_server((host, port), reuse_port=False)
+        sock = socket.create_server((host, port), family=socket.AF_INET6 if v6 else socket.AF_INET,
+                                    dualstack_ipv6=v6 and host == "::" and socket.has_dualstack_ipv6())
     except OSError as e:
-        raise SystemExit(f"{name}: cannot listen on {host}:{port} ({e.strerror}): another instance "
-                         "there? Give each instance its own --port") from None
+        why = (": another instance there? Give each instance its own --port"
+               if e.errno == errno.EADDRINUSE else "")
+        raise SystemExit(f"{name}: cannot listen on {host}:{port} ({e.strerror or e}){why}") from None
     sock.set_inheritable(True)
     return sock
 

@@ -243,7 +243,13 @@ class Processor:
         follows the last one applied or published)."""
         out = []
         for c in self.cores:
-            for p in c.due(now_ms):
+            try:
+                asked = c.due(now_ms)
+            except Exception:  # a core bug must not stop the service (as in :meth:`decide`)
+                ERRORS.labels(c.name, "due").inc()
+                log.exception("%s: timer failed at %d", c.name, now_ms)
+                continue
+            for p in asked:
                 stream = stream_for(f"game-{p.game_id}", "timer")
                 seq = self._timer_seqs[stream] = max(self._timer_seqs.get(stream, 0),
                                                      self.dedupe.last(stream)) + 1

@@ -53,7 +53,13 @@ def _stop_with_parent() -> Callable[[], None] | None:
     import ctypes
 
     prctl = ctypes.CDLL(None, use_errno=True).prctl
-    return lambda: prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    parent = os.getpid()
+
+    def stop_with_parent() -> None:
+        prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the call: no signal will come
+            os._exit(1)
+    return stop_with_parent
 
 
 def start_all(bus: str, base_port: int = 8000, instances: Mapping[str, int] | None = None) -> Procs:

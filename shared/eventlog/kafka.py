@@ -268,12 +268,25 @@ class KafkaLog(EventLog):
         return [m for r in in_log_order(rows)
                 if (m := self._parse(r[1][0], r[3])) is not None and m.key == key]
 
-    async def read_placed(self, topics: Sequence[str], key: str | None = None
-                          ) -> list[tuple[Position, int, Envelope]]:
-        """``((topic, partition), offset, message)`` of every message of ``topics`` (only the
-        partition ``key`` maps to, and only messages of that key, when given), in
-        :func:`in_log_order`: where each message stands, for a reader that must know which
-        inputs a process had decided (``arbiter audit`` of a live log)."""
+    async def ends(self, topics: Sequence[str]) -> Positions:
+        """The committed end of every partition of ``topics``, in one request: a cut of the
+        log at one moment (:meth:`read_placed`)."""
+        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
+                                    isolation_level="read_committed")
+        try:
+            await consumer.start()
+            tps = [TopicPartition(t, p) for t in dict.fromkeys(topics) for p in sorted(await self._partitions(t))]
+            return {(tp.topic, tp.partition): o for tp, o in (await consumer.end_offsets(tps)).items()}
+        finally:
+            await consumer.stop()
+
+    async def read_placed(self, topics: Sequence[str], until: Positions, key: str | None = None
+                          ) -> list[tuple[Position, int, int, Envelope]]:
+        """``((topic, partition), offset, record timestamp ms, message)`` of every message of
+        ``topics`` before the ``until`` offsets (:meth:`ends`; only the partition ``key`` maps
+        to, and only messages of that key, when given), in :func:`in_log_order`: where each
+        message stands, for a reader that must know which inputs a process had decided
+        (``arbiter audit`` of a live log)."""
         rows = []
         for t in dict.fromkeys(topics):
             only = None
@@ -282,15 +295,16 @@ class KafkaLog(EventLog):
                 if not parts:
                     continue
                 only = parts[partition_of(key.encode(), len(parts))]
-            rows += await self._rows(t, only=only)
-        return [(pos, off, m) for _, pos, off, raw in in_log_order(rows)
+            rows += await self._rows(t, only=only, until=until)
+        return [(pos, off, ts, m) for ts, pos, off, raw in in_log_order(rows)
                 if (m := self._parse(pos[0], raw)) is not None and (key is None or m.key == key)]
 
     async def _rows(self, topic: str, only: int | None = None, start: Positions | None = None,
-                    ends: Positions | None = None) -> list[tuple]:
+                    ends: Positions | None = None, until: Positions | None = None) -> list[tuple]:
         """``(timestamp, (topic, partition), offset, value)`` of every committed record of
-        ``topic`` (or of its partition ``only``) now in the log, in :func:`in_log_order`; from
-        the ``start`` offsets on where given; ``ends`` (if given) receives the end offsets."""
+        ``topic`` (or of its partition ``only``) now in the log (before the ``until`` offsets
+        where given), in :func:`in_log_order`; from the ``start`` offsets on where given;
+        ``ends`` (if given) receives the end offsets."""
         consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
                                     isolation_level="read_committed", fetch_max_wait_ms=20)
         try:
@@ -302,6 +316,8 @@ class KafkaLog(EventLog):
             consumer.assign(tps)
             await consumer.seek_to_beginning(*tps)
             end = await consumer.end_offsets(tps)
+            if until is not None:
+                end = {tp: min(o, until.get((topic, tp.partition), o)) for tp, o in end.items()}
             if ends is not None:
                 ends.update({(topic, tp.partition): o for tp, o in end.items()})
             for tp in tps:

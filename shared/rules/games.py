@@ -149,7 +149,7 @@ class ChessPosition(Position):
     def compact(self) -> None:
         """The start position and the moves in UCI as one space-separated string (a tenth of
         the list's memory), rebuilt by :attr:`board` on first use."""
-        if self._board is not None:
+        if self._board is not None or not isinstance(self._moves[1], str):  # a board, or a snapshot's list
             start, moves = self._record()
             self._board, self._moves = None, (start, " ".join(moves))
 

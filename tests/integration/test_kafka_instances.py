@@ -509,6 +509,43 @@ def test_the_audit_of_a_live_log_leaves_out_the_moves_in_flight(kafka_bootstrap)
     asyncio.run(main())
 
 
+def test_the_audit_of_a_live_log_reads_one_cut_of_every_topic(kafka_bootstrap, monkeypatch):
+    """The topics are read one after another: a move that comes and is decided while the
+    commands topic is being read must not have its decisions read without it (a reviewer's
+    repro: 2 false differences, MoveAccepted and ClockUpdated 'not re-derived'). Every topic
+    is read up to the ends taken at one moment, before the reading starts."""
+    from contracts.messages import SubmitMove
+    from services.tools.logio import audit_input
+
+    gid = f"cut{uuid.uuid4().hex[:6]}"
+    rows, done = KafkaLog._rows, []
+
+    async def main():
+        h = await _game_host(kafka_bootstrap)
+        try:
+            async with _Commands(kafka_bootstrap, gid, "c5c5c5c5") as c:
+                await c.open_with_e4_e5()
+
+                async def read_then_move(self, topic, *a, **kw):
+                    out = await rows(self, topic, *a, **kw)
+                    if topic == GAME_COMMANDS and not done:
+                        done.append(topic)  # read; now a move comes and is decided
+                        await c.put(Actor(kind="player", id="w"),
+                                    SubmitMove(game_id=gid, player_id="w", move="Nf3"))
+                        await c.settle(3)
+                    return out
+
+                monkeypatch.setattr(KafkaLog, "_rows", read_then_move)
+                msgs, pending = await audit_input(f"kafka://{kafka_bootstrap}", f"game-{gid}")
+                monkeypatch.setattr(KafkaLog, "_rows", rows)
+        finally:
+            await h.stop()
+        assert done and [m.payload.uci for m in msgs if m.type == "MoveAccepted"] == ["e2e4", "e7e5"]
+        assert await audit(msgs, pending=pending) == []
+
+    asyncio.run(main())
+
+
 def test_a_decision_too_large_for_the_broker_is_refused_not_retried_forever(kafka_bootstrap):
     """A decision over the broker's 1 MB record limit would make the broker refuse its whole
     transaction, and the restore that follows would decide it again: a partition stuck for

@@ -271,20 +271,24 @@ def test_a_seek_refused_right_after_an_assignment_is_tried_again_not_fatal(monke
 def test_a_failure_in_a_turn_of_the_loop_rejoins_instead_of_ending_the_loop(monkeypatch):
     """Whatever a turn raises, the loop logs it, drops its partitions and joins the group again
     (a loop that ended left the instance in the group owning partitions it never decided,
-    and /healthz said ready)."""
+    and /healthz said ready), after 1, 2, 4 ... s while turns keep failing (not a hot loop of
+    restores); not ready, with the error, until a turn succeeds."""
     host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"))
-    turns, rejoined = [], []
+    host._joined, host.producer = True, object()
+    turns, delays, ready = [], [], []
     monkeypatch.setattr(host, "_poll", lambda timeout: [])
 
     async def turn(rows):
         turns.append(rows)
-        if len(turns) == 1:
+        if len(turns) <= 3:
             raise _Defect("Local: Erroneous state")
-        if len(turns) == 3:
+        if len(turns) == 5:
             raise asyncio.CancelledError
+        ready.append(host.status()["ready"])  # the 4th turn: it succeeds
 
-    async def rejoin():
-        rejoined.append(len(turns))
+    async def rejoin(delay=0.0):
+        delays.append(delay)
+        ready.append(host.status()["ready"])
 
     monkeypatch.setattr(host, "_turn", turn)
     monkeypatch.setattr(host, "_rejoin", rejoin)
@@ -294,7 +298,10 @@ def test_a_failure_in_a_turn_of_the_loop_rejoins_instead_of_ending_the_loop(monk
         await asyncio.gather(host._task, return_exceptions=True)
 
     asyncio.run(main())
-    assert rejoined == [1] and len(turns) == 3
+    assert delays == [1.0, 2.0, 4.0] and len(turns) == 5
+    assert ready == [False, False, False, False]  # the 4th turn runs before the count is cleared
+    assert host._loop_failures is None and "loop_failures" not in host.status()
+    assert host.status()["loop"] == "ended"  # (cancelled here, not stopped: not ready)
 
 
 class _Defect(RuntimeError):

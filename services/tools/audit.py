@@ -92,7 +92,7 @@ def _rederive(messages: list[Envelope]) -> list[Difference]:
         skip = _PENDING.get(name) or set()
         later = _caused_by(messages, skip) if skip else set()
         mine = [m for m in messages if m.payload.TOPIC not in inputs and proc.owns(m)
-                and m.event_id not in later]
+                and (not later or m.event_id not in later)]
         recorded += mine
         for m in mine:  # games whose creation is outside this log
             if isinstance(m.payload, GameStarted) and m.causation_id not in causes:
@@ -100,7 +100,7 @@ def _rederive(messages: list[Envelope]) -> list[Difference]:
                 rederived += [m, *proc.decide(m)]
         decide = proc.decide
         for m in messages:
-            if m.payload.TOPIC in inputs and m.event_id not in skip:
+            if m.payload.TOPIC in inputs and (not skip or m.event_id not in skip):
                 rederived += decide(m)
     in_scope: dict[str, bool] = {}  # by stream
     for m in rederived:

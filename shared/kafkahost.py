@@ -100,6 +100,9 @@ TRANSACTION_TIMEOUT_MS = 10_000
 #: A transaction waiting this long on the broker makes the instance not ready (/healthz): a
 #: commit takes some 10 ms at 1,000 moves/s on this machine.
 STALLED_S = 5.0
+#: After a failed turn of the loop, the instance is not ready, and the next failure waits twice
+#: as long before rejoining, until the loop has run this long without failing (seconds).
+LOOP_CALM_S = 60.0
 
 
 def _fits(name: str, n: int, blob: bytes) -> bool:
@@ -454,7 +457,8 @@ class KafkaHost:
                 "seeking": sorted(self._to_resume),
                 "decided": {str(n): dict(p.offsets) for n, p in sorted(self.parts.items())},
                 **({"loop": "ended"} if loop_ended else {}),
-                **({"loop_failures": dict(self._loop_failures)} if self._loop_failures else {})}
+                **({"loop_failures": {k: v for k, v in self._loop_failures.items() if k != "at"}}
+                   if self._loop_failures else {})}
 
     # ------------------------------------------------------------ the group (polling thread)
     def _on_assign(self, consumer: Consumer, tps: list) -> None:
@@ -764,13 +768,15 @@ class KafkaHost:
                 f = self._loop_failures = self._loop_failures or {"count": 0}
                 f["count"] += 1
                 f["error"] = f"{type(e).__name__}: {e}"[:1000]
+                f["at"] = time.monotonic()
                 delay = min(60.0, 2.0 ** (f["count"] - 1))
                 log.exception("%s: the loop failed (%d in a row); dropping every partition and "
                               "joining the group again in %.0f s", self.name, f["count"], delay)
                 async with self._lock:
                     await self._rejoin(delay)
                 continue
-            self._loop_failures = None
+            if self._loop_failures and time.monotonic() - self._loop_failures["at"] >= LOOP_CALM_S:
+                self._loop_failures = None  # (not at once: the turns before the failing input succeed)
             if rows:
                 BATCH.labels(self.name).observe(time.perf_counter() - t0)
             self._measure_lag()

@@ -272,7 +272,10 @@ def test_a_failure_in_a_turn_of_the_loop_rejoins_instead_of_ending_the_loop(monk
     """Whatever a turn raises, the loop logs it, drops its partitions and joins the group again
     (a loop that ended left the instance in the group owning partitions it never decided,
     and /healthz said ready), after 1, 2, 4 ... s while turns keep failing (not a hot loop of
-    restores); not ready, with the error, until a turn succeeds."""
+    restores; turns that succeed in between, before the failing input comes again, do not
+    reset it); not ready, with the error, until the loop has run 60 s without failing."""
+    now = [1000.0]
+    monkeypatch.setattr(kh.time, "monotonic", lambda: now[0])
     host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"))
     host._joined, host.producer = True, object()
     turns, delays, ready = [], [], []
@@ -280,11 +283,16 @@ def test_a_failure_in_a_turn_of_the_loop_rejoins_instead_of_ending_the_loop(monk
 
     async def turn(rows):
         turns.append(rows)
-        if len(turns) <= 3:
+        if len(turns) in (1, 3, 5):
             raise _Defect("Local: Erroneous state")
-        if len(turns) == 5:
+        if len(turns) == 6:
+            now[0] += 59
+            ready.append(host.status()["ready"])  # 59 s without a failure: not yet
+        if len(turns) == 7:
+            now[0] += 2  # 61 s: cleared after this turn
+        if len(turns) == 8:
+            ready.append(host.status()["ready"])
             raise asyncio.CancelledError
-        ready.append(host.status()["ready"])  # the 4th turn: it succeeds
 
     async def rejoin(delay=0.0):
         delays.append(delay)
@@ -298,8 +306,8 @@ def test_a_failure_in_a_turn_of_the_loop_rejoins_instead_of_ending_the_loop(monk
         await asyncio.gather(host._task, return_exceptions=True)
 
     asyncio.run(main())
-    assert delays == [1.0, 2.0, 4.0] and len(turns) == 5
-    assert ready == [False, False, False, False]  # the 4th turn runs before the count is cleared
+    assert delays == [1.0, 2.0, 4.0] and len(turns) == 8  # turns 2 and 4 succeeded in between
+    assert ready == [False, False, False, False, True]
     assert host._loop_failures is None and "loop_failures" not in host.status()
     assert host.status()["loop"] == "ended"  # (cancelled here, not stopped: not ready)
 

@@ -233,6 +233,8 @@ class Gateway:
         self.effects: OrderedDict[uuid.UUID, Envelope] = OrderedDict()
         self.max_effects = 20_000
         self.ready = False
+        self.publishing: dict[uuid.UUID, float] = {}  # command -> when its publish began (monotonic s)
+        self.publish_failed: str | None = None  # the last publish's error, until one succeeds
         if snapshot_every_s is not None and not snapshot_every_s > 0:
             raise ValueError(f"snapshot_every_s must be a positive number of seconds, not {snapshot_every_s}")
         self.snapshot_every_s, self.load_snapshots = snapshot_every_s, load_snapshots
@@ -445,11 +447,22 @@ class Gateway:
                 raise HTTPError(413, f"the command is {size:,} bytes of JSON, over the event log's "
                                      f"limit of {MAX_EVENT_BYTES:,}", code="too-large")
             self.waiters[msg.event_id] = (aggregate, fut)
+            self.publishing[msg.event_id] = time.monotonic()
             try:
                 await self.log.publish(payload.TOPIC, msg)
+            except Exception as e:  # the log is away: 503 (and /healthz says so), never a 500
+                self.waiters.pop(msg.event_id, None)
+                self.publish_failed = f"{type(e).__name__}: {e}"[:500]
+                logger.warning("gateway: %s not published (%s)", msg.type, self.publish_failed)
+                raise HTTPError(503, f"the event log did not take the command ({self.publish_failed}); "
+                                     f"it may or may not be recorded: look at the {aggregate} before "
+                                     "sending it again", code="log-unavailable") from None
             except BaseException:
                 self.waiters.pop(msg.event_id, None)
                 raise
+            finally:
+                self.publishing.pop(msg.event_id, None)
+            self.publish_failed = None
             self.seqs[stream] = seq
             # The read model knows the command at once (a just-created game is not a 404); the
             # subscription's copy is skipped by the deduper.
@@ -621,14 +634,21 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
 
     # ------------------------------------------------------------------------------ health
     @app.get("/healthz", tags=["ops"])
-    async def healthz() -> dict:
-        return {"status": "ok", "ready": gw.ready, "applied": gw.rm.applied,
+    async def healthz() -> JSONResponse:
+        """200 when ready: the read model is restored and commands get published (none has
+        waited on the log for 5 s, the last one did not fail); else 503, saying why."""
+        waiting = time.monotonic() - min(gw.publishing.values(), default=time.monotonic())
+        ready = gw.ready and gw.publish_failed is None and waiting < 5.0
+        body = {"status": "ok", "ready": ready, "applied": gw.rm.applied,
+                **({"publish_failed": gw.publish_failed} if gw.publish_failed else {}),
+                **({"publish_waiting_s": round(waiting, 1)} if waiting >= 5.0 else {}),
                 "from_snapshot": bool(gw.restored), "snapshot_messages": gw.snapshot_messages,
                 "replayed": gw.replayed, "snapshot_applied": gw.snapshot_applied,
                 "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments),
                 # where the read model is in the log: "topic/partition" -> next offset to apply
                 "positions": {f"{t}/{n}": o for (t, n), o in sorted(
                     (gw.follower.positions if gw.follower is not None else {}).items())}}
+        return JSONResponse(body, status_code=200 if ready else 503)
 
     @app.get("/metrics", tags=["ops"])
     async def metrics() -> Response:

@@ -7,6 +7,7 @@ The fake (below) answers game commands the way the real validation service does:
 from __future__ import annotations
 
 import asyncio
+import time
 import json
 from contextlib import asynccontextmanager
 
@@ -445,6 +446,32 @@ async def test_sse_stream_replays_then_follows(env):
     assert [e["event"] for e in events] == ["CreateGame", "GameStarted", "SubmitMove", "MoveAccepted"]
     assert events[0]["id"] == f"game-g1.commands.{app.state.gateway.instance}:1" and events[3]["data"]["payload"]["san"] == "e4"
     assert not app.state.gateway.subscribers["game-g1"]  # the disconnected client is gone
+
+
+async def test_healthz_is_503_while_commands_cannot_be_published(env, monkeypatch):
+    """A helper killed the broker: the back ends said not ready, the gateway said ready while
+    every command failed to publish. Now /healthz answers 503 with the last publish's error
+    until a publish succeeds, and while a publish has waited 5 s or more (a paused broker)."""
+    client, log, app, _ = env
+    gw = app.state.gateway
+    assert (await client.get("/healthz")).status_code == 200
+    publish = log.publish
+
+    async def away(topic, msg):
+        raise ConnectionError("broker away")
+
+    monkeypatch.setattr(log, "publish", away)
+    r = await client.post("/games", json={"game_id": "hz1", "white": "alice", "black": "bob"})
+    assert r.status_code == 503 and r.json()["code"] == "log-unavailable", r.text
+    h = await client.get("/healthz")
+    assert h.status_code == 503 and h.json()["ready"] is False
+    assert h.json()["publish_failed"] == "ConnectionError: broker away"
+    monkeypatch.setattr(log, "publish", publish)
+    await _new_game(client, "hz2")
+    assert (await client.get("/healthz")).status_code == 200
+    gw.publishing["stuck"] = time.monotonic() - 6.0  # a publish waiting on a paused broker
+    h = await client.get("/healthz")
+    assert h.status_code == 503 and h.json()["publish_waiting_s"] >= 6.0
 
 
 async def test_healthz_metrics_docs(env):

@@ -226,6 +226,7 @@ class Gateway:
         self.instance = secrets.token_hex(4)
         self._forget_snapshot()  # rm, dedupe, restored, snapshot_applied, snapshot_messages
         self.seqs: dict[str, int] = {}
+        self.streams: dict[str, str] = {}  # aggregate -> its command stream, after an uncertain publish
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.waiters: dict[uuid.UUID, tuple[str, asyncio.Future]] = {}
         self.subscribers: dict[str, set[asyncio.Queue]] = defaultdict(set)
@@ -426,7 +427,7 @@ class Gateway:
         """Publish ``payload`` on this gateway's command stream of the aggregate,
         ``<aggregate>.commands.<instance>``, with the next seq; with ``wait``, wait for the first
         event of the aggregate caused by it (or the timeout: None)."""
-        stream = f"{aggregate}.commands.{self.instance}"
+        stream = self.streams.get(aggregate) or f"{aggregate}.commands.{self.instance}"
         occurred = dt_of(at_ms if at_ms is not None else self.now_ms())
         corr = None
         if correlation:
@@ -453,6 +454,10 @@ class Gateway:
             except Exception as e:  # the log is away: 503 (and /healthz says so), never a 500
                 self.waiters.pop(msg.event_id, None)
                 self.publish_failed = f"{type(e).__name__}: {e}"[:500]
+                # the record may have been written all the same: the next command of the
+                # aggregate under this seq would be skipped as already applied (lost), under
+                # the next one leave a gap if it was not; a new stream of its own has neither
+                self.streams[aggregate] = f"{aggregate}.commands.{secrets.token_hex(4)}"
                 logger.warning("gateway: %s not published (%s)", msg.type, self.publish_failed)
                 raise HTTPError(503, f"the event log did not take the command ({self.publish_failed}); "
                                      f"it may or may not be recorded: look at the {aggregate} before "

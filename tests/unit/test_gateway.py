@@ -474,6 +474,31 @@ async def test_healthz_is_503_while_commands_cannot_be_published(env, monkeypatc
     assert h.status_code == 503 and h.json()["publish_waiting_s"] >= 6.0
 
 
+async def test_a_command_after_an_uncertain_publish_is_not_skipped(env, monkeypatch):
+    """The log wrote a command but its publish still failed (a timeout after the write): 503.
+    The next command of the game must not reuse that (stream, seq), which every consumer
+    would skip as already applied: it goes on a new command stream and is decided."""
+    client, log, app, _ = env
+    await _new_game(client, "uc1")
+    publish = log.publish
+
+    async def written_then_failed(topic, msg):
+        await publish(topic, msg)
+        raise TimeoutError("no acknowledgement")
+
+    monkeypatch.setattr(log, "publish", written_then_failed)
+    r = await client.post("/games/uc1/moves", json={"player_id": "alice", "move": "e4"})
+    assert r.status_code == 503 and r.json()["code"] == "log-unavailable"
+    monkeypatch.setattr(log, "publish", publish)
+    r = await client.post("/games/uc1/moves", json={"player_id": "bob", "move": "e5"})
+    assert r.status_code == 200 and r.json()["event"] == "MoveAccepted", r.text
+    from services.tools.logio import applied_once
+
+    # what a consumer applies (a (stream, seq) at or below one seen is skipped): both moves
+    applied = applied_once(await log.read(GAME_COMMANDS))
+    assert [m.payload.move for m in applied if m.type == "SubmitMove"] == ["e4", "e5"]
+
+
 async def test_healthz_metrics_docs(env):
     client, _, _, _ = env
     await _new_game(client)

@@ -751,7 +751,10 @@ class KafkaHost:
             except asyncio.CancelledError:
                 raise
             except _ConsumerFailed as e:
-                log.warning("%s: the consumer failed (%s); joining the group again", self.name, e)
+                twin = "same group.instance.id" in str(e)
+                log.warning("%s: the consumer failed (%s); joining the group again%s", self.name, e,
+                            f" (another process runs as instance {self.instance_id!r}: give each "
+                            "instance its own --port or ARBITER_INSTANCE_ID)" if twin else "")
                 async with self._lock:
                     await self._rejoin()
                 continue

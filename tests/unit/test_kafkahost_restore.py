@@ -331,3 +331,30 @@ def test_a_transaction_waiting_on_a_broker_that_does_not_answer_makes_the_instan
     assert host.status()["ready"] is False and host.status()["transaction_waiting_s"] == 6.0
     host._inflight = None
     assert host.status()["ready"] is True
+
+
+def test_a_twin_instance_id_is_named_in_the_log(monkeypatch, caplog):
+    """Two live processes under one instance id fence each other's consumer for good (a
+    helper started one by mistake): the log says which id and what to do, not only
+    librdkafka's words."""
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"), instance_id="game-vm-8001")
+    polls = []
+
+    def poll(timeout):
+        polls.append(timeout)
+        if len(polls) == 1:
+            raise kh._ConsumerFailed("Static consumer fenced by other consumer with same group.instance.id")
+        raise asyncio.CancelledError
+
+    async def rejoin(delay=0.0):
+        pass
+
+    monkeypatch.setattr(host, "_poll", poll)
+    monkeypatch.setattr(host, "_rejoin", rejoin)
+
+    async def main():
+        await asyncio.gather(host._run(), return_exceptions=True)
+
+    with caplog.at_level("WARNING", logger="arbiter.kafkahost"):
+        asyncio.run(main())
+    assert "another process runs as instance 'game-vm-8001'" in caplog.text

@@ -70,6 +70,8 @@ OUTCOMES = Counter("arbiter_gateway_outcomes_total", "Outcomes of waited command
 REJECTED = Counter("arbiter_gateway_http_rejections_total", "Requests refused before publishing",
                    ["status"])
 WAIT = Histogram("arbiter_gateway_command_seconds", "Publish to outcome of a command")
+#: A publish waiting this long on the log makes the gateway not ready (/healthz 503; seconds).
+PUBLISH_STALLED_S = 5.0
 SSE_CLIENTS = Gauge("arbiter_gateway_sse_clients", "Open SSE streams")
 SNAPSHOT_SECONDS = Gauge("arbiter_gateway_snapshot_seconds", "Time to serialise and save the latest "
                          "read-model snapshot")
@@ -643,10 +645,10 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         """200 when ready: the read model is restored and commands get published (none has
         waited on the log for 5 s, the last one did not fail); else 503, saying why."""
         waiting = time.monotonic() - min(gw.publishing.values(), default=time.monotonic())
-        ready = gw.ready and gw.publish_failed is None and waiting < 5.0
+        ready = gw.ready and gw.publish_failed is None and waiting < PUBLISH_STALLED_S
         body = {"status": "ok", "ready": ready, "applied": gw.rm.applied,
                 **({"publish_failed": gw.publish_failed} if gw.publish_failed else {}),
-                **({"publish_waiting_s": round(waiting, 1)} if waiting >= 5.0 else {}),
+                **({"publish_waiting_s": round(waiting, 1)} if waiting >= PUBLISH_STALLED_S else {}),
                 "from_snapshot": bool(gw.restored), "snapshot_messages": gw.snapshot_messages,
                 "replayed": gw.replayed, "snapshot_applied": gw.snapshot_applied,
                 "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments),

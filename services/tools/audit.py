@@ -48,7 +48,9 @@ def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_
     (:func:`services.tools.logio.audit_input`): they are not decided again, and the recorded
     decisions they caused, directly or through others, are not compared."""
     global _PENDING
-    _PENDING = pending or {}
+    # per process: its undecided inputs, and they with everything they caused (once, over the
+    # whole log: the forked workers inherit it)
+    _PENDING = {name: (skip, _caused_by(messages, skip)) for name, skip in (pending or {}).items() if skip}
     with paused_gc():
         diffs = _integrity(messages)
         if workers <= 1 or len(messages) < min_parallel:
@@ -74,7 +76,7 @@ def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_
 
 
 _SHARED: list[Envelope] | None = None
-_PENDING: dict[str, set] = {}
+_PENDING: dict[str, tuple[set, set]] = {}
 
 
 def _rederive_chunk(indices: list[int]) -> list[Difference]:
@@ -89,8 +91,7 @@ def _rederive(messages: list[Envelope]) -> list[Difference]:
     for name in SERVICES:
         proc = make_processor(name)
         inputs = set(proc.inputs)
-        skip = _PENDING.get(name) or set()
-        later = _caused_by(messages, skip) if skip else set()
+        skip, later = _PENDING.get(name, (set(), set()))
         mine = [m for m in messages if m.payload.TOPIC not in inputs and proc.owns(m)
                 and (not later or m.event_id not in later)]
         recorded += mine

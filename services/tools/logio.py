@@ -89,7 +89,8 @@ async def audit_input(bus: str, aggregate: str | None = None) -> tuple[list[Enve
         inputs = {name: make_processor(name).inputs for name in SERVICES}
         read_at = time.time_ns() // 1_000_000
         decided = {name: await decided_everywhere(log.bootstrap, name, inputs[name]) for name in SERVICES}
-        placed = await log.read_placed(TOPICS, await log.ends(TOPICS), key_of(aggregate) if aggregate else None)
+        placed = await log.read_placed(TOPICS, key=key_of(aggregate) if aggregate else None,
+                                       until=await log.ends(TOPICS))
     finally:
         await log.stop()
     messages = [m for *_, m in placed]

@@ -259,14 +259,7 @@ class KafkaLog(EventLog):
     async def read_key(self, topics: Sequence[str], key: str) -> list[Envelope]:
         """Only the partition ``key`` maps to (the producers' murmur2 partitioner), of each
         topic: exporting one game or tournament does not read the whole log."""
-        rows = []
-        for t in dict.fromkeys(topics):
-            parts = sorted(await self._partitions(t))
-            if parts:
-                p = parts[partition_of(key.encode(), len(parts))]
-                rows += await self._rows(t, only=p)
-        return [m for r in in_log_order(rows)
-                if (m := self._parse(r[1][0], r[3])) is not None and m.key == key]
+        return [m for *_, m in await self.read_placed(topics, key=key)]
 
     async def ends(self, topics: Sequence[str]) -> Positions:
         """The committed end of every partition of ``topics``, in one request: a cut of the
@@ -280,13 +273,13 @@ class KafkaLog(EventLog):
         finally:
             await consumer.stop()
 
-    async def read_placed(self, topics: Sequence[str], until: Positions, key: str | None = None
-                          ) -> list[tuple[Position, int, int, Envelope]]:
+    async def read_placed(self, topics: Sequence[str], key: str | None = None,
+                          until: Positions | None = None) -> list[tuple[Position, int, int, Envelope]]:
         """``((topic, partition), offset, record timestamp ms, message)`` of every message of
-        ``topics`` before the ``until`` offsets (:meth:`ends`; only the partition ``key`` maps
-        to, and only messages of that key, when given), in :func:`in_log_order`: where each
-        message stands, for a reader that must know which inputs a process had decided
-        (``arbiter audit`` of a live log)."""
+        ``topics`` (before the ``until`` offsets, :meth:`ends`, where given; only the partition
+        ``key`` maps to, and only messages of that key, when given), in :func:`in_log_order`:
+        where each message stands, for a reader that must know which inputs a process had
+        decided (``arbiter audit`` of a live log; :meth:`read_key` without the places)."""
         rows = []
         for t in dict.fromkeys(topics):
             only = None

@@ -144,10 +144,12 @@ class Processor:
     def _metrics(self) -> None:
         self._handled = HANDLED.labels(self.name)
         self._latency = LATENCY.labels(self.name)
+        self._routes: dict[type, tuple[Core, ...]] = {}  # payload class -> the cores it goes to
 
     def __getstate__(self) -> dict:
-        """The state a snapshot keeps (:mod:`shared.kafkahost`): everything but the metrics."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_handled", "_latency")}
+        """The state a snapshot keeps (:mod:`shared.kafkahost`): everything but the metrics
+        and the routing table."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_handled", "_latency", "_routes")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -188,9 +190,11 @@ class Processor:
             m = queue.popleft()
             self.dedupe.mark(m)
             kind = type(m.payload)
-            for core in self.cores:
-                if kind.TOPIC not in core.inputs or (core.reads is not None and kind not in core.reads):
-                    continue
+            if (cores := self._routes.get(kind)) is None:
+                cores = self._routes[kind] = tuple(
+                    c for c in self.cores
+                    if kind.TOPIC in c.inputs and (c.reads is None or kind in c.reads))
+            for core in cores:
                 for i, e in enumerate(self._handle(core, m)):
                     d = self._wrap(core.name, m, i, e)
                     queue.append(d)

@@ -72,36 +72,53 @@ def board_from_fen(fen: str | None) -> chess.Board:
 
 
 _RUNS = [("1" * n, str(n)) for n in range(8, 1, -1)]  # runs of empty squares, longest first
+_BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+_CASTLING: dict[tuple, str] = {}  # castling_xfen by everything it reads (see _castling)
 
 
 def fen(board: chess.Board) -> str:
     """``board.fen()`` (python-chess's default FEN: castling as KQkq, an en passant square only
     when an en passant capture is legal), computed from the piece bitboards: a FEN is written
-    with every accepted move, and this costs a third of python-chess's square-by-square walk
+    with every accepted move, and this costs a quarter of python-chess's square-by-square walk
     (the empty squares are counted by replacing runs of ``1`` in the 71-character board, the
-    castling field is ``-`` at once without castling rights). A test compares the two on
-    thousands of positions."""
-    cells = ["1"] * 64
+    castling field is looked up, see :func:`_castling`). A test compares the two on thousands
+    of positions."""
+    cells = bytearray(b"1" * 64)
     black, white = board.occupied_co  # indexed by colour: BLACK is 0
-    for mask, sym in ((board.pawns & white, "P"), (board.pawns & black, "p"),
-                      (board.knights & white, "N"), (board.knights & black, "n"),
-                      (board.bishops & white, "B"), (board.bishops & black, "b"),
-                      (board.rooks & white, "R"), (board.rooks & black, "r"),
-                      (board.queens & white, "Q"), (board.queens & black, "q"),
-                      (board.kings & white, "K"), (board.kings & black, "k")):
+    for mask, sym in ((board.pawns & white, 80), (board.pawns & black, 112),  # P p
+                      (board.knights & white, 78), (board.knights & black, 110),  # N n
+                      (board.bishops & white, 66), (board.bishops & black, 98),  # B b
+                      (board.rooks & white, 82), (board.rooks & black, 114),  # R r
+                      (board.queens & white, 81), (board.queens & black, 113),  # Q q
+                      (board.kings & white, 75), (board.kings & black, 107)):  # K k
         while mask:
             low = mask & -mask
             cells[(low.bit_length() - 1) ^ 56] = sym  # a8 first
             mask ^= low
-    s = "".join(cells)
+    s = cells.decode()
     s = "/".join((s[:8], s[8:16], s[16:24], s[24:32], s[32:40], s[40:48], s[48:56], s[56:]))
     for run, n in _RUNS:
         if run in s:
             s = s.replace(run, n)
     ep = chess.SQUARE_NAMES[board.ep_square] if board.ep_square is not None and board.has_legal_en_passant() else "-"
-    castling = board.castling_xfen() if board.castling_rights else "-"
-    return (f"{s} {'w' if board.turn else 'b'} {castling} {ep} "
+    return (f"{s} {'w' if board.turn else 'b'} {_castling(board)} {ep} "
             f"{board.halfmove_clock} {board.fullmove_number}")
+
+
+def _castling(board: chess.Board) -> str:
+    """``board.castling_xfen()``, remembered by everything it reads (python-chess 1.x: the
+    castling rights, the Chess960 flag, whether moves were made, the kings, promoted men, and
+    the rooks and white men on the back ranks): a few dozen keys in a game of chess."""
+    rights = board.castling_rights
+    if not rights:
+        return "-"
+    key = (rights, board.chess960, not board.move_stack, board.kings, board.promoted,
+           board.rooks & _BACK_RANKS, board.occupied_co[chess.WHITE] & (_BACK_RANKS | board.kings))
+    if (x := _CASTLING.get(key)) is None:
+        if len(_CASTLING) > 100_000:  # Chess960 starts are many: never an unbounded table
+            _CASTLING.clear()
+        x = _CASTLING[key] = board.castling_xfen()
+    return x
 
 
 def parse_move(board: chess.Board, text: str) -> chess.Move:

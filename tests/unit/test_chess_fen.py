@@ -30,6 +30,7 @@ def test_equal_to_python_chess_on_random_games():
     checked = 0
     for g in range(150):
         b = chess.Board(starts[g % len(starts)])
+        assert fen(b) == b.fen()
         for _ in range(rng.randint(1, 160)):
             moves = list(b.legal_moves)
             if not moves:
@@ -38,6 +39,24 @@ def test_equal_to_python_chess_on_random_games():
             assert fen(b) == b.fen()
             checked += 1
     assert checked > 5_000
+
+
+def test_equal_to_python_chess_in_chess960():
+    """X-FEN castling letters (a rook that is not the outermost is named by its file), which the
+    castling field's table (``_castling``) must keep apart from standard chess's KQkq."""
+    rng = random.Random(960)
+    checked = 0
+    for n in range(0, 960, 7):
+        b = chess.Board.from_chess960_pos(n)
+        assert fen(b) == b.fen()
+        for _ in range(rng.randint(1, 60)):
+            moves = list(b.legal_moves)
+            if not moves:
+                break
+            b.push(rng.choice(moves))
+            assert fen(b) == b.fen()
+            checked += 1
+    assert checked > 2_000
 
 
 def _status(b: chess.Board) -> str:

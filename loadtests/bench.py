@@ -20,7 +20,8 @@
   refused, ended by resignations and agreed draws or left running, plus a 10-player round robin
   and a 40-player 5-round Swiss), timed from the records' JSON bytes (parsing included, as for
   a Kafka log) with one process and with two forked workers: messages/s and events/s (see
-  :func:`bench_audit`).
+  :func:`bench_audit`); beside them what the chess rules alone and the message contracts alone
+  cost on that log, and the ceiling both set on two cores (``audit_floor_*``).
 """
 from __future__ import annotations
 
@@ -391,6 +392,9 @@ def bench_audit(games: int = 1200, runs: int = 3) -> dict:
                     f"{key}_messages_per_s": round(len(records) / s),
                     f"{key}_events_per_s": round(events / s)})
     out.update(_audit_rules_floor(records, events, runs))
+    out.update(_audit_contract_floor(records, events, runs))
+    both = out["audit_rules_floor_s"] + out["audit_contract_floor_s"]
+    out["audit_floor_events_per_s_2_cores"] = round(events / (both / 2))
     out["audit_target"] = "50,000 events/s (issue 10)"
     return out
 
@@ -432,6 +436,41 @@ def _audit_rules_floor(records: list[tuple[str, bytes]], events: int, runs: int)
     return {"audit_rules_floor_moves": moves, "audit_rules_floor_s": round(s, 2),
             "audit_rules_floor_us_per_move": round(s / moves * 1e6, 1),
             "audit_rules_floor_events_per_s_2_cores": round(events / (s / 2))}
+
+
+def _audit_contract_floor(records: list[tuple[str, bytes]], events: int, runs: int) -> dict:
+    """What the message contracts alone cost in the audit of ``records``: every record parsed
+    (:func:`shared.eventlog.kafka.parse_record`, pydantic), and every decision built again
+    from its recorded fields as a process builds it (the payload validated, its envelope,
+    the JSON a game or tournament event is measured by) and compared with the recorded one:
+    no rules, cores or ids. The median of ``runs`` runs. With ``audit_rules_floor_s``,
+    ``audit_floor_events_per_s_2_cores``: the most an audit of these moves could reach on two
+    cores with python-chess and these contracts if everything else cost nothing."""
+    import statistics
+
+    from contracts.messages import GAME_EVENTS, TOURNAMENT_EVENTS, envelope
+    from shared.eventlog.kafka import parse_record
+    from shared.heap import paused_gc
+
+    times = []
+    for _ in range(runs):
+        with paused_gc():
+            t = time.perf_counter()
+            for m in (parse_record(topic, body) for topic, body in records):
+                if m.payload.KIND != "event":
+                    continue
+                p = type(m.payload)(**dict(m.payload))
+                d = envelope(p, stream=m.stream, seq=m.seq, occurred_at=m.occurred_at, actor=m.actor,
+                             causation_id=m.causation_id, correlation_id=m.correlation_id,
+                             event_id=m.event_id)
+                if p.TOPIC in (GAME_EVENTS, TOURNAMENT_EVENTS):
+                    d.model_dump_json()
+                assert d == m
+            times.append(time.perf_counter() - t)
+    s = statistics.median(times)
+    return {"audit_contract_floor_s": round(s, 2),
+            "audit_contract_floor_us_per_event": round(s / events * 1e6, 1),
+            "audit_contract_floor_events_per_s_2_cores": round(events / (s / 2))}
 
 
 def main() -> None:

@@ -869,8 +869,14 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
 
 
 def _overtime_fields(state: ClockState) -> dict:
-    """The Go overtime counts of a :class:`Reading` for both colours."""
+    """The Go overtime counts of a :class:`Reading` for both colours (all None without Go
+    overtime: no side clock counts periods or moves then)."""
+    if state.overtime is None:
+        return dict(_NO_OVERTIME)
     return {f"{c}_{k}": getattr(state.side(c), k) for c in COLOURS for k in ("periods_left", "moves_left")}
+
+
+_NO_OVERTIME = {f"{c}_{k}": None for c in COLOURS for k in ("periods_left", "moves_left")}
 
 
 def _check_fits(state: ClockState, tc: TimeControl, side: SideClock) -> None:

@@ -64,6 +64,7 @@ class PenaltiesCore(Core):
     games: dict[str, _Game] = field(default_factory=dict)
 
     def handle(self, msg: Envelope) -> list[Emit]:
+        """A penalty issued, or what a penalty depends on (``reads``: nothing else comes)."""
         p = msg.payload
         if isinstance(p, GameStarted):
             self.games.setdefault(p.game_id, _Game(p.white, p.black, msg.at_ms, p.default_time_s,
@@ -201,3 +202,7 @@ class PenaltiesCore(Core):
         return [self._apply(p.game_id, p.player_id, p.colour, "forfeit", 0, g.rules["absence"],
                             f"absent {(msg.at_ms - g.started_ms) // 1000} s after the start "
                             f"(default time {g.default_time_s} s)")]
+
+
+PenaltiesCore.reads = frozenset({GameStarted, IssuePenalty, MoveAccepted, GameEnded, DrawClaimRejected,
+                                 AbsenceReported, ArrivalReported})  # what handle() acts on

@@ -103,6 +103,13 @@ STALLED_S = 5.0
 #: After a failed turn of the loop, the instance is not ready, and the next failure waits twice
 #: as long before rejoining, until the loop has run this long without failing (seconds).
 LOOP_CALM_S = 60.0
+#: Fenced as a twin (another live process joined under this instance's group.instance.id) a
+#: second time within TWIN_WINDOW_S, the instance leaves the group to the other for TWIN_WAIT_S
+#: (not ready, the id and what to do on /healthz and in the log) instead of fencing it back at
+#: once: two processes under one id took the partitions from each other in turn for good,
+#: each turn a rebalance that stopped them (seconds).
+TWIN_WINDOW_S = 1800.0
+TWIN_WAIT_S = 300.0
 
 
 def _fits(name: str, n: int, blob: bytes) -> bool:
@@ -340,6 +347,8 @@ class KafkaHost:
         self._restoring: dict[int, dict] = {}
         self._to_resume: dict[int, dict[str, int]] = {}  # partition -> offsets to fetch from (paused)
         self._loop_failures: dict | None = None  # {"count", "error"} while turns of the loop fail
+        self._twin_fenced: list[float] = []  # when a twin under our instance id fenced us
+        self._twin: dict | None = None  # {"instance_id", "until_s"} while leaving the group to it
         self._retry_at: dict[int, float] = {}  # partition -> when to try restoring it again
         self._failing: dict[int, dict] = {}  # partition -> its transactions failed in a row
         self.started = False
@@ -457,6 +466,9 @@ class KafkaHost:
                 "seeking": sorted(self._to_resume),
                 "decided": {str(n): dict(p.offsets) for n, p in sorted(self.parts.items())},
                 **({"loop": "ended"} if loop_ended else {}),
+                **({"twin": {k: v for k, v in self._twin.items() if k != "until_s"}
+                    | {"back_in_s": round(max(0.0, self._twin["until_s"] - time.monotonic()))}}
+                   if self._twin else {}),
                 **({"loop_failures": {k: v for k, v in self._loop_failures.items() if k != "at"}}
                    if self._loop_failures else {})}
 
@@ -751,12 +763,10 @@ class KafkaHost:
             except asyncio.CancelledError:
                 raise
             except _ConsumerFailed as e:
-                twin = "same group.instance.id" in str(e)
-                log.warning("%s: the consumer failed (%s); joining the group again%s", self.name, e,
-                            f" (another process runs as instance {self.instance_id!r}: give each "
-                            "instance its own --port or ARBITER_INSTANCE_ID)" if twin else "")
+                delay = self._twin_wait(e)
                 async with self._lock:
-                    await self._rejoin()
+                    await self._rejoin(delay)
+                self._twin = None
                 continue
             except Exception:
                 log.exception("%s: fetch failed; retrying", self.name)
@@ -785,6 +795,27 @@ class KafkaHost:
             self._measure_lag()
             while sum(len(p.next.out) for p in self.parts.values()) > 4 * self.max_batch:
                 await asyncio.sleep(0.005)  # commits lag: let them catch up before fetching more
+
+    def _twin_wait(self, e: Exception) -> float:
+        """Seconds to stay out of the group after the consumer failed with ``e``: 0 (join again
+        at once: a static member fenced by its own earlier incarnation after a broker restart),
+        or :data:`TWIN_WAIT_S` when a twin under our instance id fenced us before within
+        :data:`TWIN_WINDOW_S`."""
+        if "same group.instance.id" not in str(e):
+            log.warning("%s: the consumer failed (%s); joining the group again", self.name, e)
+            return 0.0
+        now = time.monotonic()
+        self._twin_fenced = [t for t in self._twin_fenced if now - t < TWIN_WINDOW_S] + [now]
+        what = (f"another process runs as instance {self.instance_id!r}: give each instance its "
+                f"own --port or ARBITER_INSTANCE_ID")
+        if len(self._twin_fenced) < 2:
+            log.warning("%s: the consumer failed (%s); joining the group again (%s)", self.name, e, what)
+            return 0.0
+        self._twin = {"instance_id": self.instance_id, "fenced": len(self._twin_fenced),
+                      "until_s": round(now + TWIN_WAIT_S, 1), "what": what}
+        log.error("%s: fenced %d times by a twin: %s; leaving the partitions to it for %.0f s",
+                  self.name, len(self._twin_fenced), what, TWIN_WAIT_S)
+        return TWIN_WAIT_S
 
     async def _turn(self, rows: list[tuple]) -> None:
         """One turn of the loop: take up a new assignment, decide ``rows``, start the next

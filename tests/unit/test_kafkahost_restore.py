@@ -358,3 +358,41 @@ def test_a_twin_instance_id_is_named_in_the_log(monkeypatch, caplog):
     with caplog.at_level("WARNING", logger="arbiter.kafkahost"):
         asyncio.run(main())
     assert "another process runs as instance 'game-vm-8001'" in caplog.text
+
+
+def test_a_twin_fencing_us_again_gets_the_partitions_for_a_while(monkeypatch, caplog):
+    """Fenced once by a twin, the instance joins again at once (it may be its own earlier
+    incarnation after a broker restart); fenced again within TWIN_WINDOW_S, it leaves the group
+    to the other process for TWIN_WAIT_S, not ready, saying why on /healthz, instead of
+    fencing it back at once (each of those turns was a rebalance that stopped the partitions)."""
+    now = [1000.0]
+    monkeypatch.setattr(kh.time, "monotonic", lambda: now[0])
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"), instance_id="game-vm-8001")
+    polls, delays, seen = [], [], []
+
+    def poll(timeout):
+        polls.append(timeout)
+        if len(polls) <= 3:
+            now[0] += {1: 0, 2: 60, 3: kh.TWIN_WINDOW_S + 1}[len(polls)]
+            raise kh._ConsumerFailed("Static consumer fenced by other consumer with same group.instance.id")
+        raise asyncio.CancelledError
+
+    async def rejoin(delay=0.0):
+        delays.append(delay)
+        host._joined, host.producer = False, object()
+        seen.append(host.status())
+
+    monkeypatch.setattr(host, "_poll", poll)
+    monkeypatch.setattr(host, "_rejoin", rejoin)
+
+    async def main():
+        await asyncio.gather(host._run(), return_exceptions=True)
+
+    with caplog.at_level("WARNING", logger="arbiter.kafkahost"):
+        asyncio.run(main())
+    # at once; 60 s later: wait; after the window, a fencing counts as the first again
+    assert delays == [0.0, kh.TWIN_WAIT_S, 0.0]
+    assert "twin" not in seen[0] and "twin" not in seen[2]
+    assert seen[1]["ready"] is False
+    assert seen[1]["twin"]["instance_id"] == "game-vm-8001" and seen[1]["twin"]["back_in_s"] == kh.TWIN_WAIT_S
+    assert "fenced 2 times by a twin" in caplog.text and host._twin is None

@@ -89,8 +89,8 @@ class Position:
         claim or a flag needs the board (adjudication). Nothing observable changes: the
         position is rebuilt, move history included, on first use, and :meth:`play_coord`
         keeps a compacted position compact. Chess: the start position and the moves in UCI
-        (python-chess's move stack costs some 0.5 KB of board state per ply); the other games
-        keep their form."""
+        (python-chess's move stack costs some 0.5 KB of board state per ply); xiangqi and Go:
+        see :class:`_Replayable`."""
 
     def flag_draw(self, flagged: str) -> str | None:
         """Why the flag fall of seat ``flagged`` is a draw rather than a loss, or None (a loss:
@@ -205,7 +205,55 @@ class ChessPosition(Position):
 _SEAT = {xiangqi.RED: "white", xiangqi.BLACK: "black"}
 
 
-class XiangqiPosition(Position):
+class _Replayable(Position):
+    """Xiangqi and Go positions compacted (:meth:`Position.compact`) to what they were built
+    with (``_init``: the constructor's arguments) and their moves as space-separated text
+    (:meth:`_tokens`): a finished 100-ply xiangqi game goes from some 11 KB of boards, move
+    stack and position counts to some 0.5 KB; a Go game from its board history to one token a
+    move. Reading any other attribute of a compacted position builds it again by calling the
+    constructor with ``_init`` and replaying the tokens (:meth:`_replay`), the same calls that
+    built it, so the rebuilt position is the one compacted. A position loaded from a snapshot
+    written before ``_init`` existed is left as it is."""
+
+    _init: tuple[tuple, dict]
+
+    def _tokens(self) -> list[str]:
+        """The moves (and anything else that changed the position) as replayable tokens."""
+        raise NotImplementedError
+
+    def _replay(self, token: str) -> None:
+        """Apply one token of :meth:`_tokens` again."""
+        raise NotImplementedError
+
+    def compact(self) -> None:
+        d = self.__dict__
+        if "_packed" in d or "_init" not in d:
+            return
+        packed = (self._init, " ".join(self._tokens()))
+        d.clear()
+        d["_packed"] = packed
+
+    def _append(self, token: str) -> bool:
+        """On a compacted position, note ``token`` without building the position (True)."""
+        packed = self.__dict__.get("_packed")
+        if packed is None:
+            return False
+        self.__dict__["_packed"] = (packed[0], f"{packed[1]} {token}" if packed[1] else token)
+        return True
+
+    def __getattr__(self, name: str) -> Any:  # called only for an attribute not found
+        packed = self.__dict__.get("_packed")
+        if packed is None or name.startswith("__"):
+            raise AttributeError(name)
+        (args, kwargs), tokens = packed
+        fresh = type(self)(*args, **kwargs)
+        for t in tokens.split():
+            fresh._replay(t)
+        self.__dict__ = fresh.__dict__
+        return getattr(self, name)
+
+
+class XiangqiPosition(_Replayable):
     """Xiangqi on :mod:`shared.rules.xiangqi` (1999 rules; articles in ``xiangqi.RULES``).
 
     Moves are read in ICCS (coordinates mean ICCS unless the move names notation ``uci``), WXF
@@ -222,6 +270,13 @@ class XiangqiPosition(Position):
         except xiangqi.XiangqiError as e:
             raise ValueError(str(e)) from None
         self.seen: Counter[str] = Counter([self.board.position_key()])
+        self._init = ((fen,), {})
+
+    def _tokens(self) -> list[str]:
+        return [m.iccs() for m in self.board.move_stack]
+
+    def _replay(self, token: str) -> None:
+        self.play_coord(token)
 
     @property
     def turn(self) -> str:
@@ -283,6 +338,8 @@ class XiangqiPosition(Position):
                       self.board.halfmove_clock, self.seen[self.board.position_key()], wxf)
 
     def play_coord(self, coord: str) -> None:
+        if self._append(coord):
+            return
         self.board.push(xiangqi.Move.from_iccs(coord))
         self.seen[self.board.position_key()] += 1
 
@@ -476,7 +533,7 @@ class GoMoveError(MoveError):
 VOID_REASONS = ("suicide", "ko", "superko")
 
 
-class GoPosition(Position):
+class GoPosition(_Replayable):
     """Go on :mod:`shared.rules.go` (rules: one of :data:`shared.rules.go.RULESETS`).
 
     Moves are GTP points (``D4``, no letter I), SGF points (``dd``) or ``pass``; the record keeps
@@ -510,6 +567,20 @@ class GoPosition(Position):
         self.RULES = go_rule_map(self.board.rules)  # per ruleset
         self._ply = 0
         self._passes = 0  # passes in a row since play began or resumed
+        self._init = ((fen,), {"board_size": board_size, "go_rules": go_rules, "handicap": handicap})
+        self._ops = []  # the moves' GTP points ("~" before a void one), "^<seat>" a resumption
+
+    _ops: list[str] | None = None  # None: loaded from a snapshot older than the record
+
+    def _tokens(self) -> list[str]:
+        return self._ops or []
+
+    def _replay(self, token: str) -> None:
+        if token[0] == "^":
+            self.resume(token[1:])
+        else:
+            void = token[0] == "~"
+            self.play(self.point(token[1:] if void else token), void=void)
 
     @property
     def rules(self) -> str:
@@ -568,17 +639,22 @@ class GoPosition(Position):
         self._ply += 1
         self._passes = 0 if (void or move is not None) else self._passes + 1
         gtp = self.coord(move)
+        if self._ops is not None:
+            self._ops.append(f"~{gtp}" if void else gtp)
         return Played(gtp, gtp, self.fen(), self.status(), len(played.captured),
                       self.board.position_count())
 
     def play_coord(self, coord: str, *, void: bool = False) -> None:
-        self.play(self.point(coord), void=void)
+        if not self._append(f"~{coord}" if void else coord):
+            self.play(self.point(coord), void=void)
 
     def resume(self, asker: str) -> bool:
         """Play resumes at ``asker``'s request (Japanese 1989 art. 9-3: the opponent moves
         first). Returns True when ``asker`` is to move and so yields the turn: the next move is
         the asker's pass, which does not count towards the two passes that stop play."""
         self._passes = -1 if self.board.turn == asker else 0
+        if self._ops is not None:
+            self._ops.append(f"^{asker}")
         return self.board.turn == asker
 
     def status(self) -> str:

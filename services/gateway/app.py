@@ -28,6 +28,7 @@ import asyncio
 import hashlib
 import logging
 import pickle
+import re
 import secrets
 import time
 import traceback
@@ -36,11 +37,13 @@ import zlib
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from inspect import Parameter, Signature
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from fastapi import FastAPI, Header, Query, Request
+from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -168,6 +171,84 @@ DeadRulingBody = _body("DeadRulingBody", RuleDeadStones, drop=("game_id",))
 ArrivalBody = _body("ArrivalBody", ReportArrival, drop=("game_id",))
 CycleRulingBody = _body("CycleRulingBody", RuleEndlessCycle, drop=("game_id",))
 ClockPauseBody = _body("ClockPauseBody", PauseClock, drop=("game_id",))
+
+
+@dataclass(frozen=True)
+class CommandRoute:
+    """One command endpoint: ``POST path`` publishes ``command``, built from the body and the
+    path's game or tournament id, on that aggregate's command stream.
+
+    ``role``: ``player`` (the actor is the player the body names; an arbiter's token acts as
+    the arbiter), ``arbiter`` (403 without the arbiter token) or ``organiser`` (the organiser,
+    or the arbiter with the token). ``live``: refused with 409 once the game is over or the
+    event finished (else only an unknown id is refused, 404). ``follow``: the answer also
+    carries the decision the first event leads to (a claim's ruling, an absence's forfeit), or
+    is that decision when it is a rejection."""
+
+    path: str
+    command: type[Payload]
+    body: type[BaseModel]
+    role: Literal["player", "arbiter", "organiser"]
+    live: bool = True
+    follow: bool = False
+
+    @property
+    def aggregate(self) -> Literal["game", "tournament"]:
+        return "game" if self.path.startswith("/games/") else "tournament"
+
+    @property
+    def tag(self) -> str:
+        return "arbiter" if self.role == "arbiter" else f"{self.aggregate}s"
+
+
+#: The command endpoints that differ only in path, command, role and body (creation, player
+#: registration and result correction have handlers of their own in :func:`create_app`).
+COMMAND_ROUTES = (
+    CommandRoute("/tournaments/{tid}/lots", DrawLots, DrawLotsBody, "organiser"),
+    CommandRoute("/tournaments/{tid}/rounds", StartRound, StartRoundBody, "organiser"),
+    CommandRoute("/tournaments/{tid}/lineups", SubmitLineup, LineupBody, "organiser"),
+    CommandRoute("/tournaments/{tid}/withdrawals", WithdrawPlayer, WithdrawBody, "organiser"),
+    CommandRoute("/tournaments/{tid}/finish", FinishTournament, FinishBody, "organiser"),
+    CommandRoute("/games/{gid}/moves", SubmitMove, MoveBody, "player"),
+    CommandRoute("/games/{gid}/resign", Resign, PlayerBody, "player"),
+    CommandRoute("/games/{gid}/draw/offer", OfferDraw, PlayerBody, "player"),
+    CommandRoute("/games/{gid}/draw/accept", AcceptDraw, PlayerBody, "player"),
+    CommandRoute("/games/{gid}/draw/decline", DeclineDraw, PlayerBody, "player"),
+    CommandRoute("/games/{gid}/draw/claim", ClaimDraw, ClaimBody, "player", follow=True),
+    CommandRoute("/games/{gid}/dead", MarkDead, MarkDeadBody, "player"),
+    CommandRoute("/games/{gid}/dead/accept", AcceptDead, PlayerBody, "player"),
+    CommandRoute("/games/{gid}/dead/reject", RejectDead, PlayerBody, "player"),
+    CommandRoute("/games/{gid}/result", RecordResult, ResultBody, "arbiter"),
+    CommandRoute("/games/{gid}/penalties", IssuePenalty, PenaltyBody, "arbiter", live=False),
+    CommandRoute("/games/{gid}/absence", ReportAbsence, AbsenceBody, "arbiter", follow=True),
+    CommandRoute("/games/{gid}/dead/ruling", RuleDeadStones, DeadRulingBody, "arbiter"),
+    CommandRoute("/games/{gid}/arrival", ReportArrival, ArrivalBody, "arbiter"),
+    CommandRoute("/games/{gid}/clock/pause", PauseClock, ClockPauseBody, "arbiter"),
+    CommandRoute("/games/{gid}/clock/resume", ResumeClock, ClockPauseBody, "arbiter"),
+    CommandRoute("/games/{gid}/cycle/ruling", RuleEndlessCycle, CycleRulingBody, "arbiter"),
+)
+_REGISTER = CommandRoute("/tournaments/{tid}/players", RegisterPlayer, RegisterPlayerBody, "organiser")
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """What every command request carries besides its body: ``wait`` for the outcome (else
+    202 at once), the arbiter ``token`` (``X-Arbiter-Token``) and the ``correlation`` id
+    (``X-Correlation-Id``, a UUID)."""
+
+    wait: bool
+    token: str | None
+    correlation: str | None
+
+
+def command_context(
+        wait: bool = Query(default=True, description="wait for the outcome event (else 202 at once)"),
+        x_arbiter_token: str | None = Header(default=None, alias="X-Arbiter-Token",
+                                             description="Arbiter token (arbiter-only endpoints, at_ms)"),
+        x_correlation_id: str | None = Header(default=None, alias="X-Correlation-Id",
+                                              description="Optional UUID")) -> CommandContext:
+    """The :class:`CommandContext` of a request (a FastAPI dependency)."""
+    return CommandContext(wait, x_arbiter_token, x_correlation_id)
 
 
 def _check_go_settings(data: dict) -> None:
@@ -624,20 +705,48 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     def org_actor(token: str | None) -> Actor:
         return ARBITER if token is not None and gw.is_arbiter(token) else ORGANISER
 
-    async def player_command(cls: type[Payload], gid: str, body: BaseModel, token: str | None,
-                             wait: bool, corr: str | None) -> JSONResponse:
-        live_game(gid)
-        data = body.model_dump(exclude={"at_ms"})
-        actor = gw.player_actor(data["player_id"], token, body.at_ms)
-        payload = build(cls, game_id=gid, **data)
-        cmd, resp = await gw.send(payload, f"game-{gid}", actor, at_ms=body.at_ms, wait=wait,
-                                  correlation=corr)
-        return outcome(cmd, resp)
+    CONTEXT = Depends(command_context)
 
-    TOKEN = Header(default=None, alias="X-Arbiter-Token",
-                   description="Arbiter token (arbiter-only endpoints, at_ms)")
-    CORR = Header(default=None, alias="X-Correlation-Id", description="Optional UUID")
-    WAIT_Q = Query(default=True, description="wait for the outcome event (else 202 at once)")
+    async def command(route: CommandRoute, key: str, body: BaseModel, ctx: CommandContext) -> JSONResponse:
+        """Publish ``route``'s command for game or tournament ``key`` (see :class:`CommandRoute`)."""
+        if route.aggregate == "tournament":
+            live_tournament(key) if route.live else tournament_or_404(key)
+            payload = build(route.command, tournament_id=key, **body.model_dump())
+            cmd, resp = await gw.send(payload, f"tournament-{key}", org_actor(ctx.token), at_ms=None,
+                                      wait=ctx.wait, correlation=ctx.correlation)
+            return outcome(cmd, resp, tournament_id=key)
+        at_ms = getattr(body, "at_ms", None)
+        if route.role == "arbiter":
+            gw.require_arbiter(ctx.token)
+        live_game(key) if route.live else game_or_404(key)
+        actor = (ARBITER if route.role == "arbiter" else org_actor(ctx.token) if route.role == "organiser"
+                 else gw.player_actor(body.player_id, ctx.token, at_ms))  # type: ignore[attr-defined]
+        payload = build(route.command, game_id=key, **body.model_dump(exclude={"at_ms"}))
+        t0 = time.monotonic()
+        cmd, resp = await gw.send(payload, f"game-{key}", actor, at_ms=at_ms, wait=ctx.wait,
+                                  correlation=ctx.correlation)
+        if not route.follow or resp is None or resp.type in REJECTIONS:
+            return outcome(cmd, resp)
+        decision = await gw.follow(resp, gw.wait_timeout - (time.monotonic() - t0))
+        if decision is not None and decision.type in REJECTIONS:  # e.g. an absence reported too early
+            return outcome(cmd, decision)
+        return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
+
+    def add_command_route(route: CommandRoute) -> None:
+        param = "gid" if route.aggregate == "game" else "tid"
+
+        async def endpoint(**kw: Any) -> JSONResponse:
+            return await command(route, kw[param], kw["body"], kw["ctx"])
+
+        endpoint.__signature__ = Signature([  # type: ignore[attr-defined]
+            Parameter(param, Parameter.KEYWORD_ONLY, annotation=str),
+            Parameter("body", Parameter.KEYWORD_ONLY, annotation=route.body),
+            Parameter("ctx", Parameter.KEYWORD_ONLY, annotation=CommandContext, default=CONTEXT)],
+            return_annotation=JSONResponse)
+        name = route.command.__name__
+        app.add_api_route(route.path, endpoint, methods=["POST"], tags=[route.tag], name=name,
+                          summary=" ".join(w.lower() for w in re.findall(r"[A-Z][a-z]*", name)).capitalize(),
+                          description=route.command.__doc__, response_class=JSONResponse)
 
     # ------------------------------------------------------------------------------ health
     @app.get("/healthz", tags=["ops"])
@@ -663,9 +772,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
 
     # -------------------------------------------------------------------------- tournaments
     @app.post("/tournaments", tags=["tournaments"])
-    async def create_tournament(body: CreateTournamentBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                                x_arbiter_token: str | None = TOKEN,
-                                x_correlation_id: str | None = CORR) -> JSONResponse:
+    async def create_tournament(body: CreateTournamentBody,  # type: ignore[valid-type]
+                                ctx: CommandContext = CONTEXT) -> JSONResponse:
         data = body.model_dump()
         _check_go_settings(data)
         tid = data.pop("tournament_id") or _short_id()
@@ -676,21 +784,13 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         if known is not None and known.status != "created":
             raise HTTPError(409, f"tournament {tid} already exists", code="already-exists")
         payload = build(CreateTournament, tournament_id=tid, **data)
-        cmd, resp = await gw.send(payload, f"tournament-{tid}", org_actor(x_arbiter_token),
-                                  at_ms=None, wait=wait, correlation=x_correlation_id)
-        return outcome(cmd, resp, tournament_id=tid)
-
-    async def tournament_command(cls: type[Payload], tid: str, body: BaseModel, token, wait, corr):
-        live_tournament(tid)
-        payload = build(cls, tournament_id=tid, **body.model_dump(exclude_none=False))
-        cmd, resp = await gw.send(payload, f"tournament-{tid}", org_actor(token), at_ms=None,
-                                  wait=wait, correlation=corr)
+        cmd, resp = await gw.send(payload, f"tournament-{tid}", org_actor(ctx.token),
+                                  at_ms=None, wait=ctx.wait, correlation=ctx.correlation)
         return outcome(cmd, resp, tournament_id=tid)
 
     @app.post("/tournaments/{tid}/players", tags=["tournaments"])
-    async def register_player(tid: str, body: RegisterPlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                              x_arbiter_token: str | None = TOKEN,
-                              x_correlation_id: str | None = CORR) -> JSONResponse:
+    async def register_player(tid: str, body: RegisterPlayerBody,  # type: ignore[valid-type]
+                              ctx: CommandContext = CONTEXT) -> JSONResponse:
         _check_grade(body.grade)
         if body.team is not None:  # trimmed; a name equal to a team's up to case/spaces: 422
             from services.pairing.core import PairingError
@@ -701,47 +801,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
             except PairingError as e:
                 raise HTTPError(422, str(e), code="invalid") from None
             body = body.model_copy(update={"team": team})
-        return await tournament_command(RegisterPlayer, tid, body, x_arbiter_token, wait,
-                                        x_correlation_id)
-
-    @app.post("/tournaments/{tid}/lots", tags=["tournaments"])
-    async def draw_lots(tid: str, body: DrawLotsBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                        x_arbiter_token: str | None = TOKEN,
-                        x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await tournament_command(DrawLots, tid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/tournaments/{tid}/rounds", tags=["tournaments"])
-    async def start_round(tid: str, body: StartRoundBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                          x_arbiter_token: str | None = TOKEN,
-                          x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await tournament_command(StartRound, tid, body, x_arbiter_token, wait,
-                                        x_correlation_id)
-
-    @app.post("/tournaments/{tid}/lineups", tags=["tournaments"])
-    async def submit_lineup(tid: str, body: LineupBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                            x_arbiter_token: str | None = TOKEN,
-                            x_correlation_id: str | None = CORR) -> JSONResponse:
-        """A team's line-up for a round (art. 12.2/12.3): 200 LineupSubmitted, 409 with a reason."""
-        return await tournament_command(SubmitLineup, tid, body, x_arbiter_token, wait,
-                                        x_correlation_id)
-
-    @app.post("/tournaments/{tid}/withdrawals", tags=["tournaments"])
-    async def withdraw_player(tid: str, body: WithdrawBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                              x_arbiter_token: str | None = TOKEN,
-                              x_correlation_id: str | None = CORR) -> JSONResponse:
-        """A player leaves from round ``from_round`` (not yet paired) on (art. 20.3 / 20.4):
-        200 PlayerWithdrawn, 409 with a reason."""
-        return await tournament_command(WithdrawPlayer, tid, body, x_arbiter_token, wait,
-                                        x_correlation_id)
-
-    @app.post("/tournaments/{tid}/finish", tags=["tournaments"])
-    async def finish_tournament(tid: str, body: FinishBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                                x_arbiter_token: str | None = TOKEN,
-                                x_correlation_id: str | None = CORR) -> JSONResponse:
-        """The arbiter ends the event before its last round, with a reason (the rounds played
-        stand): 200 TournamentFinished, 409 while a game runs or once finished."""
-        return await tournament_command(FinishTournament, tid, body, x_arbiter_token, wait,
-                                        x_correlation_id)
+        return await command(_REGISTER, tid, body, ctx)
 
     @app.get("/tournaments/{tid}", tags=["tournaments"])
     async def get_tournament(tid: str) -> dict:
@@ -762,91 +822,31 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
 
     # -------------------------------------------------------------------------------- games
     @app.post("/games", tags=["games"])
-    async def create_game(body: CreateGameBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                          x_arbiter_token: str | None = TOKEN,
-                          x_correlation_id: str | None = CORR) -> JSONResponse:
+    async def create_game(body: CreateGameBody,  # type: ignore[valid-type]
+                          ctx: CommandContext = CONTEXT) -> JSONResponse:
         data = body.model_dump(exclude={"at_ms"})
         if body.at_ms is not None:
-            gw.require_arbiter(x_arbiter_token)
+            gw.require_arbiter(ctx.token)
         gid = data.pop("game_id") or _short_id()
         if gw.rm.game(gid) is not None:
             raise HTTPError(409, f"game {gid} already exists", code="already-exists")
         _check_go_settings(data)
         payload = build(CreateGame, game_id=gid, **data)
-        cmd, resp = await gw.send(payload, f"game-{gid}", org_actor(x_arbiter_token),
-                                  at_ms=body.at_ms, wait=wait, correlation=x_correlation_id)
+        cmd, resp = await gw.send(payload, f"game-{gid}", org_actor(ctx.token),
+                                  at_ms=body.at_ms, wait=ctx.wait, correlation=ctx.correlation)
         return outcome(cmd, resp, game_id=gid)
 
-    @app.post("/games/{gid}/moves", tags=["games"])
-    async def submit_move(gid: str, body: MoveBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                          x_arbiter_token: str | None = TOKEN,
-                          x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await player_command(SubmitMove, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/resign", tags=["games"])
-    async def resign(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                     x_arbiter_token: str | None = TOKEN,
-                     x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await player_command(Resign, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/draw/offer", tags=["games"])
-    async def offer_draw(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                         x_arbiter_token: str | None = TOKEN,
-                         x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await player_command(OfferDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/draw/accept", tags=["games"])
-    async def accept_draw(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                          x_arbiter_token: str | None = TOKEN,
-                          x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await player_command(AcceptDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/draw/decline", tags=["games"])
-    async def decline_draw(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                           x_arbiter_token: str | None = TOKEN,
-                           x_correlation_id: str | None = CORR) -> JSONResponse:
-        return await player_command(DeclineDraw, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/draw/claim", tags=["games"])
-    async def claim_draw(gid: str, body: ClaimBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                         x_arbiter_token: str | None = TOKEN,
-                         x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Claim a draw. The answer's ``event`` is the validation's ``DrawClaimed``; ``decision``
-        is the adjudication's ruling on it (``GameEnded`` or ``DrawClaimRejected``, the latter
-        with its penalty following as separate events), or null if not decided in time."""
-        live_game(gid)
-        data = body.model_dump(exclude={"at_ms"})
-        actor = gw.player_actor(data["player_id"], x_arbiter_token, body.at_ms)
-        payload = build(ClaimDraw, game_id=gid, **data)
-        loop = asyncio.get_running_loop()
-        t0 = loop.time()
-        cmd, resp = await gw.send(payload, f"game-{gid}", actor, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        if resp is None or resp.type != "DrawClaimed":
-            return outcome(cmd, resp)
-        decision = await gw.follow(resp, gw.wait_timeout - (loop.time() - t0))
-        return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
-
-    @app.post("/games/{gid}/result", tags=["arbiter"])
-    async def record_result(gid: str, body: ResultBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                            x_arbiter_token: str | None = TOKEN,
-                            x_correlation_id: str | None = CORR) -> JSONResponse:
-        gw.require_arbiter(x_arbiter_token)
-        live_game(gid)
-        payload = build(RecordResult, game_id=gid, **body.model_dump(exclude={"at_ms"}))
-        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        return outcome(cmd, resp)
+    for route in COMMAND_ROUTES:
+        add_command_route(route)
 
     @app.post("/games/{gid}/correction", tags=["arbiter"])
-    async def correct_result(gid: str, body: CorrectionBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                             x_arbiter_token: str | None = TOKEN,
-                             x_correlation_id: str | None = CORR) -> JSONResponse:
+    async def correct_result(gid: str, body: CorrectionBody,  # type: ignore[valid-type]
+                             ctx: CommandContext = CONTEXT) -> JSONResponse:
         """Arbiter only: correct the recorded result of a finished tournament game (``result``
         a result code: 1-0, 0-1, 1/2-1/2, +- / -+ forfeits, -- double forfeit; ``reason``).
         Published on the tournament (CorrectResult); answer ResultCorrected, or 409 (no result
         yet, same result, a knockout whose next round is paired)."""
-        gw.require_arbiter(x_arbiter_token)
+        gw.require_arbiter(ctx.token)
         g = game_or_404(gid)
         if not g.tournament_id:
             raise HTTPError(409, f"game {gid} is not a tournament game: only a tournament game's "
@@ -854,116 +854,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         tournament_or_404(g.tournament_id)
         payload = build(CorrectResult, tournament_id=g.tournament_id, game_id=gid, **body.model_dump())
         cmd, resp = await gw.send(payload, f"tournament-{g.tournament_id}", ARBITER, at_ms=None,
-                                  wait=wait, correlation=x_correlation_id)
+                                  wait=ctx.wait, correlation=ctx.correlation)
         return outcome(cmd, resp, tournament_id=g.tournament_id)
-
-    @app.post("/games/{gid}/penalties", tags=["arbiter"])
-    async def issue_penalty(gid: str, body: PenaltyBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                            x_arbiter_token: str | None = TOKEN,
-                            x_correlation_id: str | None = CORR) -> JSONResponse:
-        gw.require_arbiter(x_arbiter_token)
-        game_or_404(gid)
-        payload = build(IssuePenalty, game_id=gid, **body.model_dump(exclude={"at_ms"}))
-        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        return outcome(cmd, resp)
-
-    @app.post("/games/{gid}/absence", tags=["arbiter"])
-    async def report_absence(gid: str, body: AbsenceBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                             x_arbiter_token: str | None = TOKEN,
-                             x_correlation_id: str | None = CORR) -> JSONResponse:
-        gw.require_arbiter(x_arbiter_token)
-        live_game(gid)
-        payload = build(ReportAbsence, game_id=gid, **body.model_dump(exclude={"at_ms"}))
-        loop = asyncio.get_running_loop()
-        t0 = loop.time()
-        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        if resp is None or resp.type != "AbsenceReported":
-            return outcome(cmd, resp)
-        # the penalties service rules on the report: a forfeit, or a refusal (too early, ...)
-        decision = await gw.follow(resp, gw.wait_timeout - (loop.time() - t0))
-        if decision is not None and decision.type == "GameCommandRejected":
-            return outcome(cmd, decision)
-        return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
-
-    # ------------------------------------------------------------------ Go: end of play
-    @app.post("/games/{gid}/dead", tags=["games"])
-    async def mark_dead(gid: str, body: MarkDeadBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                        x_arbiter_token: str | None = TOKEN,
-                        x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Go, after two passes (a move ``pass`` passes): propose the dead stones (``dead``:
-        GTP or SGF points, one stone per group is enough). Answer: DeadStonesProposed."""
-        return await player_command(MarkDead, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/dead/accept", tags=["games"])
-    async def accept_dead(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                          x_arbiter_token: str | None = TOKEN,
-                          x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Go: accept the opponent's proposal (ScoringAgreed); the game is then counted."""
-        return await player_command(AcceptDead, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/dead/reject", tags=["games"])
-    async def reject_dead(gid: str, body: PlayerBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                          x_arbiter_token: str | None = TOKEN,
-                          x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Go: reject / ask to play on: PlayResumed, the opponent moves first (Japanese 9-3)."""
-        return await player_command(RejectDead, gid, body, x_arbiter_token, wait, x_correlation_id)
-
-    @app.post("/games/{gid}/dead/ruling", tags=["arbiter"])
-    async def rule_dead(gid: str, body: DeadRulingBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                        x_arbiter_token: str | None = TOKEN,
-                        x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Go, arbiter only, after two passes: rule the dead stones with a reason
-        (DeadStonesRuled); adjudication counts the game on them."""
-        gw.require_arbiter(x_arbiter_token)
-        live_game(gid)
-        payload = build(RuleDeadStones, game_id=gid, **body.model_dump(exclude={"at_ms"}))
-        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        return outcome(cmd, resp)
-
-    @app.post("/games/{gid}/arrival", tags=["arbiter"])
-    async def report_arrival(gid: str, body: ArrivalBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                             x_arbiter_token: str | None = TOKEN,
-                             x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Arbiter only: a late player arrived (ArrivalReported with the late ms). Go 1988 art.
-        23.1: past the event's limit the player loses by default; 23.3: within it the clock
-        deducts the late time (the forfeit or the clock's change follow in the game's view)."""
-        gw.require_arbiter(x_arbiter_token)
-        live_game(gid)
-        payload = build(ReportArrival, game_id=gid, **body.model_dump(exclude={"at_ms"}))
-        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        return outcome(cmd, resp)
-
-    @app.post("/games/{gid}/clock/{action}", tags=["arbiter"])
-    async def pause_clock(gid: str, action: Literal["pause", "resume"], body: ClockPauseBody,  # type: ignore[valid-type]
-                          wait: bool = WAIT_Q, x_arbiter_token: str | None = TOKEN,
-                          x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Arbiter only: pause or resume the game's clock, with a reason (FIDE 1994 art. 12.5,
-        2023 art. 6.11). Answer: ClockPaused / ClockResumed, or 409 with the clock's reason."""
-        gw.require_arbiter(x_arbiter_token)
-        live_game(gid)
-        cls = PauseClock if action == "pause" else ResumeClock
-        payload = build(cls, game_id=gid, **body.model_dump(exclude={"at_ms"}))
-        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        return outcome(cmd, resp)
-
-    @app.post("/games/{gid}/cycle/ruling", tags=["arbiter"])
-    async def rule_cycle(gid: str, body: CycleRulingBody, wait: bool = WAIT_Q,  # type: ignore[valid-type]
-                         x_arbiter_token: str | None = TOKEN,
-                         x_correlation_id: str | None = CORR) -> JSONResponse:
-        """Go, arbiter only, after an endless cycle was found (EndlessCycleFound): rule
-        ``draw`` / ``replay`` (Chinese rules 1988 art. 20.3) or ``no-result`` (Japanese 1989
-        art. 12). Answer: EndlessCycleRuled (a replay names the new game), or 409 with a reason."""
-        gw.require_arbiter(x_arbiter_token)
-        live_game(gid)
-        payload = build(RuleEndlessCycle, game_id=gid, **body.model_dump(exclude={"at_ms"}))
-        cmd, resp = await gw.send(payload, f"game-{gid}", ARBITER, at_ms=body.at_ms, wait=wait,
-                                  correlation=x_correlation_id)
-        return outcome(cmd, resp)
 
     @app.get("/games/{gid}", tags=["games"])
     async def get_game(gid: str) -> dict:

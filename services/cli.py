@@ -593,11 +593,21 @@ def _not_decided_yet(msgs: list, pending: dict[str, set]) -> dict[str, dict]:
     return out
 
 
+def _settings():
+    """The environment's settings (:mod:`shared.config`), or a clear failure naming the variable."""
+    from shared.config import ConfigError, settings
+    try:
+        return settings()
+    except ConfigError as e:
+        _fail(str(e))
+
+
 @app.command()
-def up(bus: str = typer.Option("kafka://127.0.0.1:19092", help="Kafka bootstrap (kafka://HOST:PORT)"),
+def up(bus: Optional[str] = typer.Option(None, help="Kafka bootstrap (kafka://HOST:PORT; default ARBITER_BUS)"),
        port: int = typer.Option(8000, help="gateway HTTP port; the game and tournament processes port+1, port+2")):
     """Start the game and tournament processes and the gateway on Kafka (Ctrl-C stops)."""
     from services.tools.supervisor import run_all
+    bus = bus or _settings().bus
     if not bus.startswith("kafka://"):
         _fail("arbiter up needs --bus kafka://HOST:PORT (make kafka-up starts a local broker)")
     raise typer.Exit(run_all(bus, port))
@@ -605,14 +615,30 @@ def up(bus: str = typer.Option("kafka://127.0.0.1:19092", help="Kafka bootstrap 
 
 @app.command()
 def serve(service: str = typer.Argument(..., help="gateway, game (validation, clock, adjudication, penalties), tournament (pairing, standings)"),
-          bus: str = typer.Option("kafka://127.0.0.1:19092", help=BUS_HELP),
-          port: int = typer.Option(0, help="HTTP port for /healthz and /metrics (0 = default)")):
+          bus: Optional[str] = typer.Option(None, help="kafka://HOST:PORT (default ARBITER_BUS)"),
+          port: int = typer.Option(0, help="HTTP port for /healthz and /metrics (0 = default)"),
+          host: str = typer.Option("127.0.0.1", help="HTTP address (the gateway beyond loopback "
+                                   "only with ARBITER_ADMIN_TOKEN set)")):
     """Run one service alone (same as ``python -m services.<name>``)."""
     from shared.runner import run_service
     try:
-        run_service(service, bus, port or None)
+        run_service(service, bus, port or None, host)
     except ValueError as e:
         _fail(str(e))
+
+
+@app.command()
+def config():
+    """The settings this environment gives every Arbiter process (ARBITER_* variables; secrets
+    shown only as set or not set)."""
+    from shared.config import describe
+    table = Table(box=None)
+    table.add_column("variable", no_wrap=True)
+    table.add_column("value", no_wrap=True)
+    table.add_column("what")
+    for var, value, what in describe(_settings()):
+        table.add_row(var, escape(value), escape(what))
+    out.print(table)
 
 
 @app.command()

@@ -10,24 +10,11 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 from contextlib import asynccontextmanager
 
+from shared.config import require_for_address, settings
+
 PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002}
-DEFAULT_BUS = os.environ.get("ARBITER_BUS", "kafka://127.0.0.1:19092")
-
-
-def seconds_setting(name: str, default: float) -> float:
-    """The environment setting ``name`` as a positive number of seconds (``default`` when
-    unset). Raises ``ValueError`` naming the setting for anything else."""
-    raw = os.environ.get(name)
-    try:
-        value = default if raw in (None, "") else float(raw)
-    except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
-        raise ValueError(f"{name} must be a positive number of seconds, not {raw!r}")
-    return value
 
 
 def service_app(name: str, bus: str, instance_id: str | None = None):
@@ -35,7 +22,8 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
     (``kafka://HOST:PORT``) with a :class:`shared.kafkahost.KafkaHost` under static group
     membership ``instance_id`` (``ARBITER_INSTANCE_ID`` overrides it): ``/healthz`` (ready
     once every owned partition is restored; 503 before, with the recovery progress) and
-    ``/metrics``. Raises ``ValueError`` for an unknown process or a bus that is not Kafka."""
+    ``/metrics``. Raises ``ValueError`` for an unknown process, a bus that is not Kafka or a
+    setting that cannot be used (:func:`shared.config.settings`)."""
     from fastapi import FastAPI
     from fastapi.responses import JSONResponse, Response
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -49,12 +37,11 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
         raise ValueError(f"unknown service {name!r}; one of gateway, {', '.join(SERVICES)}")
     if not bus.startswith("kafka://") or len(bus) <= len("kafka://"):
         raise ValueError(f"a service process runs on Kafka: --bus kafka://HOST:PORT, not {bus!r}")
+    s = settings()
     host = KafkaHost(name, bus[len("kafka://"):], lambda: make_processor(name), ticks=(name == "game"),
-                     load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0",
-                     snapshot_every_s=seconds_setting("ARBITER_SNAPSHOT_EVERY_S", 30.0),
-                     commit_interval_ms=int(os.environ.get("ARBITER_COMMIT_INTERVAL_MS", "10")),
-                     instance_id=os.environ.get("ARBITER_INSTANCE_ID") or instance_id)
-    restarts = int(os.environ.get("ARBITER_RESTARTS", "0") or 0)  # set by arbiter up
+                     load_snapshots=s.load_snapshots, snapshot_every_s=s.snapshot_every_s,
+                     commit_interval_ms=s.commit_interval_ms, instance_id=s.instance_id or instance_id)
+    restarts = s.restarts  # set by arbiter up
     RESTARTS.labels(name).inc(restarts)
     no_automatic_full_collections()  # the process's live state: see shared.heap
 
@@ -80,13 +67,18 @@ def service_app(name: str, bus: str, instance_id: str | None = None):
     return app
 
 
-def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
+def run_service(name: str, bus: str | None = None, port: int | None = None,
                 host: str = "127.0.0.1") -> None:
-    """Serve service ``name`` (or the gateway) on ``host``:``port`` until stopped."""
+    """Serve service ``name`` (or the gateway) on ``host``:``port`` until stopped; ``bus``:
+    ``ARBITER_BUS`` when None. Raises ``ValueError`` (:class:`shared.config.ConfigError`) for
+    a setting that cannot be used, or a gateway beyond loopback without an admin token."""
     import uvicorn
 
     from shared.metrics import observe_gc
 
+    s = settings()
+    require_for_address(name, host, s)
+    bus = bus or s.bus
     port = port or PORTS.get(name, 8000)
     # the port first: a second instance started by mistake on a taken port stops here, before
     # its transactional producer (same id) would fence the instance that holds the port
@@ -101,10 +93,9 @@ def run_service(name: str, bus: str = DEFAULT_BUS, port: int | None = None,
         from services.gateway.app import create_app
         from shared.eventlog.base import open_log
 
-        app = create_app(open_log(bus), admin_token=os.environ.get("ARBITER_ADMIN_TOKEN", "local-arbiter"),
-                         wait_timeout=30.0,
-                         snapshot_every_s=seconds_setting("ARBITER_GATEWAY_SNAPSHOT_EVERY_S", 60.0),
-                         load_snapshots=os.environ.get("ARBITER_LOAD_SNAPSHOTS", "1") != "0")
+        token = s.admin_token.get_secret_value() if s.admin_token else None
+        app = create_app(open_log(bus), admin_token=token, wait_timeout=30.0,
+                         snapshot_every_s=s.gateway_snapshot_every_s, load_snapshots=s.load_snapshots)
     else:
         import socket
 
@@ -133,9 +124,10 @@ def _bind(name: str, host: str, port: int):
 def main(name: str) -> None:
     """Entry point of ``python -m services.<name>``."""
     ap = argparse.ArgumentParser(prog=f"python -m services.{name}")
-    ap.add_argument("--bus", default=DEFAULT_BUS, help="kafka://HOST:PORT")
+    ap.add_argument("--bus", default=None, help="kafka://HOST:PORT (default: ARBITER_BUS)")
     ap.add_argument("--port", type=int, default=None, help=f"HTTP port (default {PORTS.get(name)})")
-    ap.add_argument("--host", default="127.0.0.1", help="HTTP address of /healthz and /metrics")
+    ap.add_argument("--host", default="127.0.0.1", help="HTTP address (the gateway beyond "
+                    "loopback only with ARBITER_ADMIN_TOKEN set)")
     a = ap.parse_args()
     try:
         run_service(name, a.bus, a.port, a.host)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import os
 import secrets
+
+from shared.config import settings
 
 KEY_ENV = "ARBITER_SNAPSHOT_KEY"
 TAG_BYTES = 32  # SHA-256
@@ -27,9 +28,9 @@ def snapshot_key() -> bytes:
     """The deployment's snapshot key (``ARBITER_SNAPSHOT_KEY``, any string, UTF-8), or this
     process's own random one (see :func:`warn_without_key`)."""
     global _own_key
-    env = os.environ.get(KEY_ENV)
-    if env:
-        return env.encode()
+    env = settings().snapshot_key
+    if env is not None:
+        return env.get_secret_value().encode()
     if _own_key is None:
         _own_key = secrets.token_bytes(32)
     return _own_key
@@ -38,7 +39,7 @@ def snapshot_key() -> bytes:
 def warn_without_key(who: str) -> None:
     """Log, for a process that writes snapshots (``who``), that without the deployment's key
     they serve only itself."""
-    if not os.environ.get(KEY_ENV):
+    if settings().snapshot_key is None:
         log.warning("%s: %s is not set: the snapshots this process writes can be loaded only by "
                     "itself (a restart replays the log); give every process the same secret",
                     who, KEY_ENV)

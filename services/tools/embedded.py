@@ -11,25 +11,28 @@ API, exactly as an organiser's tool would. :func:`arbiter_client` gives them tha
 """
 from __future__ import annotations
 
-import os
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
 
-ADMIN_TOKEN_ENV = "ARBITER_ADMIN_TOKEN"
-
 
 @asynccontextmanager
 async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, ticks: bool = True,
                          now_ms=None) -> AsyncIterator[httpx.AsyncClient]:
-    """An ``httpx.AsyncClient`` on the gateway, carrying the arbiter token.
+    """An ``httpx.AsyncClient`` on the gateway, carrying the arbiter token: a running
+    gateway's ``ARBITER_ADMIN_TOKEN`` (none when unset: its arbiter endpoints are then open,
+    on loopback only), or for one started here a token drawn for it.
 
     ``ticks``: run the clock's flag timer on wall time (off when hosting recorded games, whose
     moves carry recorded times). Raises ``ValueError`` for a bad ``bus``.
     """
-    token = os.environ.get(ADMIN_TOKEN_ENV, "local-arbiter")
-    headers = {"X-Arbiter-Token": token}
+    from shared.config import settings
+
+    configured = settings().admin_token
+    token = configured.get_secret_value() if configured else (None if gateway else secrets.token_hex(16))
+    headers = {"X-Arbiter-Token": token} if token else {}
     if gateway:
         async with httpx.AsyncClient(base_url=gateway, headers=headers, timeout=60) as c:
             yield c

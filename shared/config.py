@@ -1,0 +1,80 @@
+"""The deployment's settings, read from the environment (``ARBITER_<NAME>``) in one place
+(pydantic-settings) and printed by ``arbiter config``.
+
+There is no default secret: without ``ARBITER_ADMIN_TOKEN`` the gateway's arbiter endpoints are
+open, so a gateway that has none refuses to listen beyond the loopback interface
+(:func:`require_for_address`); without ``ARBITER_SNAPSHOT_KEY`` a process's snapshots serve only
+itself (:mod:`shared.sealing`).
+"""
+from __future__ import annotations
+
+import ipaddress
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "ARBITER_"
+
+
+class ConfigError(ValueError):
+    """A setting in the environment that cannot be used: the message names the variable."""
+
+
+class Settings(BaseSettings):
+    """Every setting of an Arbiter process (environment variable ``ARBITER_`` + the upper-case
+    field name; units in the names: seconds ``_s``, milliseconds ``_ms``)."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="ignore")
+
+    bus: str = Field("kafka://127.0.0.1:19092", description="Kafka of up / serve (kafka://HOST:PORT)")
+    admin_token: SecretStr | None = Field(None, min_length=1, description="arbiters' token; unset: loopback only")
+    snapshot_key: SecretStr | None = Field(None, min_length=1, description="seals snapshots; same in every process")
+    instance_id: str | None = Field(None, min_length=1, max_length=200, description="group member id (default name-host-port)")
+    load_snapshots: bool = Field(True, description="restore from snapshots (0: replay)")
+    snapshot_every_s: float = Field(30.0, gt=0, allow_inf_nan=False,
+                                    description="a partition's snapshots, every s")
+    gateway_snapshot_every_s: float = Field(60.0, gt=0, allow_inf_nan=False,
+                                            description="the read model's snapshots, every s")
+    commit_interval_ms: int = Field(10, ge=1, le=10_000,
+                                    description="transaction interval, ms")
+    restarts: int = Field(0, ge=0, description="restarts so far (set by arbiter up)")
+
+
+def settings() -> Settings:
+    """The settings as the environment gives them now. Raises :class:`ConfigError` naming each
+    variable that cannot be used and why."""
+    try:
+        return Settings()
+    except ValidationError as e:
+        raise ConfigError("; ".join(
+            f"{ENV_PREFIX}{str(err['loc'][0]).upper()}: {err['msg']}" for err in e.errors())) from None
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address of the loopback interface (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_for_address(service: str, host: str, s: Settings) -> None:
+    """Refuse (``ConfigError``) to serve the gateway beyond loopback without an admin token:
+    its arbiter endpoints would be open to the network."""
+    if service == "gateway" and s.admin_token is None and not is_loopback(host):
+        raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}ADMIN_TOKEN: "
+                          "its arbiter endpoints would be open to anyone who reaches it (set the "
+                          "token, or listen on 127.0.0.1)")
+
+
+def describe(s: Settings) -> list[tuple[str, str, str]]:
+    """(variable, value, description) per setting, secrets shown only as set or not set."""
+    out = []
+    for name, field in Settings.model_fields.items():
+        v = getattr(s, name)
+        shown = ("set" if v is not None else "not set") if isinstance(v, SecretStr) or \
+            field.annotation == SecretStr | None else str(v)
+        out.append((f"{ENV_PREFIX}{name.upper()}", shown, field.description or ""))
+    return out

@@ -1,0 +1,63 @@
+"""The deployment's settings (:mod:`shared.config`): read from ARBITER_* variables in one
+place, bad values refused naming the variable, no default secret (a gateway without an admin
+token stays on loopback), ``arbiter config`` shows secrets only as set or not set."""
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from services.cli import app
+from shared.config import ConfigError, is_loopback, require_for_address, settings
+
+
+def test_defaults_and_environment(monkeypatch):
+    for k in ("ARBITER_BUS", "ARBITER_ADMIN_TOKEN", "ARBITER_SNAPSHOT_EVERY_S", "ARBITER_LOAD_SNAPSHOTS"):
+        monkeypatch.delenv(k, raising=False)
+    s = settings()
+    assert s.bus == "kafka://127.0.0.1:19092" and s.admin_token is None and s.snapshot_every_s == 30.0
+    monkeypatch.setenv("ARBITER_BUS", "kafka://10.0.0.5:9092")
+    monkeypatch.setenv("ARBITER_ADMIN_TOKEN", "s3cret")
+    monkeypatch.setenv("ARBITER_LOAD_SNAPSHOTS", "0")
+    s = settings()
+    assert s.bus == "kafka://10.0.0.5:9092" and s.admin_token.get_secret_value() == "s3cret"
+    assert s.load_snapshots is False
+
+
+@pytest.mark.parametrize("var,value", [("ARBITER_SNAPSHOT_EVERY_S", "0"), ("ARBITER_SNAPSHOT_EVERY_S", "inf"),
+                                       ("ARBITER_SNAPSHOT_EVERY_S", "soon"), ("ARBITER_COMMIT_INTERVAL_MS", "-5"),
+                                       ("ARBITER_ADMIN_TOKEN", "")])
+def test_a_setting_that_cannot_be_used_is_refused_by_name(monkeypatch, var, value):
+    monkeypatch.setenv(var, value)
+    with pytest.raises(ConfigError, match=var):
+        settings()
+
+
+def test_no_default_secret_a_gateway_without_token_stays_on_loopback(monkeypatch):
+    monkeypatch.delenv("ARBITER_ADMIN_TOKEN", raising=False)
+    s = settings()
+    for host in ("127.0.0.1", "::1", "localhost", "127.0.0.2"):
+        assert is_loopback(host)
+        require_for_address("gateway", host, s)
+    for host in ("0.0.0.0", "::", "192.168.1.10", "arbiter.example.org"):
+        with pytest.raises(ConfigError, match="ARBITER_ADMIN_TOKEN"):
+            require_for_address("gateway", host, s)
+    require_for_address("game", "0.0.0.0", s)  # /healthz and /metrics only
+    monkeypatch.setenv("ARBITER_ADMIN_TOKEN", "s3cret")
+    require_for_address("gateway", "0.0.0.0", settings())
+
+
+def test_arbiter_config_shows_secrets_only_as_set(monkeypatch):
+    monkeypatch.setenv("ARBITER_ADMIN_TOKEN", "very-secret-token")
+    monkeypatch.delenv("ARBITER_SNAPSHOT_KEY", raising=False)
+    r = CliRunner().invoke(app, ["config"], env={"COLUMNS": "120"})
+    assert r.exit_code == 0, r.output
+    assert "very-secret-token" not in r.output
+    line = next(x for x in r.output.splitlines() if "ARBITER_ADMIN_TOKEN" in x)
+    assert " set " in f"{line} " and "not set" not in line
+    assert "not set" in next(x for x in r.output.splitlines() if "ARBITER_SNAPSHOT_KEY" in x)
+
+
+def test_serve_refuses_the_gateway_beyond_loopback_without_a_token(monkeypatch):
+    monkeypatch.delenv("ARBITER_ADMIN_TOKEN", raising=False)
+    r = CliRunner().invoke(app, ["serve", "gateway", "--host", "0.0.0.0", "--port", "1"])
+    assert r.exit_code == 2 and "ARBITER_ADMIN_TOKEN" in r.output

@@ -306,6 +306,38 @@ def read_sgf(data: bytes) -> GoRecord:
     and a ``W`` move (the node named), or a move or setup point off the board (the ply named).
     An unknown ``RU`` or an ``RE`` outside FF[4] is no error: a warning (:attr:`GoRecord.warnings`),
     the game read as the module docstring says."""
+    game = _one_game(data)
+    root, pres = game.get_root(), game.presenter
+    notes: list[str] = []
+    warnings: list[str] = []
+    props = {p: (_text(root, p, pres) or "") for p in root.properties()}
+    size = _board_size(game, props)
+    rules, note = _lenient(normalise_rules, props.get("RU"), lambda _: ("chinese", None), warnings,
+                           "the moves are played under chinese rules (the platform default; "
+                           "--rules chooses others)")
+    if note:
+        notes.append(note)
+    komi = _komi(root, props, pres, notes)
+    handicap = _handicap(props)
+    setup_black, setup_white = _setup(root, size, handicap)
+    moves, times, tb, tw = _main_line(game, size, pres)
+    if any(len(n) > 1 for n in game.get_main_sequence()):
+        notes.append("variations ignored: the main line is read")
+    result = None
+    if "RE" in props:
+        result = _lenient(parse_result, props["RE"], _unreadable_result, warnings,
+                          "kept as written, the moves replay")
+    info = {p: props[p] for p in INFO_PROPS if props.get(p, "").strip()}
+    return GoRecord(size=size, rules=rules, komi=komi, handicap=handicap,
+                    setup_black=setup_black, setup_white=setup_white, moves=moves, times=times,
+                    result=result, territory_black=frozenset(tb), territory_white=frozenset(tw),
+                    time=_time_settings(root, props, pres, notes), info=info,
+                    rules_raw=props.get("RU"), notes=notes, warnings=warnings, properties=props)
+
+
+def _one_game(data: bytes) -> sgf.Sgf_game:
+    """The one game tree of ``data``, if it is Go (``GM[1]``, the default); SgfError for bytes
+    that are no SGF, a collection of several games, or another game."""
     if not isinstance(data, (bytes, bytearray)):
         raise SgfError("read_sgf takes the file's bytes")
     try:
@@ -316,25 +348,26 @@ def read_sgf(data: bytes) -> GoRecord:
     if trees > 1:  # which game is meant is ambiguous: refused rather than guessed
         raise SgfError(f"the file holds {trees} game trees (a collection); give one game per "
                        "file")
-    root = game.get_root()
-    pres = game.presenter
-    notes: list[str] = []
-    props = {p: (_text(root, p, pres) or "") for p in root.properties()}
-    gm = props.get("GM", "1").strip() or "1"
+    gm = (_text(game.get_root(), "GM", game.presenter) or "1").strip() or "1"
     if gm != "1":
         raise SgfError(f"GM[{gm}]: not a Go record (Go is GM[1])")
+    return game
+
+
+def _board_size(game: sgf.Sgf_game, props: dict[str, str]) -> int:
+    """``SZ``: a square board of 2 to 25 lines (FF[4] allows 1-52 and rectangles; not Go as we
+    host it)."""
     size = game.get_size()
     if not 2 <= size <= 25:
         raise SgfError(f"SZ[{props.get('SZ')}]: board size {size} out of range 2..25")
     if ":" in props.get("SZ", ""):
         raise SgfError(f"SZ[{props['SZ']}]: rectangular boards are not Go as we host it")
-    warnings: list[str] = []
-    rules, note = _lenient(normalise_rules, props.get("RU"), lambda _: ("chinese", None), warnings,
-                           "the moves are played under chinese rules (the platform default; "
-                           "--rules chooses others)")
-    if note:
-        notes.append(note)
+    return size
 
+
+def _komi(root, props: dict[str, str], pres, notes: list[str]) -> float | None:
+    """``KM`` in points, or YuanYu's root ``KO``; a multiple of 25 of 100 or more is read as
+    stones x100 (the Chinese 3 3/4 stones = ``KM[375]``), 2 points a stone (noted)."""
     komi = _number(root, "KM", pres)
     if komi is None and props.get("KO", "").strip():
         komi = _number(root, "KO", pres)
@@ -343,29 +376,44 @@ def read_sgf(data: bytes) -> GoRecord:
         stones = komi / 100
         notes.append(f"KM[{props['KM']}] read as {stones:g} stones x100 = {2 * stones:g} points")
         komi = 2 * stones
+    return komi
 
-    handicap = 0
-    if props.get("HA", "").strip():
-        try:
-            handicap = int(float(props["HA"]))
-        except ValueError:
-            raise SgfError(f"HA[{props['HA']}]: not a number of stones") from None
-        if handicap < 0 or handicap == 1 or handicap > MAX_HANDICAP:
-            raise SgfError(f"HA[{props['HA']}]: not a number of handicap stones (0, or 2 to "
-                           f"{MAX_HANDICAP})")
 
+def _handicap(props: dict[str, str]) -> int:
+    """``HA``: 0, or 2 to :data:`MAX_HANDICAP` stones."""
+    if not props.get("HA", "").strip():
+        return 0
     try:
-        ab, aw, ae = root.get_setup_stones()
+        handicap = int(float(props["HA"]))
+    except ValueError:
+        raise SgfError(f"HA[{props['HA']}]: not a number of stones") from None
+    if handicap < 0 or handicap == 1 or handicap > MAX_HANDICAP:
+        raise SgfError(f"HA[{props['HA']}]: not a number of handicap stones (0, or 2 to "
+                       f"{MAX_HANDICAP})")
+    return handicap
+
+
+def _setup(root, size: int, handicap: int) -> tuple[tuple[Point, ...], tuple[Point, ...]]:
+    """The root's ``AB`` / ``AW`` stones, sorted; a handicap is exactly its black stones and no
+    white ones, and the setup must be a position (:func:`_check_setup`)."""
+    try:
+        ab, aw, _ = root.get_setup_stones()
     except ValueError as e:
         raise SgfError(f"root AB/AW/AE: bad point ({e or 'off the board'})") from None
-    setup_black = tuple(sorted(_point(p, size) for p in ab))
-    setup_white = tuple(sorted(_point(p, size) for p in aw))
-    if handicap and (len(setup_black) != handicap or setup_white):
-        raise SgfError(f"HA[{handicap}] with {len(setup_black)} AB and {len(setup_white)} AW "
+    black = tuple(sorted(_point(p, size) for p in ab))
+    white = tuple(sorted(_point(p, size) for p in aw))
+    if handicap and (len(black) != handicap or white):
+        raise SgfError(f"HA[{handicap}] with {len(black)} AB and {len(white)} AW "
                        f"setup stones: a handicap is {handicap} black stones placed (AB) and no "
                        "white ones")
-    _check_setup(size, setup_black, setup_white)
+    _check_setup(size, black, white)
+    return black, white
 
+
+def _main_line(game: sgf.Sgf_game, size: int, pres):
+    """The main line's moves ``[(colour, point or None for a pass)]``, the time left after each
+    (ply -> (``BL``/``WL`` seconds, ``OB``/``OW`` moves or None)) and the last ``TB``/``TW``
+    marks. One move per node and no setup after the first move (FF[4])."""
     moves: list[tuple[str, Point | None]] = []
     times: dict[int, tuple[float, int | None]] = {}
     tb: set[Point] = set()
@@ -386,8 +434,7 @@ def read_sgf(data: bytes) -> GoRecord:
                                "board") from None
             if colour is not None:
                 moves.append((_COLOUR[colour], None if rc is None else _point(rc, size)))
-                key = "BL" if colour == "b" else "WL"
-                left = _number(node, key, pres)
+                left = _number(node, "BL" if colour == "b" else "WL", pres)
                 if left is not None:
                     per = _number(node, "OB" if colour == "b" else "OW", pres)
                     times[len(moves)] = (left, None if per is None else int(per))
@@ -397,14 +444,12 @@ def read_sgf(data: bytes) -> GoRecord:
                 tw = {_point(p, size) for p in (node.get("TW") if node.has_property("TW") else ())}
             except ValueError:
                 raise SgfError(f"node {i}: TB/TW mark off the board") from None
-    if any(len(n) > 1 for n in game.get_main_sequence()):
-        notes.append("variations ignored: the main line is read")
+    return moves, times, tb, tw
 
-    result = None
-    if "RE" in props:
-        result = _lenient(parse_result, props["RE"], _unreadable_result, warnings,
-                          "kept as written, the moves replay")
-    main_s = _number(root, "TM", pres)
+
+def _time_settings(root, props: dict[str, str], pres, notes: list[str]) -> TimeSettings:
+    """``TM`` main time (s) and ``OT`` overtime, or YuanYu's ``LC``/``LT`` / ``TC``/``TT`` read
+    as byo-yomi periods and seconds (noted)."""
     ot_raw = props.get("OT")
     overtime = parse_overtime(ot_raw) if ot_raw else None
     for periods, secs, src in (("LC", "LT", "YuanYu LC/LT"), ("TC", "TT", "YuanYu TC/TT")):
@@ -415,12 +460,7 @@ def read_sgf(data: bytes) -> GoRecord:
                 raise SgfError(f"{periods}[{props[periods]}]{secs}[{props[secs]}]: not byo-yomi "
                                "periods and seconds") from None
             notes.append(f"{src} read as byo-yomi: {overtime.periods}x{overtime.seconds:g} s")
-    info = {p: props[p] for p in INFO_PROPS if props.get(p, "").strip()}
-    return GoRecord(size=size, rules=rules, komi=komi, handicap=handicap,
-                    setup_black=setup_black, setup_white=setup_white, moves=moves, times=times,
-                    result=result, territory_black=frozenset(tb), territory_white=frozenset(tw),
-                    time=TimeSettings(main_s, ot_raw, overtime), info=info,
-                    rules_raw=props.get("RU"), notes=notes, warnings=warnings, properties=props)
+    return TimeSettings(_number(root, "TM", pres), ot_raw, overtime)
 
 
 # ------------------------------------------------------------------------------- writing

@@ -396,29 +396,11 @@ def pair_round(
     _validate(players, round_no, total_rounds, seed)
     rng = random.Random(seed)
     decisions: list[Decision] = []
-    by_id = {p.id: p for p in players}
     if round_no == 1:
         return _pair_first(players, total_rounds, seed, rng, options, decisions)
-
-    # 编号
-    if all(p.no is not None for p in players):
-        number = {p.id: p.no for p in players}
-    else:
-        ordered = sorted(players, key=lambda p: (p.rating is None, -(p.rating or 0), p.id))
-        number = {p.id: i for i, p in enumerate(ordered, 1)}
-        decisions.append(Decision("order", "三（一）", tuple(p.id for p in ordered),
-                                  "no 编号 given: numbered by rating, then id"))
-    draw_unit = 1.0 if options.team else 0.5
-    scores: dict[str, float] = {}
-    for p in players:
-        scores[p.id] = float(p.score)
-        if p.pending_opponent is not None:
-            scores[p.id] += draw_unit
-            if p.id < p.pending_opponent:
-                decisions.append(Decision(
-                    "provisional-draw", "六", (p.id, p.pending_opponent),
-                    "game not finished: counted as a draw for this pairing only"))
-
+    by_id = {p.id: p for p in players}
+    number = _numbers(players, decisions)
+    scores = _pairing_scores(players, 1.0 if options.team else 0.5, decisions)
     pool = sorted(players, key=lambda p: (-scores[p.id], number[p.id]))
     bye: CSPlayer | None = None
     if len(pool) % 2:
@@ -430,101 +412,14 @@ def pair_round(
         raise ChineseSwissError(
             f"no legal pairing exists for round {round_no}: some players cannot be paired "
             "without a rematch")
-
-    last_round = round_no == total_rounds
-    odd_round = round_no % 2 == 1
+    draw = _Draw(by_id, scores, number, options, rng, decisions, round_no,
+                 last_round=round_no == total_rounds)
     unpaired = [p.id for p in pool]
     pairs: list[tuple[str, str]] = []
-
-    def colour_cost(x: CSPlayer, y: CSPlayer) -> int:
-        cx, nx_ = colour_need(x.colours)
-        cy, ny = colour_need(y.colours)
-        if cx is None or cy is None or cx != cy:
-            return 0
-        cost = min(nx_, ny)
-        if last_round and cost < 3:
-            return 0
-        return cost
-
     while unpaired:
-        levels = sorted({scores[i] for i in unpaired}, reverse=True)
-        top = levels[0]
-        segment = {i for i in unpaired if scores[i] == top}
-        k = 1
-        while len(segment) % 2 and k < len(levels):
-            segment |= {i for i in unpaired if scores[i] == levels[k]}
-            k += 1
-        level = [i for i in unpaired if scores[i] == top]
-
-        # who draws first (item 五)
-        def same_level_options(i: str) -> int:
-            return sum(1 for j in level if j != i and _legal(by_id[i], by_id[j]))
-
-        more_red = [i for i in level if colour_need(by_id[i].colours)[0] == "b"]
-        more_black = [i for i in level if colour_need(by_id[i].colours)[0] == "r"]
-        small = set(more_red if len(more_red) < len(more_black) else more_black)
-        if len(more_red) == len(more_black):
-            small = set()
-
-        def drawer_key(i: str) -> tuple[int, int, int]:
-            restricted = len(level) > 1 and same_level_options(i) <= 1
-            return (0 if restricted else 1, 0 if i in small else 1,
-                    number[i] if odd_round else -number[i])
-
-        drawer = min(level, key=drawer_key)
-        d = by_id[drawer]
-        if len(level) > 1 and same_level_options(drawer) <= 1:
-            decisions.append(Decision("order", "五", (drawer,), "受限制号: drawn first"))
-        rest = [i for i in unpaired if i != drawer]
-        target = _best(unpaired, by_id, segment)
-
-        def tiers() -> list[list[str]]:
-            keyed: dict[tuple, list[str]] = {}
-            for j in rest:
-                q = by_id[j]
-                if not _legal(d, q):
-                    continue
-                club = int(options.avoid_same_club and d.club is not None and d.club == q.club)
-                key = (abs(scores[j] - scores[drawer]), club)
-                keyed.setdefault(key, []).append(j)
-            return [keyed[k] for k in sorted(keyed)]
-
-        chosen: str | None = None
-        skipped = 0
-        for tier in tiers():
-            ok: list[tuple[int, int, str]] = []
-            for j in tier:
-                left = [i for i in rest if i != j]
-                inside = int(drawer in segment and j in segment)
-                got = _best(left, by_id, segment)
-                if got[0] * 2 == len(left) and got[1] + inside == target[1]:
-                    runs = got[2] + int(inside and _run3(d, by_id[j]))
-                    ok.append((runs, colour_cost(d, by_id[j]), j))
-            if not ok:
-                skipped += len(tier)
-                continue
-            best = min(ok)[:2]
-            ok_ids = [j for runs, cost, j in ok if (runs, cost) == best]
-            chosen = ok_ids[0] if len(ok_ids) == 1 else rng.choice(ok_ids)
-            if len(ok_ids) > 1:
-                decisions.append(Decision("draw", "五", (drawer, *ok_ids),
-                                          f"{drawer} draws {chosen} by lot from {len(ok_ids)}"))
-            break
-        if chosen is None:  # cannot happen: the pool was checked to be perfectly pairable
-            raise ChineseSwissError(f"no legal opponent for {drawer} in round {round_no}")
-        if skipped:
-            decisions.append(Decision("adjust", "三（二）", (drawer, chosen),
-                                      f"{skipped} closer candidate(s) skipped so that everyone "
-                                      "can be paired (受卡)"))
-        if scores[chosen] != scores[drawer]:
-            decisions.append(Decision("float", "三（二）", (drawer, chosen),
-                                      f"近分: {scores[drawer]:g} meets {scores[chosen]:g}"))
-        q = by_id[chosen]
-        if options.avoid_same_club and d.club is not None and d.club == q.club:
-            decisions.append(Decision("club", "七", (drawer, chosen), "clubmates: unavoidable"))
+        drawer, chosen = draw.one_pair(unpaired)
         pairs.append((drawer, chosen))
         unpaired = [i for i in unpaired if i not in (drawer, chosen)]
-
     boards: list[tuple[str, str]] = []
     for x, y in pairs:
         pair, decision = allocate_colours(by_id[x], by_id[y], round_no, total_rounds, rng,
@@ -535,6 +430,159 @@ def pair_round(
                                 min(number[bd[0]], number[bd[1]])))
     return ChineseSwissRound(round=round_no, boards=boards, bye=bye.id if bye else None,
                              decisions=decisions, seed=seed, numbers=number)
+
+
+def _numbers(players: list[CSPlayer], decisions: list[Decision]) -> dict[str, int]:
+    """The 编号 (draw numbers) of item 三（一）: those given, else by rating, then id (noted)."""
+    if all(p.no is not None for p in players):
+        return {p.id: p.no for p in players}  # type: ignore[misc]
+    ordered = sorted(players, key=lambda p: (p.rating is None, -(p.rating or 0), p.id))
+    decisions.append(Decision("order", "三（一）", tuple(p.id for p in ordered),
+                              "no 编号 given: numbered by rating, then id"))
+    return {p.id: i for i, p in enumerate(ordered, 1)}
+
+
+def _pairing_scores(players: list[CSPlayer], draw_unit: float,
+                    decisions: list[Decision]) -> dict[str, float]:
+    """Each player's score for this pairing: a game still running counts as a draw,
+    ``draw_unit`` points (item 六, "可暂时先按双方和局计分"), noted once per game."""
+    scores: dict[str, float] = {}
+    for p in players:
+        scores[p.id] = float(p.score)
+        if p.pending_opponent is not None:
+            scores[p.id] += draw_unit
+            if p.id < p.pending_opponent:
+                decisions.append(Decision(
+                    "provisional-draw", "六", (p.id, p.pending_opponent),
+                    "game not finished: counted as a draw for this pairing only"))
+    return scores
+
+
+@dataclass
+class _Draw:
+    """The drawing of one later round (items 三（二）-（五）, 四, 五): who draws next and whom."""
+
+    by_id: dict[str, CSPlayer]
+    scores: dict[str, float]
+    number: dict[str, int]
+    options: CSOptions
+    rng: random.Random
+    decisions: list[Decision]
+    round_no: int
+    last_round: bool
+
+    def one_pair(self, unpaired: list[str]) -> tuple[str, str]:
+        """The next pair of ``unpaired`` (best first in pairing order): the drawer of the
+        highest 积分段 and the opponent it draws."""
+        segment, level = self._segment(unpaired)
+        drawer = self._drawer(level)
+        return drawer, self._opponent(drawer, unpaired, segment)
+
+    def _segment(self, unpaired: list[str]) -> tuple[set[str], list[str]]:
+        """The highest score level of ``unpaired`` (who draws) and its 积分段: the level, with the
+        next ones while it is odd ("一个9分，三个8分 ... 均应作为一个积分段统筹考虑")."""
+        scores = self.scores
+        levels = sorted({scores[i] for i in unpaired}, reverse=True)
+        segment = {i for i in unpaired if scores[i] == levels[0]}
+        k = 1
+        while len(segment) % 2 and k < len(levels):
+            segment |= {i for i in unpaired if scores[i] == levels[k]}
+            k += 1
+        return segment, [i for i in unpaired if scores[i] == levels[0]]
+
+    def _drawer(self, level: list[str]) -> str:
+        """Who draws first (item 五): a 受限制号 (at most one possible same-score opponent
+        left, "优先排，以免卡不通"), then the smaller of the more-red and more-black groups
+        ("以少调多"), then the small numbers in odd rounds, the large ones in even rounds."""
+        by_id = self.by_id
+
+        def options_left(i: str) -> int:
+            return sum(1 for j in level if j != i and _legal(by_id[i], by_id[j]))
+
+        more_red = [i for i in level if colour_need(by_id[i].colours)[0] == "b"]
+        more_black = [i for i in level if colour_need(by_id[i].colours)[0] == "r"]
+        small = set() if len(more_red) == len(more_black) else \
+            set(more_red if len(more_red) < len(more_black) else more_black)
+        odd_round = self.round_no % 2 == 1
+
+        def key(i: str) -> tuple[int, int, int]:
+            restricted = len(level) > 1 and options_left(i) <= 1
+            return (0 if restricted else 1, 0 if i in small else 1,
+                    self.number[i] if odd_round else -self.number[i])
+
+        drawer = min(level, key=key)
+        if len(level) > 1 and options_left(drawer) <= 1:
+            self.decisions.append(Decision("order", "五", (drawer,), "受限制号: drawn first"))
+        return drawer
+
+    def _tiers(self, drawer: str, rest: list[str]) -> list[list[str]]:
+        """The drawer's possible opponents (not met before), nearest score first (近分), then
+        (option) those of another club."""
+        d, keyed = self.by_id[drawer], {}
+        for j in rest:
+            q = self.by_id[j]
+            if not _legal(d, q):
+                continue
+            club = int(self.options.avoid_same_club and d.club is not None and d.club == q.club)
+            keyed.setdefault((abs(self.scores[j] - self.scores[drawer]), club), []).append(j)
+        return [keyed[k] for k in sorted(keyed)]
+
+    def _colour_cost(self, x: CSPlayer, y: CSPlayer) -> int:
+        """How badly ``x`` and ``y`` fit in colour (三（三）): the smaller colour excess when both
+        want the same colour, else 0; in the last round only three in a row counts."""
+        cx, nx_ = colour_need(x.colours)
+        cy, ny = colour_need(y.colours)
+        if cx is None or cy is None or cx != cy:
+            return 0
+        cost = min(nx_, ny)
+        return 0 if self.last_round and cost < 3 else cost
+
+    def _opponent(self, drawer: str, unpaired: list[str], segment: set[str]) -> str:
+        """The opponent ``drawer`` draws: in the nearest tier where the rest of the field can
+        still be paired completely and the segment keeps as many pairs as it could before
+        (item 四（一）（二）, 受卡 三（二）), the fewest three-colours-in-a-row and the best colour
+        fit; a lot among equals. The decisions taken are noted."""
+        by_id, d = self.by_id, self.by_id[drawer]
+        rest = [i for i in unpaired if i != drawer]
+        target = _best(unpaired, by_id, segment)
+        chosen: str | None = None
+        skipped = 0
+        for tier in self._tiers(drawer, rest):
+            ok: list[tuple[int, int, str]] = []
+            for j in tier:
+                left = [i for i in rest if i != j]
+                inside = int(drawer in segment and j in segment)
+                got = _best(left, by_id, segment)
+                if got[0] * 2 == len(left) and got[1] + inside == target[1]:
+                    runs = got[2] + int(inside and _run3(d, by_id[j]))
+                    ok.append((runs, self._colour_cost(d, by_id[j]), j))
+            if not ok:
+                skipped += len(tier)
+                continue
+            best = min(ok)[:2]
+            ok_ids = [j for runs, cost, j in ok if (runs, cost) == best]
+            chosen = ok_ids[0] if len(ok_ids) == 1 else self.rng.choice(ok_ids)
+            if len(ok_ids) > 1:
+                self.decisions.append(Decision("draw", "五", (drawer, *ok_ids),
+                                               f"{drawer} draws {chosen} by lot from {len(ok_ids)}"))
+            break
+        if chosen is None:  # cannot happen: the pool was checked to be perfectly pairable
+            raise ChineseSwissError(f"no legal opponent for {drawer} in round {self.round_no}")
+        self._note(drawer, chosen, skipped)
+        return chosen
+
+    def _note(self, drawer: str, chosen: str, skipped: int) -> None:
+        """The decisions a pair carries: closer candidates skipped (受卡), a float (近分), clubmates."""
+        if skipped:
+            self.decisions.append(Decision("adjust", "三（二）", (drawer, chosen),
+                                           f"{skipped} closer candidate(s) skipped so that everyone "
+                                           "can be paired (受卡)"))
+        if self.scores[chosen] != self.scores[drawer]:
+            self.decisions.append(Decision("float", "三（二）", (drawer, chosen),
+                                           f"近分: {self.scores[drawer]:g} meets {self.scores[chosen]:g}"))
+        d, q = self.by_id[drawer], self.by_id[chosen]
+        if self.options.avoid_same_club and d.club is not None and d.club == q.club:
+            self.decisions.append(Decision("club", "七", (drawer, chosen), "clubmates: unavoidable"))
 
 
 def _pair_first(

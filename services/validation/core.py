@@ -157,6 +157,64 @@ def _backwards(msg: Envelope, g: Game) -> str | None:
     return None
 
 
+def _move_refusal(msg: Envelope, p: SubmitMove, g: Game, colour: str | None) -> tuple | None:
+    """Why a move cannot be taken before its notation is read, as (code, reason[, rule]), or
+    None: the game over, not a player of it, not his turn, stamped before the game's last
+    event, a 棋例 ruling due (art. 24), the clock paused by the arbiter, received after his
+    flag fell (the clock's deadline), Go play stopped after two passes (J89 9-1, 1988 21.1),
+    a notation given for another game than xiangqi."""
+    if g.over:
+        return "game-over", "the game is over"
+    if colour is None:
+        return "not-a-player", f"{p.player_id} does not play in game {p.game_id}"
+    if colour != g.to_move:
+        return "not-your-turn", f"it is {g.to_move}'s turn"
+    if (late := _backwards(msg, g)):
+        return "invalid", late
+    if g.ruling_due:
+        return ("ruling-pending", "the 棋例 ruling on the repeated position (art. 24) is being "
+                                  "made; send the move again")
+    if g.paused:
+        return "clock-paused", "the arbiter has paused the clock: wait for it to restart"
+    if g.deadline_ms is not None and g.deadline_for == colour and msg.at_ms > g.deadline_ms:
+        return ("flag-fallen", f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
+                g.pos.RULES["timeout"])
+    if g.pos.game == "go" and g.scoring:
+        stop = g.pos.RULES["stop"]  # Japanese 1989 art. 9-1; Chinese / Ing 1988 art. 21.1
+        return ("play-stopped", f"play stopped after two passes ({stop.ruleset} art. "
+                                f"{stop.article}): mark the dead stones, accept the opponent's, "
+                                f"or reject to resume play", stop)
+    if p.notation is not None and g.pos.game != "xiangqi":
+        return ("invalid", f"notation {p.notation!r} is for xiangqi moves; {g.pos.game} moves are "
+                           f"recognised as they are")
+    return None
+
+
+def _after_move(msg: Envelope, p: SubmitMove, g: Game, colour: str, played, stream: str) -> list[Emit]:
+    """The game's state after ``colour``'s move ``played``: a draw offer of the opponent's
+    declined by the move, the game over at a terminal status, Go's counting or stone-removal
+    time after two passes, a 棋例 ruling due at a threefold xiangqi repetition. Returns the
+    DrawOfferDeclined to write after the MoveAccepted, if any."""
+    g.last_ms = msg.at_ms
+    g.proposals.clear()
+    g.present.add(colour)
+    out: list[Emit] = []
+    if g.offer_by is not None and g.offer_by != colour:
+        out.append(Emit(stream, DrawOfferDeclined(game_id=p.game_id, player_id=p.player_id,
+                                                  colour=colour, by_move=True)))
+        g.offer_by = None
+    if played.status not in ("ongoing", "scoring"):
+        g.over = True
+    elif played.status == "scoring" and g.pos.counts_every_stone:
+        g.counting = True  # no dead stones to settle (Tromp-Taylor rule 9): adjudication counts
+    elif played.status == "scoring":  # play stopped: the stone-removal time runs
+        g.removal_deadline_ms = msg.at_ms + g.removal_limit_ms
+    elif g.pos.game == "xiangqi" and played.repetitions >= 3 and (
+            g.rulings == "automatic" or g.must_vary is not None):
+        g.ruling_due = True  # adjudication rules before the next move (it may end the game)
+    return out
+
+
 @dataclass
 class ValidationCore(Core):
     """State: games by id and the settings of tournaments (time control, start FEN)."""
@@ -257,32 +315,10 @@ class ValidationCore(Core):
 
         if g is None:
             return reject("no-such-game", f"no game {p.game_id}")
-        if g.over:
-            return reject("game-over", "the game is over")
-        colour = g.colour_of(p.player_id)
-        if colour is None:
-            return reject("not-a-player", f"{p.player_id} does not play in game {p.game_id}")
-        if colour != g.to_move:
-            return reject("not-your-turn", f"it is {g.to_move}'s turn")
-        if (late := _backwards(msg, g)):
-            return reject("invalid", late)
-        if g.ruling_due:
-            return reject("ruling-pending", "the 棋例 ruling on the repeated position (art. 24) "
-                                            "is being made; send the move again")
-        if g.paused:
-            return reject("clock-paused", "the arbiter has paused the clock: wait for it to restart")
-        if g.deadline_ms is not None and g.deadline_for == colour and msg.at_ms > g.deadline_ms:
-            return reject("flag-fallen",
-                          f"received {msg.at_ms - g.deadline_ms} ms after {colour}'s flag fell",
-                          g.pos.RULES["timeout"])
-        if g.pos.game == "go" and g.scoring:
-            stop = g.pos.RULES["stop"]  # Japanese 1989 art. 9-1; Chinese / Ing 1988 art. 21.1
-            return reject("play-stopped", f"play stopped after two passes ({stop.ruleset} art. "
-                                          f"{stop.article}): mark the dead stones, accept the "
-                                          f"opponent's, or reject to resume play", stop)
-        if p.notation is not None and g.pos.game != "xiangqi":
-            return reject("invalid", f"notation {p.notation!r} is for xiangqi moves; "
-                                     f"{g.pos.game} moves are recognised as they are")
+        colour = None if g.over else g.colour_of(p.player_id)
+        refusal = _move_refusal(msg, p, g, colour)
+        if refusal is not None:
+            return reject(*refusal)
         void = None
         try:
             mv = g.pos.parse(p.move, p.notation) if p.notation else g.pos.parse(p.move)
@@ -293,23 +329,7 @@ class ValidationCore(Core):
         except MoveError as e:
             return reject(e.code, e.reason, g.pos.RULES.get("illegal-move") if e.code == "illegal" else None)
         played = g.pos.play(mv, void=True) if void is not None else g.pos.play(mv)
-        g.last_ms = msg.at_ms
-        g.proposals.clear()
-        g.present.add(colour)
-        out: list[Emit] = []
-        if g.offer_by is not None and g.offer_by != colour:
-            out.append(Emit(stream, DrawOfferDeclined(game_id=p.game_id, player_id=p.player_id,
-                                                      colour=colour, by_move=True)))
-            g.offer_by = None
-        if played.status not in ("ongoing", "scoring"):
-            g.over = True
-        elif played.status == "scoring" and g.pos.counts_every_stone:
-            g.counting = True  # no dead stones to settle (Tromp-Taylor rule 9): adjudication counts
-        elif played.status == "scoring":  # play stopped: the stone-removal time runs
-            g.removal_deadline_ms = msg.at_ms + g.removal_limit_ms
-        elif g.pos.game == "xiangqi" and played.repetitions >= 3 and (
-                g.rulings == "automatic" or g.must_vary is not None):
-            g.ruling_due = True  # adjudication rules before the next move (it may end the game)
+        out = _after_move(msg, p, g, colour, played, stream)  # type: ignore[arg-type]
         out.insert(0, Emit(stream, MoveAccepted(
             game_id=p.game_id, ply=g.pos.ply, player_id=p.player_id, colour=colour,
             uci=played.uci, san=played.san, fen_after=played.fen_after, status=played.status,

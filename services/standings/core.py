@@ -113,6 +113,8 @@ from typing import Iterable, Mapping
 from services.ratings import fide
 from services.ratings.fide import DP_TABLE  # noqa: F401  (re-exported: B.02 table 8.1.a)
 from shared.checks import player_ids
+from shared.domain import results
+from shared.domain.record import annulled_withdrawals
 
 __all__ = [
     "StandingsError",
@@ -153,15 +155,6 @@ _CODE = re.compile(r"^(?:(BH|SB|ARO)(?:-([CM])([12]))?|(PS)(?:-C([12]))?)$")
 _SIMPLE = frozenset({"DE", "WIN", "WON", "BPG", "BWG", "KS", "TPR", "SOS", "SOSOS", "SODOS",
                      "MMS", "FOULS", "PEN", "SNO"})
 
-# result -> (white points, black points, played over the board)
-_RESULTS: dict[str, tuple[float, float, bool]] = {
-    "1-0": (1.0, 0.0, True),
-    "0-1": (0.0, 1.0, True),
-    "1/2-1/2": (0.5, 0.5, True),
-    "+-": (1.0, 0.0, False),  # white wins by forfeit
-    "-+": (0.0, 1.0, False),  # black wins by forfeit
-    "--": (0.0, 0.0, False),  # double forfeit
-}
 _WIN_POINTS = 1.0
 
 
@@ -299,13 +292,12 @@ class GameResult:
     @property
     def points(self) -> tuple[float, float]:
         """``(white_points, black_points)``."""
-        w, b, _ = _RESULTS[self.result]
-        return w, b
+        return results.points(self.result)
 
     @property
     def played(self) -> bool:
         """True if the game was played over the board (not a forfeit)."""
-        return _RESULTS[self.result][2]
+        return results.played(self.result)
 
 
 @dataclass(frozen=True)
@@ -409,10 +401,10 @@ def _validate(
         seen.add((rnd, pid))
 
     for g in games:
-        if g.result not in _RESULTS:
+        if g.result not in results.CODE_LETTERS:
             raise StandingsError(
                 f"game {g.white}-{g.black} round {g.round}: unknown result {g.result!r}; "
-                f"expected one of {', '.join(_RESULTS)}"
+                f"expected one of {', '.join(results.CODE_LETTERS)}"
             )
         if g.white == g.black:
             raise StandingsError(f"game in round {g.round}: {g.white!r} cannot play himself")
@@ -714,24 +706,6 @@ def xiangqi_standings(
                              penalties=penalties)
 
 
-def annulled_withdrawals(
-    player_ids: Iterable[str], games: Iterable[GameResult], withdrawn: Mapping[str, int]
-) -> set[str]:
-    """The withdrawn players of a round robin whose results are annulled, xiangqi 1999 art.
-    20.3: those who met fewer than half of their opponents (``len(player_ids) - 1``) in the
-    games up to their last round (``withdrawn``: id -> last round he took part in; a game
-    with result ``"*"``, not played, does not count; forfeits do)."""
-    n_opp = len(list(player_ids)) - 1
-    games = list(games)
-    out: set[str] = set()
-    for w, last in withdrawn.items():
-        met = {g.black if g.white == w else g.white for g in games
-               if w in (g.white, g.black) and g.round <= last and g.result != "*"}
-        if len(met) * 2 < n_opp:
-            out.add(w)
-    return out
-
-
 def apply_withdrawals(
     player_ids: Iterable[str],
     games: Iterable[GameResult],
@@ -760,7 +734,8 @@ def apply_withdrawals(
     games = list(games)
     annulled: set[str] = set()
     if system == "round_robin":
-        annulled = annulled_withdrawals(ids, games, withdrawn)
+        annulled = annulled_withdrawals(ids, [(g.round, g.white, g.black) for g in games if g.result != "*"],
+                                        withdrawn)
         games = [g for g in games if g.white not in annulled and g.black not in annulled]
 
     def forfeit(g: GameResult, loser: str) -> GameResult:

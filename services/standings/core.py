@@ -114,7 +114,6 @@ from services.ratings import fide
 from services.ratings.fide import DP_TABLE  # noqa: F401  (re-exported: B.02 table 8.1.a)
 from shared.checks import player_ids
 from shared.domain import results
-from shared.domain.record import annulled_withdrawals
 
 __all__ = [
     "StandingsError",
@@ -138,8 +137,6 @@ __all__ = [
     "dp",
     "compute_standings",
     "xiangqi_standings",
-    "apply_withdrawals",
-    "annulled_withdrawals",
 ]
 
 # base codes; BH, SB, ARO also take -C1 -C2 -M1 -M2 and PS takes -C1 -C2 (see _parse_code)
@@ -704,55 +701,3 @@ def xiangqi_standings(
     rs = RULESETS["xiangqi-round-robin" if system == "round_robin" else "xiangqi-swiss"]
     return compute_standings(players, games, byes, rs.order, unplayed=rs.unplayed, fouls=fouls,
                              penalties=penalties)
-
-
-def apply_withdrawals(
-    player_ids: Iterable[str],
-    games: Iterable[GameResult],
-    withdrawn: Mapping[str, int],
-    *,
-    system: str,
-) -> tuple[list[GameResult], set[str]]:
-    """Results after withdrawals, xiangqi 1999 art. 20.3 / 20.4.
-
-    ``withdrawn``: player id -> last round he took part in.  ``games``: recorded games; games
-    not yet played may be listed with result ``"*"`` (the schedule).  Returns ``(games,
-    annulled)``: the transformed list and the ids whose results were annulled (the caller
-    leaves them out of the standings).
-
-    * ``system="round_robin"`` (20.3): if the player met fewer than half of his opponents
-      (games up to his last round, forfeits included), all his results are annulled (his games
-      removed); otherwise his results stand and every remaining game — scheduled ones in their
-      round, and opponents with no scheduled game in new rounds after the last one — is a
-      forfeit win for the opponent.
-    * ``system="swiss"`` (20.4): his results stand whatever their number; his scheduled games
-      after his last round become forfeit wins for the opponent; he is not paired again.
-    """
-    if system not in ("round_robin", "swiss"):
-        raise StandingsError(f"system must be 'round_robin' or 'swiss', got {system!r}")
-    ids = list(player_ids)
-    games = list(games)
-    annulled: set[str] = set()
-    if system == "round_robin":
-        annulled = annulled_withdrawals(ids, [(g.round, g.white, g.black) for g in games if g.result != "*"],
-                                        withdrawn)
-        games = [g for g in games if g.white not in annulled and g.black not in annulled]
-
-    def forfeit(g: GameResult, loser: str) -> GameResult:
-        return GameResult(g.round, g.white, g.black, "-+" if g.white == loser else "+-")
-
-    out: list[GameResult] = []
-    for g in games:
-        loser = next((w for w in (g.white, g.black) if w in withdrawn and g.round > withdrawn[w]), None)
-        out.append(forfeit(g, loser) if loser else g)
-    if system == "round_robin":
-        extra = max((g.round for g in out), default=0)
-        for w in withdrawn:
-            if w in annulled:
-                continue
-            met = {g.black if g.white == w else g.white for g in out if w in (g.white, g.black)}
-            for opp in ids:
-                if opp != w and opp not in met and opp not in annulled:
-                    extra += 1
-                    out.append(GameResult(extra, opp, w, "+-"))
-    return out, annulled

@@ -1,21 +1,19 @@
 """Standings service: scores, tie-breaks and ranks after every finished round (pure handler).
 
-Consumes the tournament record (TournamentCreated, PlayerRegistered, RoundPaired) and results
-(GameEnded). When every game of a round has ended it writes StandingsUpdated on stream
+Folds the tournament's events and its games' facts into the tournament record
+(:class:`shared.domain.record.TournamentRecord`: the one table of every player's rounds and
+their points, which the pairing, the gateway's crosstable and the TRF export read too). When
+every game of a round has ended it writes StandingsUpdated on stream
 ``tournament-<id>.standings`` with the tournament's tie-break order (FIDE codes, computed by
-:func:`services.standings.core.compute_standings`). A bye of the Swiss systems (Dutch,
-积分编排制, McMahon) scores 1 point, a round-robin bye (odd number of players) none. Xiangqi
-events also count each player's fouls (PenaltyApplied ``foul``: the FOULS code of art. 15.1/15.2)
-and penalties under 18.1/18.2 (warnings, disqualifications), which place a player last among
-equal scores (18.4, code PEN). Requested byes score ``F`` 1, ``H`` ½, ``Z`` 0, and so do a late
-entry's missed rounds (PlayerRegistered ``missed``). Withdrawals (PlayerWithdrawn): a round
-robin applies art. 20.3 (:func:`services.standings.core.apply_withdrawals`: under half of the
-opponents met, the player's results are annulled and he is not ranked; else his unplayed
-boards, RoundPaired ``withdrawn_boards``, are forfeit wins for the opponents); in the Swiss
-systems his results stand (20.4). A ResultCorrected replaces the game's result and the
-standings of the last round published are written again. Events ranked by FIDE's tie-breaks
-count unplayed rounds by the edition of the regulations TournamentCreated names
-(``tiebreak_edition``; an event recorded before events named it: the 2023 text), and
+:func:`services.standings.core.compute_standings` from the record's cells: games and forfeits,
+byes (a Swiss bye 1 point, requested byes and a late entry's missed rounds their letter's),
+rests; a round robin's withdrawals by art. 20.3, a player whose results are annulled not
+ranked). Xiangqi events also count each player's fouls (PenaltyApplied ``foul``: the FOULS
+code of art. 15.1/15.2) and penalties under 18.1/18.2 (warnings, disqualifications), which
+place a player last among equal scores (18.4, code PEN). A ResultCorrected replaces the game's
+result and the standings of the last round published are written again. Events ranked by
+FIDE's tie-breaks count unplayed rounds by the edition of the regulations TournamentCreated
+names (``tiebreak_edition``; an event recorded before events named it: the 2023 text), and
 StandingsUpdated names it.
 
 A knockout's rows rank the players by place (:meth:`services.pairing.knockout.Bracket.places`:

@@ -1,9 +1,11 @@
 """``arbiter export trf``: a tournament's log as a FIDE TRF-16 file.
 
 The tournament's messages (``export-log``'s selection: its stream and every game it paired) are
-folded into :class:`services.pairing.trf.Tournament` and written by
-:func:`services.pairing.trf.write_trf`. A message repeated in the log (same stream and seq) is
-applied once (:func:`services.tools.logio.applied_once`).
+folded into the tournament record (:class:`shared.domain.record.TournamentRecord`, the table
+the standings and the crosstable read), whose cells become the round entries of
+:class:`services.pairing.trf.Tournament`, written by :func:`services.pairing.trf.write_trf`. A
+message repeated in the log (same stream and seq) is applied once
+(:func:`services.tools.logio.applied_once`).
 
 Start numbers: the players' ``start_number`` when every player has a distinct one (an imported
 TRF keeps its own), else the pairing numbers of the Swiss systems (rating, higher first, then

@@ -16,8 +16,8 @@ What a round is worth, by cell kind:
   (EndlessCycleRuled ``replay``: Chinese rules 1988 art. 20.3, 重下) the result of its replay
   game (GameStarted ``replay_of``), the ``replay`` ending itself being no result;
 - ``forfeit``: a round robin's board not played because a player withdrew (RoundPaired
-  ``withdrawn_boards``): a forfeit win for the opponent (20.3), the withdrawn player (White
-  when both withdrew) losing it;
+  ``withdrawn_boards``): a forfeit win for the opponent (20.3), lost by both when both had
+  withdrawn;
 - ``annulled``: a round robin's game of a withdrawn player who met fewer than half of his
   opponents: every result of his is annulled (20.3), on both lines (``Z``, 0 points);
 - ``bye``: the pairing-allocated bye of a Swiss system (Dutch, 积分编排制, McMahon): ``U``, 1
@@ -210,7 +210,7 @@ class TournamentRecord:
         requested byes."""
         got: dict[str, Cell] = {}
         boards = [(b.white, b.black, self.result(b.game_id), b.game_id, "game") for b in r.boards]
-        boards += [(b.white, b.black, self._withdrawn_code(r.round, b.white), None, "forfeit")
+        boards += [(b.white, b.black, self._withdrawn_code(r.round, b.white, b.black), None, "forfeit")
                    for b in r.withdrawn_boards]
         for white, black, code, gid, kind in boards:
             for pid, opp, colour in ((white, black, "w"), (black, white, "b")):
@@ -225,10 +225,12 @@ class TournamentRecord:
             got[pid] = Cell(r.round, "requested", kind)
         return got
 
-    def _withdrawn_code(self, rnd: int, white: str) -> str:
-        """The forfeit of a withdrawn board of round ``rnd`` (20.3): White loses when he had
-        withdrawn by then, else Black."""
-        return "-+" if self.withdrawn.get(white, rnd + 1) <= rnd else "+-"
+    def _withdrawn_code(self, rnd: int, white: str, black: str) -> str:
+        """The forfeit of a withdrawn board of round ``rnd`` (20.3: the withdrawn player's
+        games are lost, the opponent wins): ``-+`` / ``+-``, and ``--`` when both had withdrawn
+        by then (each loses; neither is an opponent still playing, as both absent, 21.3)."""
+        gone = [self.withdrawn.get(pid, rnd + 1) <= rnd for pid in (white, black)]
+        return {(True, False): "-+", (False, True): "+-"}.get(tuple(gone), "--")
 
     def scores(self, upto: int | None = None) -> dict[str, float]:
         """Player id -> points over rounds 1..``upto`` (the sum of the player's cells)."""

@@ -1,5 +1,9 @@
 """Pairing service: owns the tournament record, stream ``tournament-<id>`` (pure event handler).
 
+Its state is the tournament record (:class:`shared.domain.record.TournamentRecord`), folded from
+the events it writes (:meth:`PairingCore._emit`) and its games' facts; the Swiss systems read
+their scores, opponents, colours and byes from the record's cells.
+
 Consumes tournament commands (CreateTournament, RegisterPlayer, DrawLots, SubmitLineup,
 StartRound, WithdrawPlayer, CorrectResult) and the results of its games (GameEnded). Writes
 TournamentCreated, PlayerRegistered, LotsDrawn, LineupSubmitted, PlayerWithdrawn, ResultCorrected,
@@ -49,7 +53,7 @@ from contracts.messages import (
     GameStarted, PenaltyApplied,
 )
 from services.pairing import core as pc
-from shared.domain.record import SWISS_SYSTEMS, Records, TournamentRecord
+from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
 from shared.service import Core, Emit
 
 BERGER_RULE = Rule(game="chess", ruleset="xiangqi-1999-appendix-1",
@@ -106,7 +110,7 @@ class _Tournament(TournamentRecord):
 
 
 @dataclass
-class PairingCore(Core):
+class PairingCore(KeepsRecords, Core):
     name: str = "pairing"
     inputs: tuple[str, ...] = (TOURNAMENT_COMMANDS, GAME_EVENTS)
     outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)

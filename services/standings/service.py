@@ -36,7 +36,7 @@ from contracts.messages import (
 )
 from services.pairing.service import KNOCKOUTS, knockout_bracket, team_match_rounds, team_rosters
 from services.standings import core as sc
-from shared.domain.record import ROUND_ROBINS, Cell, Records, TournamentRecord
+from shared.domain.record import KeepsRecords, ROUND_ROBINS, Cell, Records, TournamentRecord
 from shared.service import Core, Emit
 
 
@@ -48,7 +48,7 @@ class _T(TournamentRecord):
 
 
 @dataclass
-class StandingsCore(Core):
+class StandingsCore(KeepsRecords, Core):
     name: str = "standings"
     inputs: tuple[str, ...] = (TOURNAMENT_EVENTS, GAME_EVENTS)
     outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)

@@ -278,6 +278,18 @@ class Records:
         return self.records.get(tournament_id)
 
 
+class KeepsRecords:
+    """Base of a service core whose state is a :class:`Records` (attribute ``book``): a
+    pickled state without one (a snapshot taken by the code before the tournament record)
+    refuses to load, so the Kafka host replays the partition from its inputs instead of
+    running a core with no record."""
+
+    def __setstate__(self, state: dict) -> None:
+        if "book" not in state:
+            raise ValueError(f"{type(self).__name__} state from before the tournament record")
+        self.__dict__.update(state)
+
+
 def annulled_withdrawals(player_ids: Iterable[str], games: Iterable[tuple[int, str, str]],
                          withdrawn: Mapping[str, int]) -> set[str]:
     """The withdrawn players of a round robin whose results are annulled, xiangqi 1999 art.
@@ -296,5 +308,5 @@ def annulled_withdrawals(player_ids: Iterable[str], games: Iterable[tuple[int, s
     return out
 
 
-__all__ = ["Cell", "GameResults", "KINDS", "ROUND_ROBINS", "Records", "SWISS_SYSTEMS",
+__all__ = ["Cell", "GameResults", "KINDS", "KeepsRecords", "ROUND_ROBINS", "Records", "SWISS_SYSTEMS",
            "TournamentRecord", "annulled_withdrawals"]

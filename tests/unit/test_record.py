@@ -139,3 +139,19 @@ def test_a_go_replay_gives_its_board_the_replay_result_in_any_order():
     # before the replay ends the board runs
     book = fold(created("round-robin", "go"), paired(1, [("w", "b", "g1")]), *game_facts[:2], players="wb")
     assert book.get("t").open_games() == ["g1"] and table(book) == {"w": ".", "b": "."}
+
+
+def test_a_core_state_from_before_the_record_refuses_to_load():
+    """A Kafka snapshot of the pairing or standings core taken by the code before the record
+    (no ``book``) fails to unpickle, so the host replays the partition's inputs; a state with
+    a record round-trips."""
+    import pickle
+
+    from services.pairing.service import PairingCore
+    from services.standings.service import StandingsCore
+    for cls in (PairingCore, StandingsCore):
+        core = cls()
+        core.book.apply(created("swiss"))
+        assert pickle.loads(pickle.dumps(core)).book.get("t").system == "swiss"
+        with pytest.raises(ValueError, match="before the tournament record"):
+            cls.__new__(cls).__setstate__({"tournaments": {}, "game_index": {}})

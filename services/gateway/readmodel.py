@@ -402,12 +402,16 @@ class TournamentView:
         return out
 
     def _round_dict(self, r: int, games: dict[str, GameView] | None) -> dict:
+        """Round ``r``: each board with its game's view (``result``, ``reason``, ``status``)
+        and ``code``, the result code the tournament counts for it (the record's: a
+        correction, a Go replay's result; None while it runs)."""
         rd = self.rounds[r]
         boards = []
         for b in rd["boards"]:
             g = (games or {}).get(b["game_id"])
             boards.append({**b, "result": g.result if g else None, "reason": g.reason if g else None,
-                           "status": g.status if g else None})
+                           "status": g.status if g else None,
+                           "code": self.record.result(b["game_id"]) if self.record else None})
         return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"],
                 "requested_byes": rd.get("requested_byes", {}),
                 "withdrawn_boards": rd.get("withdrawn_boards", [])}

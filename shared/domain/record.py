@@ -160,10 +160,12 @@ class TournamentRecord:
     # ------------------------------------------------------------------------------- reading
     @property
     def tournament_id(self) -> str:
+        """TournamentCreated's ``tournament_id``."""
         return self.created.tournament_id
 
     @property
     def system(self) -> str:
+        """TournamentCreated's pairing ``system`` (``round-robin``, ``swiss``, ...)."""
         return self.created.system
 
     def result(self, game_id: str) -> str | None:
@@ -275,6 +277,7 @@ class Records:
         return self.records.get(tid) if tid is not None else None
 
     def get(self, tournament_id: str) -> TournamentRecord | None:
+        """The record of ``tournament_id`` (None before its TournamentCreated)."""
         return self.records.get(tournament_id)
 
 

@@ -89,6 +89,7 @@ def disagreements(st: dict, ct: dict, trf_text: str, system: str, rounds: int) -
 
 
 def trf_name(trf: dict, number: int) -> str:
+    """The name of start number ``number`` in ``trf`` (name -> TRF player)."""
     return next(p.name for p in trf.values() if p.number == number)
 
 
@@ -304,7 +305,8 @@ async def test_a_go_board_replayed_counts_its_replay_everywhere():
     arbiter rules a replay (1988 art. 20.3) and Black wins the replay game. Standings,
     crosstable and TRF export all give Black 1 point and White 0: crosstable ``1b1`` / ``2w0``,
     TRF ``1 b 1`` / ``2 w 0`` (the crosstable once showed ``-`` for both players and the TRF
-    0 for both, the 0-0 of the replay ruling)."""
+    0 for both, the 0-0 of the replay ruling). The tournament view's board keeps its game's
+    view (0-0, ``replay``) and says what counts: ``code`` 0-1."""
     async with arbiter_client("memory", ticks=False) as c:
         g = Generated(c, 7)  # SYSTEMS[7]: Go round robin
         g.rng = random.Random(0)
@@ -319,6 +321,8 @@ async def test_a_go_board_replayed_counts_its_replay_everywhere():
         g.rng.choice = lambda seq: "replay" if "replay" in seq else "0-1"
         await g.cycle(b["game_id"], b["white"], b["black"])
         ct = await assert_agree(c, "rp")
+        board = (await c.get("/tournaments/rp")).json()["rounds"][0]["boards"][0]
+        assert (board["result"], board["reason"], board["code"]) == ("0-0", "replay", "0-1")
         numbers = {r["player_id"]: r["number"] for r in ct["rows"]}
         cells = {r["player_id"]: (r["cells"], r["score"]) for r in ct["rows"]}
         assert cells == {b["black"]: ([f"{numbers[b['white']]}b1"], 1.0),

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from services.pairing.core import SwissPlayer, dutch_pair, round_robin
 from services.standings.core import GameResult, Player, compute_standings
+from shared.domain.results import points
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,7 +46,7 @@ def _swiss_event(n: int, rounds: int, seed: int = 7):
         new = dict(players)
         for w, b in r.boards:
             res = rng.choice(["1-0", "0-1", "1/2-1/2"])
-            pw, pb = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5)}[res]
+            pw, pb = points(res)
             games.append(GameResult(round=rnd, white=w, black=b, result=res))
             for pid, opp, col, pts in ((w, b, "w", pw), (b, w, "b", pb)):
                 p = new[pid]

@@ -80,11 +80,13 @@ SNAPSHOT_SECONDS = Gauge("arbiter_gateway_snapshot_seconds", "Time to serialise 
                          "read-model snapshot")
 SNAPSHOT_BYTES = Gauge("arbiter_gateway_snapshot_bytes", "Size of the latest read-model snapshot")
 def _fingerprint() -> str:
-    """SHA-1 of the read model's and the contracts' source: a snapshot of the read model made by
-    other code is not taken up (the log is read from the start instead)."""
+    """SHA-1 of the read model's, the tournament record's and the contracts' source: a snapshot
+    of the read model made by other code is not taken up (the log is read from the start
+    instead)."""
     h = hashlib.sha1(usedforsecurity=False)
     root = Path(__file__).resolve().parents[2]
-    for f in [Path(readmodel.__file__).resolve(), *sorted((root / "contracts").rglob("*.py"))]:
+    for f in [Path(readmodel.__file__).resolve(), *sorted((root / "shared" / "domain").rglob("*.py")),
+              *sorted((root / "contracts").rglob("*.py"))]:
         h.update(f.read_bytes())
     return h.hexdigest()
 
@@ -813,7 +815,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
 
     @app.get("/tournaments/{tid}/crosstable", tags=["tournaments"])
     async def get_crosstable(tid: str) -> dict:
-        return tournament_or_404(tid).crosstable(gw.rm.games)
+        return tournament_or_404(tid).crosstable()
 
     @app.get("/tournaments/{tid}/events", tags=["tournaments"])
     async def tournament_events(tid: str, follow: bool = True):

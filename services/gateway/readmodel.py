@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from contracts.envelope import Envelope
+from shared.domain.record import Cell, Records, TournamentRecord
 from shared.rules.chess import Seats
 
 STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -349,11 +350,21 @@ class GameView(Seats):
             self.last_rejection = {"type": t, **_dump(p)}
 
 
+def _cell_text(c: Cell, numbers: dict[str, int]) -> str:
+    """A crosstable cell's text (see :meth:`TournamentView.crosstable`)."""
+    if c.kind in ("game", "forfeit") and c.letter not in ("+", "-"):
+        mark = {None: "", "1": "1", "=": _HALF, "0": "0"}[c.letter]
+        return f"{numbers.get(c.opponent, '?')}{c.colour}{mark}"
+    return {"annulled": "annulled", "bye": "bye", "rest": "bye", "absent": ""}.get(c.kind, c.letter)
+
+
 class TournamentView:
-    """A tournament: players, draw numbers, rounds with boards and results, standings."""
+    """A tournament: players, draw numbers, rounds with boards and results, standings, and its
+    record (set by :class:`ReadModel` from TournamentCreated on)."""
 
     def __init__(self, tournament_id: str) -> None:
         self.tournament_id = tournament_id
+        self.record: TournamentRecord | None = None
         self.name: str | None = None
         self.system: str | None = None
         self.planned_rounds: int | None = None
@@ -391,12 +402,16 @@ class TournamentView:
         return out
 
     def _round_dict(self, r: int, games: dict[str, GameView] | None) -> dict:
+        """Round ``r``: each board with its game's view (``result``, ``reason``, ``status``)
+        and ``code``, the result code the tournament counts for it (the record's: a
+        correction, a Go replay's result; None while it runs)."""
         rd = self.rounds[r]
         boards = []
         for b in rd["boards"]:
             g = (games or {}).get(b["game_id"])
             boards.append({**b, "result": g.result if g else None, "reason": g.reason if g else None,
-                           "status": g.status if g else None})
+                           "status": g.status if g else None,
+                           "code": self.record.result(b["game_id"]) if self.record else None})
         return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"],
                 "requested_byes": rd.get("requested_byes", {}),
                 "withdrawn_boards": rd.get("withdrawn_boards", [])}
@@ -410,100 +425,26 @@ class TournamentView:
         return {"tournament_id": self.tournament_id, **out,
                 **({"withheld": self.standings_withheld} if self.standings_withheld else {})}
 
-    def crosstable(self, games: dict[str, GameView]) -> dict:
-        """Rows per player (by draw number) with one cell per paired round: opponent number,
-        colour and score (``5w1``, ``3b½``, ``7w0``; ``5w`` while unfinished), ``+``/``-`` for a
-        forfeit win/loss and ``-`` for both players of a double forfeit or another ``0-0``
-        (xiangqi 1999 art. 21.3-21.4, as the TRF export writes them), ``bye`` for a pairing
-        bye or a round-robin rest, ``F``/``H``/``Z`` for a requested bye (TRF-16 letters),
-        ``annulled`` for a round robin's game (played or forfeited) of a withdrawn player whose
-        results are annulled (xiangqi 1999 art. 20.3, as the standings and the TRF export
-        count it: not at all)."""
+    def crosstable(self) -> dict:
+        """Rows per player (by draw number) with one cell per paired round, read from the
+        tournament record (:meth:`shared.domain.record.TournamentRecord.cells`, the table the
+        standings and the TRF export read): opponent number, colour and score (``5w1``,
+        ``3b½``, ``7w0``; ``5w`` while unfinished), ``+``/``-`` for a forfeit win/loss (a
+        withdrawal's unplayed board too) and ``-`` for both players of a double forfeit
+        (xiangqi 1999 art. 21.3-21.4), ``bye`` for a pairing bye or a round-robin rest,
+        ``F``/``H``/``Z`` for a requested bye or a late entry's missed round (TRF-16 letters),
+        ``annulled`` for a round robin's game of a withdrawn player whose results are annulled
+        (20.3), blank when not paired. ``score``: the sum of the cells' points; ``rank``: the
+        latest standings'."""
         numbers = {p["player_id"]: p["number"] for p in self.player_list()}
-        annulled = self._annulled(games)
         ranks = {r["player_id"]: r["rank"] for r in (self.standings or {}).get("rows", [])}
-        st_score = {r["player_id"]: r["score"] for r in (self.standings or {}).get("rows", [])}
-        rounds = sorted(self.rounds)
-        rows = []
-        for pid, p in self.players.items():
-            cells: list[str] = []
-            score = 0.0
-            for r in rounds:
-                rd = self.rounds[r]
-                cell = ""
-                if p.get("from_round") and r < p["from_round"]:  # a late entry's missed round
-                    cell = p.get("missed") or "Z"
-                    score += {"H": 0.5}.get(cell, 0.0)
-                for wb in rd.get("withdrawn_boards", ()):  # art. 20.3: a forfeit
-                    if pid in (wb["white"], wb["black"]):
-                        if {wb["white"], wb["black"]} & annulled:
-                            cell = "annulled"
-                            continue
-                        cell = "-" if p.get("withdrawn_from") else "+"
-                        score += 0.0 if p.get("withdrawn_from") else 1.0
-                if rd["bye"] == pid:
-                    cell = "bye"
-                    if self.system in ("swiss", "chinese-swiss", "mcmahon"):
-                        score += 1
-                kind = rd.get("requested_byes", {}).get(pid)
-                if kind is not None:
-                    cell = kind
-                    score += {"F": 1.0, "H": 0.5}.get(kind, 0.0)
-                for b in rd["boards"]:
-                    if pid not in (b["white"], b["black"]):
-                        continue
-                    colour = "white" if b["white"] == pid else "black"
-                    opp = b["black"] if colour == "white" else b["white"]
-                    if {pid, opp} & annulled:  # 20.3: results annulled, not counted
-                        cell = "annulled"
-                        continue
-                    g = games.get(b["game_id"])
-                    res = g.result if g else None
-                    if g is not None and g.code in ("+-", "-+", "--"):  # corrected to a forfeit
-                        mine = g.code if colour == "white" else g.code[::-1]
-                        cell = "+" if mine == "+-" else "-"
-                        score += 1.0 if mine == "+-" else 0.0
-                        continue
-                    # "+"/"-" only for a game lost without play (absence, forfeit before a move)
-                    forfeit = bool(g and g.reason and not g.moves
-                                   and ("forfeit" in g.reason or "absence" in g.reason
-                                        or "default" in g.reason))
-                    pts = None
-                    if res == "1/2-1/2":
-                        pts = 0.5
-                    elif res in ("1-0", "0-1"):
-                        pts = 1.0 if (res == "1-0") == (colour == "white") else 0.0
-                    elif res == "0-0":
-                        pts = 0.0
-                    if pts is not None:
-                        score += pts
-                    if res == "0-0":  # neither scores: a double forfeit (21.3), both "-"
-                        cell = "-"
-                    elif forfeit and pts in (0.0, 1.0):
-                        cell = "+" if pts == 1.0 else "-"
-                    else:
-                        mark = "" if pts is None else {1.0: "1", 0.5: _HALF, 0.0: "0"}[pts]
-                        cell = f"{numbers.get(opp, '?')}{colour[0]}{mark}"
-                cells.append(cell)
-            rows.append({"number": numbers[pid], "player_id": pid, "name": p.get("name"),
-                         "rating": p.get("rating"), "rank": ranks.get(pid),
-                         "score": st_score.get(pid, score), "cells": cells})
+        cells = self.record.cells() if self.record is not None else {}
+        rows = [{"number": numbers[pid], "player_id": pid, "name": p.get("name"), "rating": p.get("rating"),
+                 "rank": ranks.get(pid), "score": sum(c.points for c in cells.get(pid, ())),
+                 "cells": [_cell_text(c, numbers) for c in cells.get(pid, ())]}
+                for pid, p in self.players.items()]
         rows.sort(key=lambda x: x["number"])
-        return {"tournament_id": self.tournament_id, "rounds": rounds, "rows": rows}
-
-    def _annulled(self, games: dict[str, GameView]) -> set[str]:
-        """Withdrawn players of a round robin whose results are annulled (art. 20.3,
-        :func:`services.standings.core.annulled_withdrawals` over the games ended so far)."""
-        if self.system not in ("round-robin", "double-round-robin"):
-            return set()
-        from services.standings.core import GameResult, annulled_withdrawals
-        left = {pid: p["withdrawn_from"] - 1 for pid, p in self.players.items()
-                if p.get("withdrawn_from") and p["withdrawn_from"] <= max(self.rounds, default=0)}
-        if not left:
-            return set()
-        ended = [GameResult(r, b["white"], b["black"], "ended") for r, rd in self.rounds.items()
-                 for b in rd["boards"] if (g := games.get(b["game_id"])) is not None and g.result]
-        return annulled_withdrawals(self.players, ended, left)
+        return {"tournament_id": self.tournament_id, "rounds": sorted(self.rounds), "rows": rows}
 
     def apply(self, msg: Envelope) -> None:
         p = msg.payload
@@ -572,6 +513,7 @@ class ReadModel:
         self.history: dict[str, list[Recorded]] = defaultdict(list)
         self.keep_history = keep_history
         self.applied = 0
+        self.records = Records()  # the tournament records (crosstables), fed every message
 
     def game(self, gid: str) -> GameView | None:
         return self.games.get(gid)
@@ -583,6 +525,7 @@ class ReadModel:
         self.applied += 1
         if self.keep_history:
             self.history[msg.aggregate].append(Recorded(msg.type, msg.stream, msg.seq, msg.model_dump_json()))
+        self.records.apply(msg.payload)
         key = msg.aggregate
         if key.startswith("game-"):
             gid = key[len("game-"):]
@@ -603,6 +546,7 @@ class ReadModel:
                     return
                 view = self.tournaments[tid] = TournamentView(tid)
             view.apply(msg)
+            view.record = self.records.get(tid)
             if msg.type == "TournamentCommandRejected" and msg.payload.command_type == "CreateTournament":
                 view.pending_creates = max(0, view.pending_creates - 1)
                 if view.status == "created" and not view.pending_creates:

@@ -19,6 +19,7 @@ import random
 from dataclasses import dataclass, field
 
 from services.pairing.core import PairingError
+from shared.domain.results import points
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
            "match_winner", "playoff_groups", "losers_round", "double_elimination", "seed_order",
@@ -130,9 +131,7 @@ def match_winner(m: KnockoutMatch, results: list[tuple[str, str, str]]) -> str |
     for white, black, res in results:
         if {white, black} != {m.a, m.b}:
             raise PairingError(f"game {white}-{black} is not of the match {m.a}-{m.b}")
-        if res not in _GAME_POINTS:
-            raise PairingError(f"unknown result {res!r}; one of {', '.join(_GAME_POINTS)}")
-        w, b = _GAME_POINTS[res]
+        w, b = game_points(res)
         pts[white] += w
         pts[black] += b
     if pts[m.a] == pts[m.b]:
@@ -140,9 +139,14 @@ def match_winner(m: KnockoutMatch, results: list[tuple[str, str, str]]) -> str |
     return m.a if pts[m.a] > pts[m.b] else m.b
 
 
-#: Points of a game result for the match score (art. 14.1); forfeits count like wins / losses.
-_GAME_POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1),
-                "0-0": (0, 0), "--": (0, 0)}
+def game_points(res: str) -> tuple[float, float]:
+    """(White's, Black's) points of a game's result code for the match score (art. 14.1:
+    1 / ½ / 0; forfeits count like wins and losses; :func:`shared.domain.results.points`);
+    ``PairingError`` for an unknown code."""
+    try:
+        return points(res)
+    except ValueError as e:
+        raise PairingError(str(e)) from None
 
 
 def playoff_groups(rows: list[tuple[str, int]], unshared: set[int]) -> list[list[str]]:
@@ -516,7 +520,7 @@ def due_game(m: MatchState, games: int, seed: int) -> tuple[tuple[str, str], str
 def _points(m: MatchState) -> dict[str, float]:
     pts = {m.match.a: 0.0, m.match.b: 0.0}
     for w, b, res in m.finished_games():
-        pw, pb = _GAME_POINTS[res]
+        pw, pb = game_points(res)
         pts[w] += pw
         pts[b] += pb
     return pts

@@ -1,5 +1,9 @@
 """Pairing service: owns the tournament record, stream ``tournament-<id>`` (pure event handler).
 
+Its state is the tournament record (:class:`shared.domain.record.TournamentRecord`), folded from
+the events it writes (:meth:`PairingCore._emit`) and its games' facts; the Swiss systems read
+their scores, opponents, colours and byes from the record's cells.
+
 Consumes tournament commands (CreateTournament, RegisterPlayer, DrawLots, SubmitLineup,
 StartRound, WithdrawPlayer, CorrectResult) and the results of its games (GameEnded). Writes
 TournamentCreated, PlayerRegistered, LotsDrawn, LineupSubmitted, PlayerWithdrawn, ResultCorrected,
@@ -46,9 +50,10 @@ from contracts.messages import (
     DrawLots, GameEnded, LineupSubmitted, LotsDrawn, ManualBoard, PlayerRegistered, PlayerWithdrawn,
     RegisterPlayer, ResultCorrected, RoundPaired, Rule, StartRound, SubmitLineup,
     TournamentCommandRejected, TournamentCreated, TournamentFinished, WithdrawPlayer, FinishTournament,
-    GameStarted,
+    GameStarted, PenaltyApplied,
 )
 from services.pairing import core as pc
+from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
 from shared.service import Core, Emit
 
 BERGER_RULE = Rule(game="chess", ruleset="xiangqi-1999-appendix-1",
@@ -69,29 +74,19 @@ KNOCKOUTS = ("knockout", "double-elimination")
 #: Play-off games a level knockout match takes at most unless the event sets ``playoff_games``
 #: (art. 15.6 leaves the bound to the event's rules); then the ``playoff_decider`` settles it.
 DEFAULT_PLAYOFF_GAMES = 4
-#: (white points, black points) of a result code ("--": a double forfeit scores 0 for both)
-_POINTS = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5), "+-": (1, 0), "-+": (0, 1)}
-#: Systems that pair each round from the standings: they take late entries and requested byes
-#: in a round they pair, and simply stop pairing a withdrawn player (art. 20.4).
-SWISS_SYSTEMS = ("swiss", "chinese-swiss", "mcmahon")
 #: Late entries: not in the 积分编排制, whose draw numbers are fixed by round 1's lots (appendix 2).
 LATE_ENTRY_SYSTEMS = ("swiss", "mcmahon")
-#: Points of a requested bye (TRF-16 letters).
-BYE_POINTS = {"F": 1.0, "H": 0.5, "Z": 0.0}
 AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
              "team-round-robin", "double-elimination")
 
 
 @dataclass
-class _Tournament:
-    created: TournamentCreated
-    players: list[PlayerRegistered] = field(default_factory=list)
-    numbers: dict[str, int] | None = None
-    rounds: list[RoundPaired] = field(default_factory=list)
-    results: dict[str, str] = field(default_factory=dict)  # game id -> result ("+-" for forfeits)
-    finished: bool = False
-    lineups: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # (team, match) -> ids
-    withdrawn: dict[str, int] = field(default_factory=dict)  # player id -> first round missed
+class _Tournament(TournamentRecord):
+    """The tournament record (:class:`shared.domain.record.TournamentRecord`, folded from the
+    events this service writes and its games' facts) with the line-ups accepted, by (team,
+    match); ``numbers`` also holds the 积分编排制's draw numbers fixed by round 1."""
+
+    lineups: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)
 
     def absent(self, rnd: int, requested: dict[str, str] | None = None) -> dict[str, str]:
         """Players not to be paired in round ``rnd`` and their TRF letter: withdrawn (``-``,
@@ -113,26 +108,25 @@ class _Tournament:
             return 2 * (n - 1)
         return self.created.rounds
 
-    def open_games(self) -> list[str]:
-        return [b.game_id for r in self.rounds for b in r.boards if b.game_id not in self.results]
-
 
 @dataclass
-class PairingCore(Core):
+class PairingCore(KeepsRecords, Core):
     name: str = "pairing"
     inputs: tuple[str, ...] = (TOURNAMENT_COMMANDS, GAME_EVENTS)
     outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)
-    tournaments: dict[str, _Tournament] = field(default_factory=dict)
-    game_index: dict[str, str] = field(default_factory=dict)
-    replays: dict[str, str] = field(default_factory=dict)  # Go replay game -> the board's game
+    #: the records, folded from the events this core writes (:meth:`_emit`) and the games' facts
+    book: Records = field(default_factory=lambda: Records(make=_Tournament))
+
+    @property
+    def tournaments(self) -> dict[str, _Tournament]:
+        return self.book.records
 
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
-        if isinstance(p, GameEnded):
-            return self._result(p)
-        if isinstance(p, GameStarted):
-            self._replay(p)
-            return []
+        if isinstance(p, (GameEnded, GameStarted, PenaltyApplied)):
+            t = self.book.apply(p)  # a Go replay stands for its board (1988 art. 20.3, 重下)
+            ended = isinstance(p, GameEnded) and p.reason != "replay"  # a replay: the round waits
+            return self._maybe_finish(t.tournament_id) if ended and t is not None else []
         h = getattr(self, "_on_" + type(p).__name__, None)
         if h is None:
             return []
@@ -142,6 +136,11 @@ class PairingCore(Core):
 
     def _stream(self, tid: str) -> str:
         return stream_for(f"tournament-{tid}")
+
+    def _emit(self, ev) -> Emit:
+        """Decision ``ev`` on its tournament's stream, folded into the record at once."""
+        self.book.apply(ev)
+        return Emit(self._stream(ev.tournament_id), ev)
 
     def _reject(self, msg: Envelope, code: str, reason: str) -> list[Emit]:
         p = msg.payload
@@ -226,9 +225,7 @@ class PairingCore(Core):
             except StandingsError as e:
                 return self._reject(msg, "invalid", str(e))
             p = p.model_copy(update={"tiebreak_edition": edition})
-        ev = TournamentCreated(**p.model_dump())
-        self.tournaments[p.tournament_id] = _Tournament(ev)
-        return [Emit(self._stream(p.tournament_id), ev)]
+        return [self._emit(TournamentCreated(**p.model_dump()))]
 
     def _on_RegisterPlayer(self, msg, p: RegisterPlayer):
         t = self.tournaments[p.tournament_id]
@@ -264,9 +261,7 @@ class PairingCore(Core):
                 return self._reject(msg, "invalid", "a team event needs each player's team")
             if p.board is not None and any(x.team == p.team and x.board == p.board for x in t.players):
                 return self._reject(msg, "invalid", f"team {p.team} already has a member on board {p.board}")
-        ev = PlayerRegistered(**p.model_dump(), **late)
-        t.players.append(ev)
-        return [Emit(self._stream(p.tournament_id), ev)]
+        return [self._emit(PlayerRegistered(**p.model_dump(), **late))]
 
     def _on_WithdrawPlayer(self, msg, p: WithdrawPlayer):
         """A player leaves from round ``from_round`` (not yet paired) on: the Swiss systems stop
@@ -288,22 +283,20 @@ class PairingCore(Core):
         total = t.total_rounds()
         if total is not None and p.from_round > total:
             return self._reject(msg, "invalid", f"the tournament has {total} rounds")
-        t.withdrawn[p.player_id] = p.from_round
-        return [Emit(self._stream(p.tournament_id), PlayerWithdrawn(
-            tournament_id=p.tournament_id, player_id=p.player_id, from_round=p.from_round,
-            reason=p.reason))]
+        return [self._emit(PlayerWithdrawn(tournament_id=p.tournament_id, player_id=p.player_id,
+                                           from_round=p.from_round, reason=p.reason))]
 
     def _on_CorrectResult(self, msg, p: CorrectResult):
         """The arbiter's correction of a recorded result: ResultCorrected (the game's own record
         is not edited). A knockout's is refused once a later round is paired (that round was
         drawn from the result), and in a finished knockout when it would leave a match level."""
         t = self.tournaments[p.tournament_id]
-        p = p.model_copy(update={"game_id": self.replays.get(p.game_id, p.game_id),  # a replay: its board
+        p = p.model_copy(update={"game_id": self.book.games.board_of(p.game_id),  # a replay: its board
                                  "result": "--" if p.result == "0-0" else p.result})  # 0-0 = double forfeit
         rnd = next((r.round for r in t.rounds for b in r.boards if b.game_id == p.game_id), None)
         if rnd is None:
             return self._reject(msg, "invalid", f"game {p.game_id} is not a game of {p.tournament_id}")
-        previous = t.results.get(p.game_id)
+        previous = t.result(p.game_id)
         if previous is None:
             return self._reject(msg, "running", f"game {p.game_id} has no result yet: record it instead")
         if previous == p.result:
@@ -320,10 +313,8 @@ class PairingCore(Core):
             if t.finished and not still:
                 return self._reject(msg, "closed", "the knockout is finished and the correction would "
                                                    "leave a match level (a play-off would be due)")
-        t.results[p.game_id] = p.result
-        out = [Emit(self._stream(p.tournament_id), ResultCorrected(
-            tournament_id=p.tournament_id, game_id=p.game_id, round=rnd, previous=previous,
-            result=p.result, reason=p.reason))]
+        out = [self._emit(ResultCorrected(tournament_id=p.tournament_id, game_id=p.game_id, round=rnd,
+                                          previous=previous, result=p.result, reason=p.reason))]
         return out + self._maybe_finish(p.tournament_id)
 
     def _on_DrawLots(self, msg, p: DrawLots):
@@ -335,8 +326,7 @@ class PairingCore(Core):
             return self._reject(msg, "invalid", "draw numbers must name every registered player exactly once")
         if sorted(p.numbers.values()) != list(range(1, len(ids) + 1)):
             return self._reject(msg, "invalid", f"draw numbers must be 1..{len(ids)}, each once")
-        t.numbers = dict(p.numbers)
-        return [Emit(self._stream(p.tournament_id), LotsDrawn(tournament_id=p.tournament_id, numbers=t.numbers))]
+        return [self._emit(LotsDrawn(tournament_id=p.tournament_id, numbers=dict(p.numbers)))]
 
     def _on_SubmitLineup(self, msg, p: SubmitLineup):
         """A team's line-up for the match of ``round`` (12.2 reserves keep the board order, 12.3
@@ -395,8 +385,7 @@ class PairingCore(Core):
         if t.open_games():
             return self._reject(msg, "round-running", f"{len(t.open_games())} game(s) running: "
                                                       "record their results first")
-        t.finished = True
-        return [Emit(self._stream(p.tournament_id), TournamentFinished(
+        return [self._emit(TournamentFinished(
             tournament_id=p.tournament_id, rounds=len(t.rounds),
             decisions=(f"ended by the arbiter after round {len(t.rounds)}: {p.reason}",)))]
 
@@ -436,9 +425,7 @@ class PairingCore(Core):
         lots = inputs.pop("_lots", None)
         out = []
         if lots is not None:  # the knockout's seeds, fixed before round 1
-            t.numbers = lots
-            out.append(Emit(self._stream(p.tournament_id), LotsDrawn(tournament_id=p.tournament_id,
-                                                                     numbers=lots)))
+            out.append(self._emit(LotsDrawn(tournament_id=p.tournament_id, numbers=lots)))
         boards = tuple(Board(board=i + 1, game_id=f"{p.tournament_id}-r{p.round}-b{i + 1}", white=w, black=b)
                        for i, (w, b) in enumerate(pairs))
         digest = hashlib.sha256(json.dumps({"system": system, **inputs}, sort_keys=True)
@@ -447,10 +434,7 @@ class PairingCore(Core):
                          bye=bye, manual=p.boards is not None, inputs_hash=digest,
                          rule=rule.model_copy(update={"game": t.created.game}),
                          requested_byes=dict(p.requested_byes), **extra)
-        t.rounds.append(ev)
-        for b in boards:
-            self.game_index[b.game_id] = p.tournament_id
-        return out + [Emit(self._stream(p.tournament_id), ev)] + self._maybe_finish(p.tournament_id)
+        return out + [self._emit(ev)] + self._maybe_finish(p.tournament_id)
 
     def _manual(self, t: _Tournament, p: StartRound):
         ids = [x.player_id for x in t.players]
@@ -512,12 +496,13 @@ class PairingCore(Core):
             seeds = seed_order([(x.player_id, x.rating) for x in t.players], c.seeding, c.lots_seed)
             inputs["_lots"] = {pid: i + 1 for i, pid in enumerate(seeds)}
         numbers = inputs.get("_lots") or t.numbers
-        br = knockout_bracket(c, numbers, t.rounds, t.results)
+        results = t.results
+        br = knockout_bracket(c, numbers, t.rounds, results)
         pairs, decisions = br.next_round()
         decisions = _new_rule_decisions(br, t.rounds) + decisions
         double = c.system == "double-elimination"
         inputs.update(seeds=numbers, games=c.games_per_match, unshared=list(c.unshared_places),
-                      played=[[[b.white, b.black, t.results.get(b.game_id)] for b in r.boards]
+                      played=[[[b.white, b.black, results.get(b.game_id)] for b in r.boards]
                               for r in t.rounds],
                       playoff=[c.playoff_games, c.playoff_decider],
                       _extra={"system_version": "double-elimination 1" if double else "knockout 1",
@@ -576,10 +561,11 @@ class PairingCore(Core):
         forfeits ``+``/``-``, a late entry's missed rounds ``Z`` or ``H``); ``absent``: players
         left out this round (withdrawn ``-``, requested byes ``F``/``H``/``Z``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
+        from services.pairing.trf import entries_from_cells
         absent = absent or {}
         order = pairing_order(t.players)
         no = {x.player_id: i + 1 for i, x in enumerate(order)}
-        hist = round_entries(no, t.rounds, t.results, t.players)  # all results are in: the round ended
+        hist = entries_from_cells(t.cells(), no)  # all results are in: the round ended
         players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating,
                                absent=x.player_id in absent, absent_result=absent.get(x.player_id, "-"))
                    for x in order]
@@ -634,22 +620,18 @@ class PairingCore(Core):
         base = {x.player_id: float(initial_mms(x.grade, c.mcmahon_bar, c.mcmahon_floor)) for x in t.players}
         running = {pid: 0.0 for pid in base}
         floats: dict[str, list[str]] = {pid: [] for pid in base}
-        for r in t.rounds:
+        cells = t.cells()
+        for i, r in enumerate(t.rounds):
             before = {pid: base[pid] + running[pid] for pid in base}
             for b in r.boards:
                 diff = before[b.white] != before[b.black]
                 hi, lo = (b.white, b.black) if before[b.white] >= before[b.black] else (b.black, b.white)
                 floats[hi].append("down" if diff else "")
                 floats[lo].append("up" if diff else "")
-                w, bl = _POINTS.get(t.results.get(b.game_id), (0, 0))
-                running[b.white] += w
-                running[b.black] += bl
             if r.bye:
                 floats[r.bye].append("")
-                running[r.bye] += 1.0
-            for pid in base:  # requested byes, a late entry's missed rounds
-                if pid != r.bye and not any(pid in (b.white, b.black) for b in r.boards):
-                    running[pid] += _bye_points(t, r, pid)
+            for pid in base:
+                running[pid] += cells[pid][i].points
         grades = {x.player_id: x for x in t.players}
         players = [McMahonPlayer(id=x.id, mms=base[x.id] + x.score, rank=rank_value(grades[x.id].grade),
                                  rating=grades[x.id].rating, opponents=x.opponents, colours=x.colours,
@@ -664,47 +646,19 @@ class PairingCore(Core):
         return list(res.boards), res.bye, "mcmahon", MCMAHON_RULE, inputs
 
     def _swiss_players(self, t: _Tournament) -> list[pc.SwissPlayer]:
-        order = pairing_order(t.players)
-        score = {x.player_id: 0.0 for x in t.players}
-        opps = {x.player_id: [] for x in t.players}
-        cols = {x.player_id: [] for x in t.players}
-        byes = set()
-        for r in t.rounds:
-            for b in r.boards:
-                res = t.results.get(b.game_id)
-                w, bl = _POINTS.get(res, (0, 0))
-                score[b.white] += w
-                score[b.black] += bl
-                opps[b.white].append(b.black)
-                opps[b.black].append(b.white)
-                cols[b.white].append("w")
-                cols[b.black].append("b")
-            if r.bye:
-                score[r.bye] += 1.0
-                byes.add(r.bye)
-                cols[r.bye].append("-")
-            for x in t.players:  # requested byes, a late entry's missed rounds
-                if x.player_id != r.bye and not any(x.player_id in (b.white, b.black) for b in r.boards):
-                    score[x.player_id] += _bye_points(t, r, x.player_id)
-        return [pc.SwissPlayer(id=x.player_id, pairing_no=i + 1, score=score[x.player_id],
-                               opponents=tuple(opps[x.player_id]), colours=tuple(cols[x.player_id]),
-                               had_bye=x.player_id in byes) for i, x in enumerate(order)]
-
-    def _replay(self, p: GameStarted) -> None:
-        """A Go game replayed by the arbiter's ruling (1988 art. 20.3, 重下) stands for the
-        board of the game it replays: its result is that board's result."""
-        board = self.replays.get(p.replay_of or "", p.replay_of)
-        if board is not None and board in self.game_index:
-            self.replays[p.game_id] = board
-            self.game_index[p.game_id] = self.game_index[board]
-
-    def _result(self, p: GameEnded) -> list[Emit]:
-        tid = self.game_index.get(p.game_id)
-        if tid is None or p.reason == "replay":  # a replayed game: the round waits for the replay
-            return []
-        t = self.tournaments[tid]
-        t.results[self.replays.get(p.game_id, p.game_id)] = result_code(p)
-        return self._maybe_finish(tid)
+        """The Swiss systems' view of the record: score (the cells' points: games, the bye's
+        point, requested byes, a late entry's missed rounds), opponents and colours of the
+        boards (``-`` for the pairing bye), whether a pairing bye was had."""
+        cells = t.cells()
+        out = []
+        for i, x in enumerate(pairing_order(t.players)):
+            cs = cells[x.player_id]
+            out.append(pc.SwissPlayer(
+                id=x.player_id, pairing_no=i + 1, score=sum(c.points for c in cs),
+                opponents=tuple(c.opponent for c in cs if c.kind == "game"),
+                colours=tuple(c.colour for c in cs if c.kind in ("game", "bye")),
+                had_bye=any(c.kind == "bye" for c in cs)))
+        return out
 
     def _maybe_finish(self, tid: str) -> list[Emit]:
         """TournamentFinished once every game has a result and no round is left to pair."""
@@ -720,9 +674,8 @@ class PairingCore(Core):
         else:
             done = len(t.rounds) == t.total_rounds()
         if done:
-            t.finished = True
-            return [Emit(self._stream(tid), TournamentFinished(tournament_id=tid, rounds=len(t.rounds),
-                                                               decisions=tuple(decisions)))]
+            return [self._emit(TournamentFinished(tournament_id=tid, rounds=len(t.rounds),
+                                                  decisions=tuple(decisions)))]
         return []
 
 
@@ -809,46 +762,7 @@ def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:
     return out
 
 
-def round_entries(numbers: dict[str, int], rounds, results: dict[str, str],
-                  players: list[PlayerRegistered] | None = None):
-    """TRF round entries per player (:func:`services.pairing.trf.entries_from_rounds`) with the
-    requested byes of each RoundPaired (``F``/``H``/``Z`` instead of the unpaired ``Z``) and,
-    given ``players``, a late entry's missed rounds (its ``missed`` letter, ``Z`` or ``H``)."""
-    from services.pairing.trf import RoundEntry, entries_from_rounds
-    out = entries_from_rounds(numbers, rounds, results)
-    for i, r in enumerate(rounds):
-        for pid, kind in (getattr(r, "requested_byes", None) or {}).items():
-            if pid in out:
-                out[pid][i] = RoundEntry(None, "-", kind)
-    for x in players or ():
-        if x.from_round and x.player_id in out:
-            for i in range(min(x.from_round - 1, len(rounds))):
-                out[x.player_id][i] = RoundEntry(None, "-", x.missed or "Z")
-    return out
-
-
-def _bye_points(t: _Tournament, r: RoundPaired, pid: str) -> float:
-    """Points of a round ``r`` without a game for ``pid`` other than the pairing bye: a
-    requested bye (F 1, H ½, Z 0) or a late entry's missed round (its ``missed`` letter)."""
-    kind = r.requested_byes.get(pid)
-    if kind is None:
-        x = next((x for x in t.players if x.player_id == pid), None)
-        if x is not None and x.from_round and r.round < x.from_round:
-            kind = x.missed
-    return BYE_POINTS.get(kind or "Z", 0.0)
-
-
 def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:
     """The Swiss systems' pairing-number order (FIDE C.04.2: rating, higher first, then name);
     also the start numbers of an exported TRF."""
     return sorted(players, key=lambda x: (-(x.rating or 0), x.name))
-
-
-def result_code(p: GameEnded) -> str:
-    """Crosstable result of a GameEnded: ``1-0``/``0-1``/``1/2-1/2``, or ``+-``/``-+`` for a
-    forfeit (xiangqi 1999 art. 21.4 marks forfeits + and -), ``--`` for a double forfeit (21.3)."""
-    if p.reason == "forfeit":
-        return "+-" if p.result == "1-0" else "-+"
-    if p.result == "0-0":
-        return "--"
-    return p.result

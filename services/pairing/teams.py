@@ -146,7 +146,7 @@ def team_standings(rosters: dict[str, list[str]],
     points (so far) of every team met. Every code is in ``tiebreaks``; only the system's are
     used to rank. Raises :class:`PairingError` for a game whose players are not the two teams'
     members, an unknown result or an unknown system."""
-    from services.pairing.knockout import _GAME_POINTS
+    from services.pairing.knockout import game_points
     if system not in ("round-robin", "swiss"):
         raise PairingError(f"unknown team standings system {system!r}: round-robin or swiss")
     team_of = {m: team for team, ms in rosters.items() for m in ms}
@@ -160,11 +160,10 @@ def team_standings(rosters: dict[str, list[str]],
     for a, b, games in matches:
         pts = {a: 0.0, b: 0.0}
         for white, black, res in games:
-            if res not in _GAME_POINTS:
-                raise PairingError(f"unknown result {res!r}")
+            wb = game_points(res)
             if {team_of.get(white), team_of.get(black)} != {a, b}:
                 raise PairingError(f"game {white}-{black} is not of the match {a}-{b}")
-            for pid, p in zip((white, black), _GAME_POINTS[res]):
+            for pid, p in zip((white, black), wb):
                 pts[team_of[pid]] += p
                 wins[team_of[pid]] += p == 1
         ma, mb = match_points(pts[a], pts[b])

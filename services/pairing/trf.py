@@ -34,6 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shared.domain.record import Cell
+from shared.domain.results import LETTER_POINTS, PLAYED_LETTERS
+
 __all__ = ["TrfError", "RoundEntry", "TrfPlayer", "Tournament", "parse_trf", "read_trf",
            "write_trf", "PLAYED", "RESULT_POINTS", "MAX_ROUNDS"]
 
@@ -41,9 +44,8 @@ __all__ = ["TrfError", "RoundEntry", "TrfPlayer", "Tournament", "parse_trf", "re
 #: (contracts), so ``import trf``, ``standings`` and ``check-pairings`` refuse the same files.
 MAX_ROUNDS = 99
 
-PLAYED = frozenset("10=WDL")
-RESULT_POINTS = {"1": 1.0, "0": 0.0, "=": 0.5, "W": 1.0, "D": 0.5, "L": 0.0, "+": 1.0,
-                 "-": 0.0, "H": 0.5, "F": 1.0, "U": 1.0, "Z": 0.0}
+PLAYED = PLAYED_LETTERS
+RESULT_POINTS = LETTER_POINTS
 _COLOURS = frozenset("wb-")
 _FIRST_ROUND_COL = 92  # 1-based column of round 1's opponent field
 _BLOCK = 10
@@ -345,28 +347,18 @@ def write_trf(t: Tournament) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: TRF result letters (white, black) of our result codes (``+-``/``-+`` forfeits, ``--`` double).
-RESULT_LETTERS = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("=", "="), "+-": ("+", "-"),
-                  "-+": ("-", "+"), "--": ("-", "-")}
-
-
-def entries_from_rounds(numbers: dict[str, int], rounds, results: dict[str, str]
-                        ) -> dict[str, list[RoundEntry | None]]:
-    """Each player's TRF round entries from RoundPaired-like rounds (``boards`` with ``white``,
-    ``black``, ``game_id``; ``bye``) and result codes by game id: opponent start number, colour,
-    result letter; ``0000 - U`` a pairing bye, ``0000 - Z`` not paired, ``None`` (blank) a game
-    without a result yet. ``numbers``: player id -> start number."""
-    out: dict[str, list[RoundEntry | None]] = {pid: [] for pid in numbers}
-    for r in rounds:
-        seen = set()
-        for b in r.boards:
-            letters = RESULT_LETTERS.get(results.get(b.game_id))
-            out[b.white].append(RoundEntry(numbers[b.black], "w", letters[0]) if letters else None)
-            out[b.black].append(RoundEntry(numbers[b.white], "b", letters[1]) if letters else None)
-            seen |= {b.white, b.black}
-        for pid in numbers:
-            if pid == r.bye:
-                out[pid].append(RoundEntry(None, "-", "U"))
-            elif pid not in seen:
-                out[pid].append(RoundEntry(None, "-", "Z"))
-    return out
+def entries_from_cells(cells: dict[str, list[Cell]], numbers: dict[str, int]
+                       ) -> dict[str, list[RoundEntry | None]]:
+    """Each player's TRF round entries from the tournament record's table
+    (:meth:`shared.domain.record.TournamentRecord.cells`): a board (a game or a withdrawal's
+    forfeit) is the opponent's start number, colour and letter, ``None`` (blank) while its game
+    runs; any other round ``0000 - <letter>`` (``U`` the pairing bye, ``Z`` a rest, an annulled
+    game or an absence, ``F``/``H``/``Z`` requested, a late entry's ``missed``).
+    ``numbers``: player id -> start number."""
+    def entry(c: Cell) -> RoundEntry | None:
+        if c.letter is None:
+            return None
+        if c.kind in ("game", "forfeit"):
+            return RoundEntry(numbers[c.opponent], c.colour, c.letter)
+        return RoundEntry(None, "-", c.letter)
+    return {pid: [entry(c) for c in cs] for pid, cs in cells.items()}

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 
 from services.pairing.trf import Tournament, TrfPlayer
 from services.ratings import fide
+from shared.domain.results import LETTER_POINTS
 
 __all__ = ["PlayerChange", "event_changes"]
 
-_SCORES = {"1": 1.0, "=": 0.5, "0": 0.0}  # rated results (W D L: played, unrated)
+#: Points of the rated results (W D L: played, unrated; + - forfeits: not rated).
+_SCORES = {k: LETTER_POINTS[k] for k in "1=0"}
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
 
 

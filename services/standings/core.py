@@ -113,6 +113,7 @@ from typing import Iterable, Mapping
 from services.ratings import fide
 from services.ratings.fide import DP_TABLE  # noqa: F401  (re-exported: B.02 table 8.1.a)
 from shared.checks import player_ids
+from shared.domain import results
 
 __all__ = [
     "StandingsError",
@@ -136,8 +137,6 @@ __all__ = [
     "dp",
     "compute_standings",
     "xiangqi_standings",
-    "apply_withdrawals",
-    "annulled_withdrawals",
 ]
 
 # base codes; BH, SB, ARO also take -C1 -C2 -M1 -M2 and PS takes -C1 -C2 (see _parse_code)
@@ -153,15 +152,6 @@ _CODE = re.compile(r"^(?:(BH|SB|ARO)(?:-([CM])([12]))?|(PS)(?:-C([12]))?)$")
 _SIMPLE = frozenset({"DE", "WIN", "WON", "BPG", "BWG", "KS", "TPR", "SOS", "SOSOS", "SODOS",
                      "MMS", "FOULS", "PEN", "SNO"})
 
-# result -> (white points, black points, played over the board)
-_RESULTS: dict[str, tuple[float, float, bool]] = {
-    "1-0": (1.0, 0.0, True),
-    "0-1": (0.0, 1.0, True),
-    "1/2-1/2": (0.5, 0.5, True),
-    "+-": (1.0, 0.0, False),  # white wins by forfeit
-    "-+": (0.0, 1.0, False),  # black wins by forfeit
-    "--": (0.0, 0.0, False),  # double forfeit
-}
 _WIN_POINTS = 1.0
 
 
@@ -299,13 +289,12 @@ class GameResult:
     @property
     def points(self) -> tuple[float, float]:
         """``(white_points, black_points)``."""
-        w, b, _ = _RESULTS[self.result]
-        return w, b
+        return results.points(self.result)
 
     @property
     def played(self) -> bool:
         """True if the game was played over the board (not a forfeit)."""
-        return _RESULTS[self.result][2]
+        return results.played(self.result)
 
 
 @dataclass(frozen=True)
@@ -409,10 +398,10 @@ def _validate(
         seen.add((rnd, pid))
 
     for g in games:
-        if g.result not in _RESULTS:
+        if g.result not in results.CODE_LETTERS:
             raise StandingsError(
                 f"game {g.white}-{g.black} round {g.round}: unknown result {g.result!r}; "
-                f"expected one of {', '.join(_RESULTS)}"
+                f"expected one of {', '.join(results.CODE_LETTERS)}"
             )
         if g.white == g.black:
             raise StandingsError(f"game in round {g.round}: {g.white!r} cannot play himself")
@@ -712,72 +701,3 @@ def xiangqi_standings(
     rs = RULESETS["xiangqi-round-robin" if system == "round_robin" else "xiangqi-swiss"]
     return compute_standings(players, games, byes, rs.order, unplayed=rs.unplayed, fouls=fouls,
                              penalties=penalties)
-
-
-def annulled_withdrawals(
-    player_ids: Iterable[str], games: Iterable[GameResult], withdrawn: Mapping[str, int]
-) -> set[str]:
-    """The withdrawn players of a round robin whose results are annulled, xiangqi 1999 art.
-    20.3: those who met fewer than half of their opponents (``len(player_ids) - 1``) in the
-    games up to their last round (``withdrawn``: id -> last round he took part in; a game
-    with result ``"*"``, not played, does not count; forfeits do)."""
-    n_opp = len(list(player_ids)) - 1
-    games = list(games)
-    out: set[str] = set()
-    for w, last in withdrawn.items():
-        met = {g.black if g.white == w else g.white for g in games
-               if w in (g.white, g.black) and g.round <= last and g.result != "*"}
-        if len(met) * 2 < n_opp:
-            out.add(w)
-    return out
-
-
-def apply_withdrawals(
-    player_ids: Iterable[str],
-    games: Iterable[GameResult],
-    withdrawn: Mapping[str, int],
-    *,
-    system: str,
-) -> tuple[list[GameResult], set[str]]:
-    """Results after withdrawals, xiangqi 1999 art. 20.3 / 20.4.
-
-    ``withdrawn``: player id -> last round he took part in.  ``games``: recorded games; games
-    not yet played may be listed with result ``"*"`` (the schedule).  Returns ``(games,
-    annulled)``: the transformed list and the ids whose results were annulled (the caller
-    leaves them out of the standings).
-
-    * ``system="round_robin"`` (20.3): if the player met fewer than half of his opponents
-      (games up to his last round, forfeits included), all his results are annulled (his games
-      removed); otherwise his results stand and every remaining game — scheduled ones in their
-      round, and opponents with no scheduled game in new rounds after the last one — is a
-      forfeit win for the opponent.
-    * ``system="swiss"`` (20.4): his results stand whatever their number; his scheduled games
-      after his last round become forfeit wins for the opponent; he is not paired again.
-    """
-    if system not in ("round_robin", "swiss"):
-        raise StandingsError(f"system must be 'round_robin' or 'swiss', got {system!r}")
-    ids = list(player_ids)
-    games = list(games)
-    annulled: set[str] = set()
-    if system == "round_robin":
-        annulled = annulled_withdrawals(ids, games, withdrawn)
-        games = [g for g in games if g.white not in annulled and g.black not in annulled]
-
-    def forfeit(g: GameResult, loser: str) -> GameResult:
-        return GameResult(g.round, g.white, g.black, "-+" if g.white == loser else "+-")
-
-    out: list[GameResult] = []
-    for g in games:
-        loser = next((w for w in (g.white, g.black) if w in withdrawn and g.round > withdrawn[w]), None)
-        out.append(forfeit(g, loser) if loser else g)
-    if system == "round_robin":
-        extra = max((g.round for g in out), default=0)
-        for w in withdrawn:
-            if w in annulled:
-                continue
-            met = {g.black if g.white == w else g.white for g in out if w in (g.white, g.black)}
-            for opp in ids:
-                if opp != w and opp not in met and opp not in annulled:
-                    extra += 1
-                    out.append(GameResult(extra, opp, w, "+-"))
-    return out, annulled

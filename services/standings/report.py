@@ -29,8 +29,8 @@ __all__ = ["DEFAULT_TIEBREAKS", "TrfEvent", "read_trf_results", "standings_from_
 
 DEFAULT_TIEBREAKS = ("BH-C1", "BH", "SB")
 
-_PLAYED = {"1": (1.0, "1-0"), "0": (0.0, "0-1"), "=": (0.5, "1/2-1/2"),
-           "W": (1.0, "1-0"), "L": (0.0, "0-1"), "D": (0.5, "1/2-1/2")}
+#: The result code of a played game from White's TRF letter (rated ``1 = 0``, unrated ``W D L``).
+_PLAYED = {"1": "1-0", "0": "0-1", "=": "1/2-1/2", "W": "1-0", "L": "0-1", "D": "1/2-1/2"}
 
 
 @dataclass
@@ -99,7 +99,7 @@ def _from_blocks(ev: TrfEvent, blocks: dict, xxr: int, path) -> TrfEvent:
                     continue  # the game is taken from the white (or lower-numbered) side
                 theirs = blocks[str(opp)][k - 1][2] if k - 1 < len(blocks[str(opp)]) else ""
                 if res in _PLAYED:
-                    result = _PLAYED[res][1]
+                    result = _PLAYED[res]
                 elif res == "+":
                     result = "+-"
                 elif res == "-":

@@ -21,6 +21,7 @@ import httpx
 
 from services.clock.core import TimeControl
 from services.pairing.core import round_robin
+from shared.domain.results import CODE_LETTERS, points
 from shared.rules.pgnrecord import RecordedGame, RecordError, RoundRobinRecord, read_event
 
 DEFAULT_THINK_MS = 20_000
@@ -321,12 +322,12 @@ def record_time_control(rec: RoundRobinRecord) -> str:
 
 
 def record_scores(rec: RoundRobinRecord) -> dict[str, float]:
-    """Each player's score in the record (1, ½, 0)."""
-    pts = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+    """Each player's score in the record (1, ½, 0; :func:`shared.domain.results.points`; an
+    unfinished game ``*`` 0)."""
     out = {p: 0.0 for p in rec.players}
     for games in rec.rounds.values():
         for g in games:
-            w, b = pts.get(g.result, (0.0, 0.0))
+            w, b = points(g.result) if g.result in CODE_LETTERS else (0.0, 0.0)
             out[g.white] += w
             out[g.black] += b
     return out

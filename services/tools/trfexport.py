@@ -1,9 +1,11 @@
 """``arbiter export trf``: a tournament's log as a FIDE TRF-16 file.
 
 The tournament's messages (``export-log``'s selection: its stream and every game it paired) are
-folded into :class:`services.pairing.trf.Tournament` and written by
-:func:`services.pairing.trf.write_trf`. A message repeated in the log (same stream and seq) is
-applied once (:func:`services.tools.logio.applied_once`).
+folded into the tournament record (:class:`shared.domain.record.TournamentRecord`, the table
+the standings and the crosstable read), whose cells become the round entries of
+:class:`services.pairing.trf.Tournament`, written by :func:`services.pairing.trf.write_trf`. A
+message repeated in the log (same stream and seq) is applied once
+(:func:`services.tools.logio.applied_once`).
 
 Start numbers: the players' ``start_number`` when every player has a distinct one (an imported
 TRF keeps its own), else the pairing numbers of the Swiss systems (rating, higher first, then
@@ -32,14 +34,13 @@ result; else blank.
 from __future__ import annotations
 
 from contracts.envelope import Envelope
-from contracts.messages import (
-    GameEnded, PlayerRegistered, PlayerWithdrawn, ResultCorrected, RoundPaired, StandingsUpdated,
-    TournamentCreated,
+from contracts.messages import PlayerRegistered, StandingsUpdated
+from services.pairing.service import pairing_order
+from services.pairing.trf import (
+    RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, entries_from_cells, write_trf,
 )
-from services.pairing.service import pairing_order, result_code, round_entries
-from services.pairing.trf import RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, write_trf
-from services.standings.core import GameResult, annulled_withdrawals
 from services.tools.logio import applied_once
+from shared.domain.record import Records
 
 
 def _split_header(line: str) -> tuple[str, str]:
@@ -75,75 +76,23 @@ def _recorded_letters(entries: list[RoundEntry | None], cells: str | None) -> li
     return out
 
 
-#: Systems whose pairing "bye" is a rest (no game scheduled, 0 points) and whose withdrawals
-#: follow xiangqi 1999 art. 20.3.
-ROUND_ROBINS = ("round-robin", "double-round-robin")
-
-
-def _round_robin_entries(entries: dict[str, list[RoundEntry | None]], no: dict[str, int],
-                         rounds: list[RoundPaired], results: dict[str, str],
-                         withdrawn: dict[str, int]) -> dict[str, list[RoundEntry | None]]:
-    """A round robin's entries as its standings count them
-    (:func:`services.standings.service.compute`): a rest (the odd table's free round) is the
-    zero-point ``0000 - Z``, not the one-point pairing bye ``U``; after a withdrawal (art.
-    20.3) the games of a player whose results are annulled are ``0000 - Z`` on both lines,
-    and a board not played because of a withdrawal (``RoundPaired.withdrawn_boards``) is a
-    forfeit, ``+`` for the opponent and ``-`` for the withdrawn player (21.4)."""
-    out = {pid: list(es) for pid, es in entries.items()}
-    zero = RoundEntry(None, "-", "Z")
-    games = [GameResult(r.round, b.white, b.black, results[b.game_id])
-             for r in rounds for b in r.boards if b.game_id in results]
-    games += [GameResult(r.round, b.white, b.black, "*") for r in rounds for b in r.withdrawn_boards]
-    left = {pid: fr - 1 for pid, fr in withdrawn.items() if fr <= len(rounds)}
-    annulled = annulled_withdrawals(list(no), games, left)
-    for i, r in enumerate(rounds):
-        if r.bye in out:
-            out[r.bye][i] = zero
-        for b in r.boards:
-            if {b.white, b.black} & annulled:
-                out[b.white][i] = out[b.black][i] = zero
-        for b in r.withdrawn_boards:
-            if {b.white, b.black} & annulled:
-                continue
-            w_out = b.white in left and r.round > left[b.white]
-            out[b.white][i] = RoundEntry(no[b.black], "w", "-" if w_out else "+")
-            out[b.black][i] = RoundEntry(no[b.white], "b", "+" if w_out else "-")
-    return out
-
-
 def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
     """Fold the messages of tournament ``tournament_id`` into a TRF tournament (see the module
     docstring). Raises ``ValueError`` when the messages hold no TournamentCreated for it."""
-    created = None
-    players: list[PlayerRegistered] = []
-    rounds: dict[int, RoundPaired] = {}
-    results: dict[str, str] = {}
+    book = Records()
     standings: StandingsUpdated | None = None
-    withdrawn: dict[str, int] = {}  # player id -> first round missed
     for m in applied_once(messages):
-        p = m.payload
-        if isinstance(p, TournamentCreated) and p.tournament_id == tournament_id:
-            created = p
-        elif isinstance(p, PlayerRegistered) and p.tournament_id == tournament_id:
-            players.append(p)
-        elif isinstance(p, RoundPaired) and p.tournament_id == tournament_id:
-            rounds[p.round] = p
-        elif isinstance(p, GameEnded):
-            results.setdefault(p.game_id, result_code(p))  # a correction below wins
-        elif isinstance(p, ResultCorrected) and p.tournament_id == tournament_id:
-            results[p.game_id] = p.result  # the arbiter's correction (a result code)
-        elif isinstance(p, StandingsUpdated) and p.tournament_id == tournament_id:
-            standings = p
-        elif isinstance(p, PlayerWithdrawn) and p.tournament_id == tournament_id:
-            withdrawn[p.player_id] = p.from_round
-    if created is None:
+        book.apply(m.payload)
+        if isinstance(m.payload, StandingsUpdated) and m.payload.tournament_id == tournament_id:
+            standings = m.payload
+    t = book.get(tournament_id)
+    if t is None:
         raise ValueError(f"no tournament {tournament_id} in the log")
+    created, players = t.created, t.players
     no = _start_numbers(players)
-    written = [rounds[r] for r in sorted(rounds)]
-    entries = round_entries(no, written, results, players)  # late entries' missed rounds
-    if created.system in ROUND_ROBINS:
-        entries = _round_robin_entries(entries, no, written, results, withdrawn)
-    complete = all(b.game_id in results for r in written for b in r.boards)
+    written = t.rounds
+    entries = entries_from_cells(t.cells(), no)
+    complete = not t.open_games()
     ranked = standings is not None and complete and standings.round >= len(written)
     rows = {row.player_id: row for row in (standings.rows if ranked else ())}
     out = []
@@ -155,7 +104,7 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
                              fide_id=x.fide_id or "", birth=x.birth_date or "",
                              points=sum(e.points for e in rs if e),
                              rank=row.rank if row else None, rounds=rs))
-    total = created.rounds or len(rounds)
+    total = created.rounds or len(written)
     own = {"012": created.name, "062": str(len(out)), "XXR": str(total)}
     headers = [(code, own[code] if code in ("062", "XXR") else content)
                for code, content in (_split_header(h) for h in created.trf_headers)]

@@ -605,15 +605,21 @@ def test_readmodel_rejected_create_forgets_game():
     assert rm.game("q") is None
 
 
-def test_crosstable_forfeit_marks_only_unplayed_games():
+def test_crosstable_marks_forfeits_as_the_standings_count_them():
+    """A game ended by forfeit is ``+``/``-`` in the crosstable whether or not a move was made,
+    as the standings and the TRF export count it (the tournament record's code ``+-``/``-+``,
+    xiangqi 1999 art. 21.4); the crosstable once showed a forfeit after a move as a played
+    ``4w0``/``3b1`` while the standings counted it unplayed."""
     rm = ReadModel()
     tid = "t"
+    rm.apply(_env(TournamentCreated(tournament_id=tid, name=tid, system="round-robin", rounds=None,
+                                    time_control="60", tiebreaks=("SB",)), f"tournament-{tid}", 1))
     for pid in ("a", "b", "c", "d"):
         rm.apply(_env(PlayerRegistered(tournament_id=tid, player_id=pid, name=pid.upper()),
-                      f"tournament-{tid}", 1 + "abcd".index(pid)))
+                      f"tournament-{tid}", 2 + "abcd".index(pid)))
     rm.apply(_env(RoundPaired(tournament_id=tid, round=1, system="round-robin", boards=(
         Board(board=1, game_id="x1", white="a", black="b"),
-        Board(board=2, game_id="x2", white="c", black="d"))), f"tournament-{tid}", 5))
+        Board(board=2, game_id="x2", white="c", black="d"))), f"tournament-{tid}", 6))
     rule = Rule(ruleset="FIDE-1994", article="16.5")
     rm.apply(_env(GameEnded(game_id="x1", result="1-0", reason="forfeit", rule=rule),
                   "game-x1.result", 1))
@@ -621,8 +627,8 @@ def test_crosstable_forfeit_marks_only_unplayed_games():
                                san="e4", fen_after="f"), "game-x2", 2))
     rm.apply(_env(GameEnded(game_id="x2", result="0-1", reason="forfeit", rule=rule),
                   "game-x2.result", 1))
-    cells = {r["player_id"]: r["cells"] for r in rm.tournament(tid).crosstable(rm.games)["rows"]}
-    assert cells == {"a": ["+"], "b": ["-"], "c": ["4w0"], "d": ["3b1"]}
+    cells = {r["player_id"]: r["cells"] for r in rm.tournament(tid).crosstable()["rows"]}
+    assert cells == {"a": ["+"], "b": ["-"], "c": ["-"], "d": ["+"]}
 
 
 async def test_a_command_too_large_for_the_log_is_413_and_not_published(env):

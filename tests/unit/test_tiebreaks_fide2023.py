@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from services.standings.core import (
-    RULESETS, Bye, GameResult, Player, StandingsError, apply_withdrawals, compute_standings,
+    RULESETS, Bye, GameResult, Player, StandingsError, compute_standings,
     default_ruleset, dp, xiangqi_standings,
 )
 
@@ -167,30 +167,6 @@ def test_xiangqi_swiss_uses_real_opponents():
     st = xiangqi_standings(SW_PLAYERS, SW_GAMES, SW_BYES, system="swiss")
     assert st.order == ("BH", "WIN", "FOULS")
     assert [(r.id, r.tiebreaks["BH"]) for r in st.rows[:2]] == [("A", 4.0), ("B", 3.5)]
-
-
-def test_withdrawals_round_robin_20_3():
-    ids = ["1", "2", "3", "4", "5"]  # 4 opponents each: half = 2
-    games = [GameResult(1, "1", "5", "1-0"), GameResult(1, "3", "4", "1-0"),
-             GameResult(2, "4", "2", "1/2-1/2"), GameResult(2, "5", "3", "*"),
-             GameResult(3, "1", "4", "*"), GameResult(3, "2", "5", "*"),
-             GameResult(4, "2", "1", "1-0"), GameResult(4, "4", "5", "*")]
-    out, annulled = apply_withdrawals(ids, games, {"5": 1, "4": 2}, system="round_robin")
-    # 5 met one opponent (< half): all his results annulled, his games gone
-    assert annulled == {"5"} and all("5" not in (g.white, g.black) for g in out)
-    # 4 met 3 and 2 (= half): results stand, the scheduled game with 1 is a forfeit win for 1
-    assert GameResult(3, "1", "4", "+-") in out and GameResult(1, "3", "4", "1-0") in out
-    # a 3-player round robin without a schedule: a met b only (1 of 2 = half) -> c gets a forfeit win
-    out, annulled = apply_withdrawals("abc", [GameResult(1, "a", "b", "0-1")], {"a": 2}, system="round_robin")
-    assert annulled == set() and out == [GameResult(1, "a", "b", "0-1"), GameResult(2, "c", "a", "+-")]
-
-
-def test_withdrawals_swiss_20_4():
-    games = [GameResult(1, "a", "b", "1-0"), GameResult(2, "c", "a", "*")]
-    out, annulled = apply_withdrawals("abcd", games, {"a": 1}, system="swiss")
-    assert annulled == set() and out == [GameResult(1, "a", "b", "1-0"), GameResult(2, "c", "a", "+-")]
-    with pytest.raises(StandingsError):
-        apply_withdrawals("ab", [], {}, system="knockout")
 
 
 def test_code_validation():

@@ -592,16 +592,7 @@ class KafkaHost:
                 decided_offsets(self.bootstrap, self.name, n),
                 *(asyncio.to_thread(self.consumer.get_watermark_offsets, tp, 30) for tp in tps))
             committed = {t: max(group.get(t, 0), (record or {}).get(t, 0)) for t in self.inputs}
-            if (snap is not None and snap.get("offsets_record") and record is None
-                    and any(snap["offsets"].get(t, 0) > committed[t] for t in committed)):
-                raise RuntimeError(
-                    f"no record in {self.offsets_topic} for partition {n}, and the consumer group's "
-                    f"offsets {committed} are below those of its snapshot (topic deleted, or restored "
-                    "without it): refusing to rewind, which would decide again what the log already holds")
-            if snap is not None and all(snap["offsets"].get(t, 0) <= committed[t] for t in committed):
-                proc, start = snap["proc"], dict(snap["offsets"])
-            else:
-                proc, start = self.make_processor(), {t: 0 for t in committed}
+            proc, start = self._start_of(n, snap, record is not None, committed)
             progress["phase"] = "replaying"
             progress["to_replay"] = sum(committed[t] - start.get(t, 0) for t in committed)
             from_snap = snap is not None and proc is snap["proc"]
@@ -626,29 +617,51 @@ class KafkaHost:
                          written=dict(snap.get("written") or {}) if from_snap else {})
             self.parts[n] = part
             self._resume(n, committed)
-            took = time.monotonic() - t0
-            self.restored[n] = {"messages": replayed, "seconds": round(took, 3),
-                                "snapshot": snap is not None}
-            if other_code and replayed:
-                self.restored[n]["code_changed"] = True  # shown on /healthz
-                self.restored[n]["tail_verified"] = verified
-                if verified is None:
-                    log.warning("%s: partition %d: the %d inputs after its snapshot were decided by "
-                                "other code than this (a crash across an upgrade) and were decided "
-                                "again by this code, unverified (a snapshot from before verification); "
-                                "`arbiter audit` of the partition's games shows whether any decision "
-                                "differs", self.name, n, replayed)
-                else:
-                    log.warning("%s: partition %d: the %d inputs after its snapshot were decided by "
-                                "other code than this (a crash across an upgrade); deciding them again "
-                                "gave the %d decisions the log holds", self.name, n, replayed, verified)
-            freeze_heap()
-            RECOVERY.labels(self.name).set(replayed)
-            RECOVERY_SECONDS.labels(self.name).set(took)
-            log.info("%s: partition %d restored in %.2f s (%s snapshot, %d inputs replayed)",
-                     self.name, n, took, "from a" if snap else "no", replayed)
+            self._note_restored(n, time.monotonic() - t0, snap is not None, replayed,
+                                other_code, verified)
         finally:
             self._restoring.pop(n, None)
+
+    def _start_of(self, n: int, snap: dict | None, has_record: bool,
+                  committed: dict[str, int]) -> tuple[Processor, dict[str, int]]:
+        """Where partition ``n``'s restore starts: the snapshot's processor and offsets when none
+        is past the ``committed`` ones, else a fresh processor from offset 0. RuntimeError when
+        the offsets record is gone and the group's offsets are below the snapshot's (the topic
+        deleted, or restored without it): rewinding would decide again what the log holds."""
+        if (snap is not None and snap.get("offsets_record") and not has_record
+                and any(snap["offsets"].get(t, 0) > committed[t] for t in committed)):
+            raise RuntimeError(
+                f"no record in {self.offsets_topic} for partition {n}, and the consumer group's "
+                f"offsets {committed} are below those of its snapshot (topic deleted, or restored "
+                "without it): refusing to rewind, which would decide again what the log already holds")
+        if snap is not None and all(snap["offsets"].get(t, 0) <= committed[t] for t in committed):
+            return snap["proc"], dict(snap["offsets"])
+        return self.make_processor(), {t: 0 for t in committed}
+
+    def _note_restored(self, n: int, took: float, from_snapshot: bool, replayed: int,
+                       other_code: bool, verified: int | None) -> None:
+        """Partition ``n`` restored in ``took`` seconds: on /healthz (``restored``), in the
+        metrics and the log; a tail decided by other code (an upgrade) is said so, verified
+        or not (:meth:`_verify_tail`)."""
+        self.restored[n] = {"messages": replayed, "seconds": round(took, 3), "snapshot": from_snapshot}
+        if other_code and replayed:
+            self.restored[n]["code_changed"] = True  # shown on /healthz
+            self.restored[n]["tail_verified"] = verified
+            if verified is None:
+                log.warning("%s: partition %d: the %d inputs after its snapshot were decided by "
+                            "other code than this (a crash across an upgrade) and were decided "
+                            "again by this code, unverified (a snapshot from before verification); "
+                            "`arbiter audit` of the partition's games shows whether any decision "
+                            "differs", self.name, n, replayed)
+            else:
+                log.warning("%s: partition %d: the %d inputs after its snapshot were decided by "
+                            "other code than this (a crash across an upgrade); deciding them again "
+                            "gave the %d decisions the log holds", self.name, n, replayed, verified)
+        freeze_heap()
+        RECOVERY.labels(self.name).set(replayed)
+        RECOVERY_SECONDS.labels(self.name).set(took)
+        log.info("%s: partition %d restored in %.2f s (%s snapshot, %d inputs replayed)",
+                 self.name, n, took, "from a" if from_snapshot else "no", replayed)
 
     def _resume(self, n: int, offsets: dict[str, int]) -> None:
         """Fetch partition ``n`` of every input topic again, from ``offsets`` (now, or as soon

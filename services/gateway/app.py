@@ -6,9 +6,13 @@
   when the process starts: any number of gateways run side by side, each stream has one writer.
   The order that counts is the topic partition's, where all of an aggregate's commands meet.
 - Stamps every command with its receive time (``occurred_at``, DESIGN.md invariant 2) and its
-  actor: the player named in the body, or the arbiter when the request carries
-  ``X-Arbiter-Token`` equal to ``admin_token``. **With ``admin_token=None`` the arbiter endpoints
-  are open** (every caller may act as arbiter: development, demo and tests only).
+  actor. Identity on (``jwt_secret``, ARBITER_JWT_SECRET): every write needs a bearer token
+  (``Authorization: Bearer <JWT>``) or the administrator's ``X-Arbiter-Token``, else 401; the
+  roles of :mod:`services.gateway.identity` decide (403), before anything is published, and the
+  actor is the principal (``player:<sub>``, ``arbiter:<sub>``, ``organiser:<sub>``; the
+  administrator acts as ``arbiter:<sub>``). Identity off: the player named in the body, or the
+  arbiter when the request carries ``X-Arbiter-Token`` equal to ``admin_token``; **with
+  ``admin_token=None`` the arbiter endpoints are open** (development, demo and tests only).
 - Read models (:mod:`services.gateway.readmodel`) fed by all four topics (every gateway reads
   everything: no consumer group), restored from their latest snapshot plus the log after it,
   and live pushes (SSE) per aggregate.
@@ -778,9 +782,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                    at_ms: int | None) -> Actor:
         """Identity on: the actor of ``route``'s command in game ``g`` (403 when ``p`` may not
         send it; ``at_ms`` only from an arbiter of the game's event)."""
-        if at_ms is not None and not identity.may_arbitrate(p, g.tournament_id):
-            raise AuthError(403, "arbiters-only", "at_ms (a recorded time) may only be given by "
-                                                  "an arbiter of the game's event")
+        if at_ms is not None:
+            identity.arbiter_actor(p, g.tournament_id, code="arbiters-only")
         if route.role == "arbiter":
             return identity.arbiter_actor(p, g.tournament_id)
         return identity.player_actor(p, body.player_id, (g.white, g.black),  # type: ignore[attr-defined]
@@ -954,9 +957,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
             if (tid := body.tournament_id) is not None:
                 t = gw.rm.tournament(tid)
                 identity.organiser_actor(p, tid, t.created_by if t else None)
-            if body.at_ms is not None and not identity.may_arbitrate(p, tid):
-                raise AuthError(403, "arbiters-only", "at_ms (a recorded time) may only be given "
-                                                      "by an arbiter of the game's event")
+            if body.at_ms is not None:  # a recorded time: an arbiter's
+                identity.arbiter_actor(p, tid, code="arbiters-only")
         gid = data.pop("game_id") or _short_id()
         if gw.rm.game(gid) is not None:
             raise HTTPError(409, f"game {gid} already exists", code="already-exists")

@@ -183,13 +183,13 @@ def may_organise(p: Principal, tid: str | None, created_by: str | None) -> bool:
         created_by == f"organiser:{p.sub}" or p.in_event(tid)))
 
 
-def arbiter_actor(p: Principal, tid: str | None) -> Actor:
-    """The actor of an arbiter-only command in tournament ``tid`` (None: a game outside any);
-    :class:`AuthError` 403 ``not-your-event`` for anyone else."""
+def arbiter_actor(p: Principal, tid: str | None, code: str = "not-your-event") -> Actor:
+    """The actor of an arbiter-only command (or field: ``at_ms``, a recorded time) in tournament
+    ``tid`` (None: a game outside any); :class:`AuthError` 403 ``code`` for anyone else."""
     if may_arbitrate(p, tid):
         return _actor(p, "arbiter")
     where = f"event {tid}" if tid else "games outside any event (an arbiter token with events ['*'])"
-    raise AuthError(403, "not-your-event", f"{p.role} {p.sub} is not an arbiter of {where}")
+    raise AuthError(403, code, f"{p.role} {p.sub} is not an arbiter of {where}")
 
 
 def organiser_actor(p: Principal, tid: str | None, created_by: str | None) -> Actor:

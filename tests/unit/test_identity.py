@@ -295,6 +295,7 @@ async def test_an_organiser_manages_only_his_events(idn):
     await refused(client, log, 403, "not-your-event", "/tournaments/T2/withdrawals", {"player_id": "cid", "from_round": 2}, olga)
     await refused(client, log, 403, "not-your-event", "/tournaments/T2/finish", {"reason": "mine now"}, olga)
     await refused(client, log, 403, "not-your-event", "/games", {"white": "a", "black": "b", "tournament_id": "T2"}, olga)
+    await refused(client, log, 403, "arbiters-only", "/games", {"white": "a", "black": "b", "at_ms": NOW}, olga)
     r = await client.post("/tournaments/T1/players", json={"player_id": "eve", "name": "Eve"}, headers=olga)
     assert r.status_code == 200 and await _last_actor(log, TOURNAMENT_COMMANDS) == Actor(kind="organiser", id="olga")
     # granted: an organiser token naming the event

@@ -520,10 +520,6 @@ class Gateway:
     # open) makes a request the arbiter, player commands act for the player the body names.
     # Identity on: every write names its principal (bearer token or the administrator's token)
     # and the rules of :mod:`services.gateway.identity` decide, before anything is published.
-    @property
-    def identity(self) -> bool:
-        return self.jwt_secret is not None
-
     def caller(self, ctx: CommandContext) -> Principal | None:
         """Identity on: the request's principal (the administrator for the ``X-Arbiter-Token``,
         else the bearer token's), :class:`AuthError` 401 for none (``unauthenticated``) or a bad

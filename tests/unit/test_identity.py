@@ -445,3 +445,27 @@ def test_token_lifetimes():
         issue_token("short", "admin", "root", ttl_s=60)
     with pytest.raises(AuthError):
         read_token(SECRET, "")
+
+
+def test_the_read_model_knows_the_creator_whatever_order_it_reads_the_log_in():
+    from contracts.envelope import dt_of
+    from contracts.messages import CreateTournament, TournamentCreated, envelope
+    from services.gateway.readmodel import ReadModel
+
+    def pair(actor_id: str):
+        cmd = envelope(CreateTournament(tournament_id="T1", name="x", system="swiss"),
+                       stream="tournament-T1.commands.a", seq=1, occurred_at=dt_of(NOW),
+                       actor=Actor(kind="organiser", id=actor_id))
+        ev = envelope(TournamentCreated(tournament_id="T1", name="x", system="swiss", rounds=None,
+                                        time_control="300", tiebreaks=()),
+                      stream="tournament-T1", seq=1, occurred_at=dt_of(NOW),
+                      actor=Actor(kind="service", id="pairing"), causation_id=cmd.event_id)
+        return cmd, ev
+
+    for order in ("command first", "event first"):
+        rm = ReadModel()
+        cmd, ev = pair("olga")
+        rival = pair("otto")[0]  # a concurrent creation the pairing service refused
+        for m in ([rival, cmd, ev] if order == "command first" else [ev, rival, cmd]):
+            rm.apply(m)
+        assert rm.tournament("T1").created_by == "organiser:olga", order

@@ -185,6 +185,9 @@ async def test_anonymous_writes_are_401(idn):
      "token-forged"),
     (lambda: issue_token(SECRET, "player", "alice", ["*"], ttl_s=60)[:-4] + "AAAA", "token-forged"),
     (lambda: "not-a-jwt", "token-malformed"),
+    (lambda: __import__("jwt").encode({"sub": "alice", "role": "admin", "events": ["*"], "iat": int(time.time()),
+                                       "exp": int(time.time()) + 60, "jti": "j"}, None, algorithm="none"),
+     "token-malformed"),  # alg none: unsigned
     (lambda: "é.ü.ß", "token-malformed"),
 ])
 async def test_expired_forged_and_malformed_tokens_are_401(idn, make, code):

@@ -1,6 +1,7 @@
 """The ``arbiter`` command (typer + rich).
 
-demo, up, serve, run-tournament, replay, perft, adjudicate, score, export-log, audit, schemas. Every subcommand reports bad
+demo, up, serve, run-tournament, replay, perft, adjudicate, score, export-log, audit, config,
+token issue, schemas. Every subcommand reports bad
 input as one clear line on stderr and exit code 2 (usage) or 1 (a check failed), never a
 traceback.
 """
@@ -639,6 +640,37 @@ def config():
     for var, value, what in describe(_settings()):
         table.add_row(var, escape(value), escape(what))
     out.print(table)
+
+
+token_app = typer.Typer(no_args_is_help=True, help="Bearer tokens for the gateway (ARBITER_JWT_SECRET).")
+app.add_typer(token_app, name="token")
+
+
+@token_app.command("issue")
+def token_issue(role: str = typer.Option(..., help="admin, organiser, arbiter, player or integrator"),
+                sub: str = typer.Option(..., help="the principal's id (a player's player id)"),
+                event: list[str] = typer.Option([], "--event", help="a tournament id the token may act "
+                                                "in (repeat; '*' for every event)"),
+                ttl: str = typer.Option("30d", help="lifetime: 90s, 15m, 12h, 30d (at most 366d)"),
+                chief: bool = typer.Option(False, "--chief", help="arbiter: chief arbiter of the events")):
+    """Print a signed bearer token (JWT) for the gateway: the bootstrap of an administrator
+    (--role admin) and of anyone else. Needs ARBITER_JWT_SECRET (the gateway's)."""
+    from datetime import datetime, timezone
+
+    from services.gateway.identity import issue_token, parse_ttl
+    secret = _settings().jwt_secret
+    if secret is None:
+        _fail("ARBITER_JWT_SECRET is not set: tokens are signed with the gateway's secret")
+    try:
+        ttl_s = parse_ttl(ttl)
+        now = int(datetime.now(timezone.utc).timestamp())
+        token = issue_token(secret.get_secret_value(), role, sub, event, ttl_s=ttl_s, chief=chief, now_s=now)
+    except ValueError as e:
+        _fail(str(e))
+    expires = datetime.fromtimestamp(now + ttl_s, timezone.utc).isoformat(timespec="seconds")
+    err.print(f"{role} {sub}{' (chief)' if chief else ''}, events {', '.join(event) or 'none'}, "
+              f"expires {expires}")
+    print(token)
 
 
 @app.command()

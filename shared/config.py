@@ -1,10 +1,11 @@
 """The deployment's settings, read from the environment (``ARBITER_<NAME>``) in one place
 (pydantic-settings) and printed by ``arbiter config``.
 
-There is no default secret: without ``ARBITER_ADMIN_TOKEN`` the gateway's arbiter endpoints are
-open, so a gateway that has none refuses to listen beyond the loopback interface
-(:func:`require_for_address`); without ``ARBITER_SNAPSHOT_KEY`` a process's snapshots serve only
-itself (:mod:`shared.sealing`).
+There is no default secret: without ``ARBITER_ADMIN_TOKEN`` or ``ARBITER_JWT_SECRET`` the
+gateway's arbiter endpoints are open, so a gateway that has neither refuses to listen beyond the
+loopback interface (:func:`require_for_address`); with ``ARBITER_JWT_SECRET`` every write needs a
+bearer token or the admin token (:mod:`services.gateway.identity`); without
+``ARBITER_SNAPSHOT_KEY`` a process's snapshots serve only itself (:mod:`shared.sealing`).
 """
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ class Settings(BaseSettings):
 
     bus: str = Field("kafka://127.0.0.1:19092", description="Kafka of up / serve (kafka://HOST:PORT)")
     admin_token: SecretStr | None = Field(None, min_length=1, description="arbiters' token; unset: loopback only")
+    jwt_secret: SecretStr | None = Field(None, min_length=32,
+                                         description="signs bearer tokens; set: roles enforced")
     snapshot_key: SecretStr | None = Field(None, min_length=1, description="seals snapshots; same in every process")
     instance_id: str | None = Field(None, min_length=1, max_length=200, description="group member id (default name-host-port)")
     load_snapshots: bool = Field(True, description="restore from snapshots (0: replay)")
@@ -61,12 +64,12 @@ def is_loopback(host: str) -> bool:
 
 
 def require_for_address(service: str, host: str, s: Settings) -> None:
-    """Refuse (``ConfigError``) to serve the gateway beyond loopback without an admin token:
-    its arbiter endpoints would be open to the network."""
-    if service == "gateway" and s.admin_token is None and not is_loopback(host):
-        raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}ADMIN_TOKEN: "
-                          "its arbiter endpoints would be open to anyone who reaches it (set the "
-                          "token, or listen on 127.0.0.1)")
+    """Refuse (``ConfigError``) to serve the gateway beyond loopback without an admin token or
+    a JWT secret (identity on): its arbiter endpoints would be open to the network."""
+    if service == "gateway" and s.admin_token is None and s.jwt_secret is None and not is_loopback(host):
+        raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}ADMIN_TOKEN "
+                          f"or {ENV_PREFIX}JWT_SECRET: its arbiter endpoints would be open to anyone "
+                          "who reaches it (set one, or listen on 127.0.0.1)")
 
 
 def describe(s: Settings) -> list[tuple[str, str, str]]:

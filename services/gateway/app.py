@@ -6,9 +6,13 @@
   when the process starts: any number of gateways run side by side, each stream has one writer.
   The order that counts is the topic partition's, where all of an aggregate's commands meet.
 - Stamps every command with its receive time (``occurred_at``, DESIGN.md invariant 2) and its
-  actor: the player named in the body, or the arbiter when the request carries
-  ``X-Arbiter-Token`` equal to ``admin_token``. **With ``admin_token=None`` the arbiter endpoints
-  are open** (every caller may act as arbiter: development, demo and tests only).
+  actor. Identity on (``jwt_secret``, ARBITER_JWT_SECRET): every write needs a bearer token
+  (``Authorization: Bearer <JWT>``) or the administrator's ``X-Arbiter-Token``, else 401; the
+  roles of :mod:`services.gateway.identity` decide (403), before anything is published, and the
+  actor is the principal (``player:<sub>``, ``arbiter:<sub>``, ``organiser:<sub>``; the
+  administrator acts as ``arbiter:<sub>``). Identity off: the player named in the body, or the
+  arbiter when the request carries ``X-Arbiter-Token`` equal to ``admin_token``; **with
+  ``admin_token=None`` the arbiter endpoints are open** (development, demo and tests only).
 - Read models (:mod:`services.gateway.readmodel`) fed by all four topics (every gateway reads
   everything: no consumer group), restored from their latest snapshot plus the log after it,
   and live pushes (SSE) per aggregate.
@@ -44,6 +48,7 @@ from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi.security import HTTPBearer
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -58,12 +63,13 @@ from contracts.messages import (
     DrawLots, FinishTournament, WithdrawPlayer,
     IssuePenalty, MarkDead, OfferDraw, PauseClock, RecordResult, RegisterPlayer, RejectDead,
     ReportAbsence, ReportArrival, Resign, ResumeClock, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
-    envelope,
+    PlayerId, envelope,
 )
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, warn_without_key
-from services.gateway import readmodel
+from services.gateway import identity, readmodel
+from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
 
 logger = logging.getLogger("arbiter.gateway")
@@ -100,6 +106,8 @@ SNAPSHOT_NAME = "gateway"
 REJECTIONS = {"MoveRejected", "GameCommandRejected", "TournamentCommandRejected"}
 ARBITER = Actor(kind="arbiter", id="arbiter")
 ORGANISER = Actor(kind="organiser", id="organiser")
+#: The administrator's static token (``X-Arbiter-Token``) when identity is on.
+ADMIN = Principal("admin", "admin")
 
 
 def _wall_ms() -> int:
@@ -175,6 +183,18 @@ CycleRulingBody = _body("CycleRulingBody", RuleEndlessCycle, drop=("game_id",))
 ClockPauseBody = _body("ClockPauseBody", PauseClock, drop=("game_id",))
 
 
+class IssueTokensBody(BaseModel):
+    """Tokens for an event's ``ids``: its registered players (``role`` player) or its arbiters
+    (``role`` arbiter; ``chief`` makes them chief arbiters), valid ``ttl_s`` seconds (60 s to
+    366 days, default 30 days)."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["player", "arbiter"]
+    ids: list[PlayerId] = Field(min_length=1, max_length=1000)
+    ttl_s: Annotated[int, Strict()] = Field(default=30 * 86_400, ge=60, le=identity.MAX_TTL_S)
+    chief: Annotated[bool, Strict()] = False
+
+
 @dataclass(frozen=True)
 class CommandRoute:
     """One command endpoint: ``POST path`` publishes ``command``, built from the body and the
@@ -235,22 +255,33 @@ _REGISTER = CommandRoute("/tournaments/{tid}/players", RegisterPlayer, RegisterP
 @dataclass(frozen=True)
 class CommandContext:
     """What every command request carries besides its body: ``wait`` for the outcome (else
-    202 at once), the arbiter ``token`` (``X-Arbiter-Token``) and the ``correlation`` id
-    (``X-Correlation-Id``, a UUID)."""
+    202 at once), the administrator's ``token`` (``X-Arbiter-Token``), the ``correlation`` id
+    (``X-Correlation-Id``, a UUID) and the ``authorization`` header (``Bearer <JWT>``, read
+    when identity is on: :mod:`services.gateway.identity`)."""
 
     wait: bool
     token: str | None
     correlation: str | None
+    authorization: str | None = None
+
+
+#: Declares the bearer scheme in the OpenAPI document (/docs "Authorize"); the header itself is
+#: read by :func:`command_context`, so that a malformed one is a 401 saying so.
+_BEARER = HTTPBearer(auto_error=False, scheme_name="bearer", description=(
+    "JWT issued by `arbiter token issue` or POST /tournaments/{tid}/tokens (needed when the "
+    "gateway runs with ARBITER_JWT_SECRET)"))
 
 
 def command_context(
         wait: bool = Query(default=True, description="wait for the outcome event (else 202 at once)"),
         x_arbiter_token: str | None = Header(default=None, alias="X-Arbiter-Token",
-                                             description="Arbiter token (arbiter-only endpoints, at_ms)"),
+                                             description="The administrator's token (ARBITER_ADMIN_TOKEN)"),
         x_correlation_id: str | None = Header(default=None, alias="X-Correlation-Id",
-                                              description="Optional UUID")) -> CommandContext:
+                                              description="Optional UUID"),
+        authorization: str | None = Header(default=None, include_in_schema=False),
+        _scheme: Any = Depends(_BEARER)) -> CommandContext:
     """The :class:`CommandContext` of a request (a FastAPI dependency)."""
-    return CommandContext(wait, x_arbiter_token, x_correlation_id)
+    return CommandContext(wait, x_arbiter_token, x_correlation_id, authorization)
 
 
 def _check_go_settings(data: dict) -> None:
@@ -300,9 +331,10 @@ class Gateway:
 
     def __init__(self, log: EventLog, *, admin_token: str | None, now_ms: Callable[[], int],
                  wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
-                 load_snapshots: bool = True) -> None:
+                 load_snapshots: bool = True, jwt_secret: str | None = None) -> None:
         self.log = log
         self.admin_token = admin_token
+        self.jwt_secret = jwt_secret  # set: identity on (bearer tokens, roles enforced)
         self.now_ms = now_ms
         self.wait_timeout = wait_timeout
         # One writer per stream: each gateway process writes its own command streams, named
@@ -486,9 +518,31 @@ class Gateway:
             qs.clear()
 
     # ---------------------------------------------------------------------------------- auth
+    # Two regimes. Identity off (no jwt_secret): the administrator's token (or none configured:
+    # open) makes a request the arbiter, player commands act for the player the body names.
+    # Identity on: every write names its principal (bearer token or the administrator's token)
+    # and the rules of :mod:`services.gateway.identity` decide, before anything is published.
+    def caller(self, ctx: CommandContext) -> Principal | None:
+        """Identity on: the request's principal (the administrator for the ``X-Arbiter-Token``,
+        else the bearer token's), :class:`AuthError` 401 for none (``unauthenticated``) or a bad
+        one (``token-invalid``, ``token-expired``, ``token-forged``, ``token-malformed``).
+        Identity off: None."""
+        if self.jwt_secret is None:
+            return None
+        if ctx.token is not None:
+            if self.admin_token is not None and tokens_equal(ctx.token, self.admin_token):
+                return ADMIN
+            raise AuthError(401, "token-invalid", "X-Arbiter-Token is not the administrator's token")
+        if ctx.authorization is None:
+            raise AuthError(401, "unauthenticated", "a write needs a bearer token (Authorization: "
+                                                    "Bearer <token>) or the administrator's token")
+        return identity.read_token(self.jwt_secret, identity.bearer(ctx.authorization))
+
     def is_arbiter(self, token: str | None) -> bool:
+        """Identity off: the endpoints are open (no admin token configured) or ``token`` is the
+        administrator's (compared as bytes: any header value, never a 500)."""
         return self.admin_token is None or (token is not None
-                                            and secrets.compare_digest(token, self.admin_token))
+                                            and tokens_equal(token, self.admin_token))
 
     def require_arbiter(self, token: str | None) -> None:
         if not self.is_arbiter(token):
@@ -604,7 +658,7 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
 def create_app(log: EventLog, *, admin_token: str | None = None,
                now_ms: Callable[[], int] | None = None, manage_log: bool = True,
                wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
-               load_snapshots: bool = True) -> FastAPI:
+               load_snapshots: bool = True, jwt_secret: str | None = None) -> FastAPI:
     """Build the gateway app on ``log``.
 
     On startup the app takes up the latest read-model snapshot and reads the log after it
@@ -616,9 +670,15 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     snapshotted to the log when it has changed (None: never; a process serving a national
     event's log starts from it in seconds instead of reading the whole log).
     ``load_snapshots=False``: read the whole log at start (a benchmark's baseline).
+    ``jwt_secret`` (at least 32 characters; None: identity off, behaviour as without it):
+    every write needs a bearer token signed with it or ``admin_token``, and the roles of
+    :mod:`services.gateway.identity` are enforced (401/403, nothing published).
     """
+    if jwt_secret is not None and len(jwt_secret) < identity.MIN_SECRET_CHARS:
+        raise ValueError(f"jwt_secret must have at least {identity.MIN_SECRET_CHARS} characters")
     gw = Gateway(log, admin_token=admin_token, now_ms=now_ms or _wall_ms, wait_timeout=wait_timeout,
-                 snapshot_every_s=snapshot_every_s, load_snapshots=load_snapshots)
+                 snapshot_every_s=snapshot_every_s, load_snapshots=load_snapshots,
+                 jwt_secret=jwt_secret)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -649,6 +709,13 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     @app.exception_handler(HTTPError)
     async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
         return refused(exc.status, exc.detail, **exc.extra)
+
+    @app.exception_handler(AuthError)
+    async def _auth_error(request: Request, exc: AuthError) -> JSONResponse:
+        """401 (no, expired, forged or malformed credentials; RFC 6750's challenge) or 403 (the
+        principal may not do this), with the rule's ``code``: nothing was published."""
+        return refused(exc.status, exc.detail, code=exc.code,
+                       headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
 
     @app.exception_handler(StarletteHTTPException)
     async def _starlette_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -709,20 +776,38 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
 
     CONTEXT = Depends(command_context)
 
+    def game_actor(p: Principal, route: CommandRoute, g: readmodel.GameView, body: BaseModel,
+                   at_ms: int | None) -> Actor:
+        """Identity on: the actor of ``route``'s command in game ``g`` (403 when ``p`` may not
+        send it; ``at_ms`` only from an arbiter of the game's event)."""
+        if at_ms is not None:
+            identity.arbiter_actor(p, g.tournament_id, code="arbiters-only")
+        if route.role == "arbiter":
+            return identity.arbiter_actor(p, g.tournament_id)
+        return identity.player_actor(p, body.player_id, (g.white, g.black),  # type: ignore[attr-defined]
+                                     g.tournament_id)
+
     async def command(route: CommandRoute, key: str, body: BaseModel, ctx: CommandContext) -> JSONResponse:
-        """Publish ``route``'s command for game or tournament ``key`` (see :class:`CommandRoute`)."""
+        """Publish ``route``'s command for game or tournament ``key`` (see :class:`CommandRoute`).
+        Identity on: 401 without a valid credential, 403 (nothing published) when the
+        principal may not send it (:mod:`services.gateway.identity`)."""
+        p = gw.caller(ctx)
         if route.aggregate == "tournament":
-            live_tournament(key) if route.live else tournament_or_404(key)
+            t = live_tournament(key) if route.live else tournament_or_404(key)
+            actor = org_actor(ctx.token) if p is None else identity.organiser_actor(p, key, t.created_by)
             payload = build(route.command, tournament_id=key, **body.model_dump())
-            cmd, resp = await gw.send(payload, f"tournament-{key}", org_actor(ctx.token), at_ms=None,
+            cmd, resp = await gw.send(payload, f"tournament-{key}", actor, at_ms=None,
                                       wait=ctx.wait, correlation=ctx.correlation)
             return outcome(cmd, resp, tournament_id=key)
         at_ms = getattr(body, "at_ms", None)
-        if route.role == "arbiter":
+        if p is None and route.role == "arbiter":
             gw.require_arbiter(ctx.token)
-        live_game(key) if route.live else game_or_404(key)
-        actor = (ARBITER if route.role == "arbiter" else org_actor(ctx.token) if route.role == "organiser"
-                 else gw.player_actor(body.player_id, ctx.token, at_ms))  # type: ignore[attr-defined]
+        g = live_game(key) if route.live else game_or_404(key)
+        if p is not None:
+            actor = game_actor(p, route, g, body, at_ms)
+        else:
+            actor = (ARBITER if route.role == "arbiter" else org_actor(ctx.token) if route.role == "organiser"
+                     else gw.player_actor(body.player_id, ctx.token, at_ms))  # type: ignore[attr-defined]
         payload = build(route.command, game_id=key, **body.model_dump(exclude={"at_ms"}))
         t0 = time.monotonic()
         cmd, resp = await gw.send(payload, f"game-{key}", actor, at_ms=at_ms, wait=ctx.wait,
@@ -776,6 +861,10 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     @app.post("/tournaments", tags=["tournaments"])
     async def create_tournament(body: CreateTournamentBody,  # type: ignore[valid-type]
                                 ctx: CommandContext = CONTEXT) -> JSONResponse:
+        """Create an event (CreateTournament). Identity on: an organiser's or the
+        administrator's, who then organises it (the read model records its creator)."""
+        p = gw.caller(ctx)
+        actor = org_actor(ctx.token) if p is None else identity.creator_actor(p)
         data = body.model_dump()
         _check_go_settings(data)
         tid = data.pop("tournament_id") or _short_id()
@@ -786,9 +875,36 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         if known is not None and known.status != "created":
             raise HTTPError(409, f"tournament {tid} already exists", code="already-exists")
         payload = build(CreateTournament, tournament_id=tid, **data)
-        cmd, resp = await gw.send(payload, f"tournament-{tid}", org_actor(ctx.token),
+        cmd, resp = await gw.send(payload, f"tournament-{tid}", actor,
                                   at_ms=None, wait=ctx.wait, correlation=ctx.correlation)
         return outcome(cmd, resp, tournament_id=tid)
+
+    @app.post("/tournaments/{tid}/tokens", tags=["tournaments"])
+    async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CONTEXT) -> dict:
+        """Identity on: bearer tokens for the event's players (each must be registered in it)
+        or its arbiters, scoped to this event (``events: [tid]``), valid ``ttl_s`` seconds.
+        Issued by the administrator or the event's organiser; the event's chief arbiter may
+        issue deputies' (arbiter, not chief). Answer ``{"tournament_id", "role", "chief",
+        "events", "expires_at_s" (epoch s), "tokens": {id: token}}``; nothing is published or
+        stored (a token is valid until it expires). 409 ``identity-off`` without
+        ARBITER_JWT_SECRET, 422 ``not-registered`` naming players not registered, 401/403."""
+        if gw.jwt_secret is None:
+            raise HTTPError(409, "identity is off (ARBITER_JWT_SECRET is not set): no tokens to issue",
+                            code="identity-off")
+        p = gw.caller(ctx)
+        t = tournament_or_404(tid)
+        identity.may_issue(p, body.role, body.chief, tid, t.created_by)
+        ids = list(dict.fromkeys(body.ids))
+        if body.role == "player" and (missing := [i for i in ids if i not in t.players]):
+            raise HTTPError(422, f"not registered in {tid}: {', '.join(missing[:20])}"
+                                 f"{' ...' if len(missing) > 20 else ''}", code="not-registered")
+        now = int(time.time())
+        tokens = {i: identity.issue_token(gw.jwt_secret, body.role, i, [tid], ttl_s=body.ttl_s,
+                                          chief=body.chief, now_s=now) for i in ids}
+        logger.info("gateway: %s %s issued %d %s token(s) for %s, valid %d s", p.role, p.sub,
+                    len(tokens), body.role, tid, body.ttl_s)
+        return {"tournament_id": tid, "role": body.role, "chief": body.chief, "events": [tid],
+                "expires_at_s": now + body.ttl_s, "tokens": tokens}
 
     @app.post("/tournaments/{tid}/players", tags=["tournaments"])
     async def register_player(tid: str, body: RegisterPlayerBody,  # type: ignore[valid-type]
@@ -826,15 +942,27 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     @app.post("/games", tags=["games"])
     async def create_game(body: CreateGameBody,  # type: ignore[valid-type]
                           ctx: CommandContext = CONTEXT) -> JSONResponse:
+        """Create a game (CreateGame). Identity on: an organiser's or the administrator's; a
+        game of an event only by the event's organiser; ``at_ms`` only by an arbiter of it."""
+        p = gw.caller(ctx)
         data = body.model_dump(exclude={"at_ms"})
-        if body.at_ms is not None:
-            gw.require_arbiter(ctx.token)
+        if p is None:
+            if body.at_ms is not None:
+                gw.require_arbiter(ctx.token)
+            actor = org_actor(ctx.token)
+        else:
+            actor = identity.creator_actor(p)
+            if (tid := body.tournament_id) is not None:
+                t = gw.rm.tournament(tid)
+                identity.organiser_actor(p, tid, t.created_by if t else None)
+            if body.at_ms is not None:  # a recorded time: an arbiter's
+                identity.arbiter_actor(p, tid, code="arbiters-only")
         gid = data.pop("game_id") or _short_id()
         if gw.rm.game(gid) is not None:
             raise HTTPError(409, f"game {gid} already exists", code="already-exists")
         _check_go_settings(data)
         payload = build(CreateGame, game_id=gid, **data)
-        cmd, resp = await gw.send(payload, f"game-{gid}", org_actor(ctx.token),
+        cmd, resp = await gw.send(payload, f"game-{gid}", actor,
                                   at_ms=body.at_ms, wait=ctx.wait, correlation=ctx.correlation)
         return outcome(cmd, resp, game_id=gid)
 
@@ -847,15 +975,20 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         """Arbiter only: correct the recorded result of a finished tournament game (``result``
         a result code: 1-0, 0-1, 1/2-1/2, +- / -+ forfeits, -- double forfeit; ``reason``).
         Published on the tournament (CorrectResult); answer ResultCorrected, or 409 (no result
-        yet, same result, a knockout whose next round is paired)."""
-        gw.require_arbiter(ctx.token)
+        yet, same result, a knockout whose next round is paired). Identity on: an arbiter of the
+        event, once it is finished its chief arbiter (or the administrator): else 403."""
+        p = gw.caller(ctx)
+        if p is None:
+            gw.require_arbiter(ctx.token)
         g = game_or_404(gid)
         if not g.tournament_id:
             raise HTTPError(409, f"game {gid} is not a tournament game: only a tournament game's "
                                  "result is corrected", code="invalid")
-        tournament_or_404(g.tournament_id)
+        t = tournament_or_404(g.tournament_id)
+        actor = ARBITER if p is None else identity.corrector_actor(p, t.tournament_id,
+                                                                   t.status == "finished")
         payload = build(CorrectResult, tournament_id=g.tournament_id, game_id=gid, **body.model_dump())
-        cmd, resp = await gw.send(payload, f"tournament-{g.tournament_id}", ARBITER, at_ms=None,
+        cmd, resp = await gw.send(payload, f"tournament-{g.tournament_id}", actor, at_ms=None,
                                   wait=ctx.wait, correlation=ctx.correlation)
         return outcome(cmd, resp, tournament_id=g.tournament_id)
 

@@ -379,6 +379,11 @@ class TournamentView:
         self.standings_withheld: str | None = None
         self.game: str = "chess"
         self.pending_creates = 0  # CreateTournament commands not yet answered
+        # who created it (the accepted CreateTournament's actor, "kind:id"), for the gateway's
+        # organiser rights; the creations seen, by command id, until one is accepted
+        self.created_by: str | None = None
+        self.creations: dict[str, str] = {}
+        self.created_cause: str | None = None
 
     def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
         return {
@@ -451,11 +456,19 @@ class TournamentView:
         t = msg.type
         if t == "CreateTournament":
             self.pending_creates += 1
+            who = f"{msg.actor.kind}:{msg.actor.id}"
+            if str(msg.event_id) == self.created_cause:  # read after its TournamentCreated
+                self.created_by = who
+            elif self.created_cause is None:
+                self.creations[str(msg.event_id)] = who
             if self.status == "created":
                 self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
                 self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
         elif t == "TournamentCreated":
             self.pending_creates = max(0, self.pending_creates - 1)
+            self.created_cause = str(msg.causation_id)
+            self.created_by = self.creations.get(self.created_cause)
+            self.creations = {}
             self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
             self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
             self.game, self.tiebreak_edition = p.game, p.tiebreak_edition

@@ -30,7 +30,8 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
     """
     from shared.config import settings
 
-    configured = settings().admin_token
+    s = settings()
+    configured = s.admin_token
     token = configured.get_secret_value() if configured else (None if gateway else secrets.token_hex(16))
     headers = {"X-Arbiter-Token": token} if token else {}
     if gateway:
@@ -43,7 +44,8 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
 
     log = open_log(bus)
     system = System(log, ticks=ticks, now_ms=now_ms)
-    app = create_app(log, admin_token=token, manage_log=False, now_ms=now_ms, wait_timeout=30.0)
+    app = create_app(log, admin_token=token, manage_log=False, now_ms=now_ms, wait_timeout=30.0,
+                     jwt_secret=s.jwt_secret.get_secret_value() if s.jwt_secret else None)
     await system.recover()
     await log.start()
     await system.start_timers()

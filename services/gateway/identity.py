@@ -1,0 +1,255 @@
+"""Identity: who sends a request to the gateway, read from a bearer token (JWT, HS256, PyJWT).
+
+A token is signed with the deployment's ``ARBITER_JWT_SECRET`` (:mod:`shared.config`, at least
+32 characters) and carries these claims:
+
+- ``sub``: the principal's id (a player's player id; ``[A-Za-z0-9_-]{1,80}``);
+- ``role``: one of :data:`ROLES` (``admin``, ``organiser``, ``arbiter``, ``player``,
+  ``integrator``);
+- ``events``: the tournament ids the token may act in (``"*"``: every event, and for an arbiter
+  or a player also the games outside any tournament); ignored for ``admin``;
+- ``chief``: an arbiter token's chief-arbiter flag (corrections in a finished event, deputies);
+- ``iat``, ``exp`` (epoch seconds, expiry enforced against the wall clock with
+  :data:`LEEWAY_S` of skew), ``jti`` (a random id naming the token in the gateway's log).
+
+Tokens are issued by ``arbiter token issue`` (needs the secret: the explicit bootstrap of an
+administrator and of anyone else) and by the gateway's ``POST /tournaments/{tid}/tokens`` (an
+event's organiser for its players and arbiters). Nothing is stored: a token is valid until it
+expires (revocation is not implemented).
+
+Every refusal is an :class:`AuthError` with an HTTP status (401: no, expired, forged or
+malformed credentials) and a ``code`` the client can act on.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import jwt
+
+from contracts.envelope import Actor
+
+ROLES = ("admin", "organiser", "arbiter", "player", "integrator")
+#: The ``events`` entry that stands for every event (and the games outside any event).
+ALL_EVENTS = "*"
+ALGORITHM = "HS256"
+#: Clock skew tolerated between the issuer and the gateway (seconds).
+LEEWAY_S = 30
+#: The longest lifetime a token may be issued with (seconds; one year and a day).
+MAX_TTL_S = 366 * 86_400
+#: Shortest secret accepted (characters; RFC 7518 3.2: an HS256 key of at least 256 bits).
+MIN_SECRET_CHARS = 32
+_ID = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")
+_TTL = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400}
+
+
+class AuthError(Exception):
+    """A request refused for its credentials or its rights: ``status`` (401 or 403), ``code``
+    (e.g. ``token-expired``, ``not-your-game``) and a ``detail`` saying why."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+
+
+@dataclass(frozen=True)
+class Principal:
+    """An authenticated caller: ``role`` (one of :data:`ROLES`), ``sub`` (its id), ``events``
+    (tournament ids it may act in, :data:`ALL_EVENTS` for all), ``chief`` (chief arbiter of
+    those events) and the token's ``jti`` (None for the administrator's static token)."""
+
+    role: str
+    sub: str
+    events: frozenset[str] = field(default_factory=frozenset)
+    chief: bool = False
+    jti: str | None = None
+
+    def in_event(self, tid: str | None) -> bool:
+        """True when the token's ``events`` cover tournament ``tid`` (None: a game outside any
+        tournament, covered by :data:`ALL_EVENTS` only)."""
+        return ALL_EVENTS in self.events or (tid is not None and tid in self.events)
+
+
+def tokens_equal(given: str, expected: str) -> bool:
+    """Constant-time comparison of two header values as UTF-8 bytes: any character (a
+    non-ASCII one too, which :func:`secrets.compare_digest` refuses as ``str``) is compared,
+    never raises."""
+    return secrets.compare_digest(given.encode("utf-8", "surrogatepass"),
+                                  expected.encode("utf-8", "surrogatepass"))
+
+
+def parse_ttl(text: str) -> int:
+    """A lifetime such as ``30d``, ``12h``, ``15m``, ``90s`` or ``3600`` as seconds (int).
+    Raises ``ValueError`` for another shape, zero, or more than :data:`MAX_TTL_S`."""
+    m = _TTL.match(text)
+    if not m:
+        raise ValueError(f"a lifetime is a number with s, m, h or d (e.g. 30d, 12h), not {text!r}")
+    return check_ttl(int(m.group(1)) * _UNITS[m.group(2)])
+
+
+def check_ttl(ttl_s: int) -> int:
+    """``ttl_s`` when 1 <= ttl_s <= :data:`MAX_TTL_S`, else ``ValueError``."""
+    if not 1 <= ttl_s <= MAX_TTL_S:
+        raise ValueError(f"a token lives 1 s to {MAX_TTL_S // 86_400} days, not {ttl_s} s")
+    return ttl_s
+
+
+def issue_token(secret: str, role: str, sub: str, events: tuple[str, ...] | list[str] = (), *,
+                ttl_s: int, chief: bool = False, now_s: float | None = None) -> str:
+    """A signed token (compact JWS, ASCII) for ``sub`` in ``role``, valid ``ttl_s`` seconds from
+    ``now_s`` (epoch seconds, default the wall clock). Raises ``ValueError`` for a secret
+    shorter than :data:`MIN_SECRET_CHARS`, an unknown role, an id or event id outside
+    ``[A-Za-z0-9_-]{1,80}`` (events may also be :data:`ALL_EVENTS`), ``chief`` on a role other
+    than arbiter, or a lifetime out of range."""
+    if len(secret) < MIN_SECRET_CHARS:
+        raise ValueError(f"the signing secret must have at least {MIN_SECRET_CHARS} characters")
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    if not _ID.match(sub):
+        raise ValueError(f"sub must match [A-Za-z0-9_-]{{1,80}}, not {sub!r}")
+    bad = [e for e in events if e != ALL_EVENTS and not _ID.match(e)]
+    if bad:
+        raise ValueError(f"event ids must match [A-Za-z0-9_-]{{1,80}} or be '*': {bad[:5]}")
+    if chief and role != "arbiter":
+        raise ValueError("only an arbiter token may carry chief")
+    check_ttl(ttl_s)
+    now = int(time.time() if now_s is None else now_s)
+    claims = {"sub": sub, "role": role, "events": sorted(set(events)), "iat": now,
+              "exp": now + ttl_s, "jti": uuid.uuid4().hex}
+    if chief:
+        claims["chief"] = True
+    return jwt.encode(claims, secret, algorithm=ALGORITHM)
+
+
+def read_token(secret: str, token: str) -> Principal:
+    """The :class:`Principal` of a bearer token signed with ``secret``. Raises
+    :class:`AuthError` 401 with code ``token-expired`` (past ``exp``), ``token-forged`` (the
+    signature does not verify: another secret, or edited claims), or ``token-malformed`` (not a
+    JWT, another algorithm, a claim missing or of the wrong shape)."""
+    try:
+        claims = jwt.decode(token, secret, algorithms=[ALGORITHM], leeway=LEEWAY_S,
+                            options={"require": ["sub", "role", "exp", "iat", "jti"]})
+    except jwt.ExpiredSignatureError:
+        raise AuthError(401, "token-expired", "the bearer token has expired") from None
+    except jwt.InvalidSignatureError:
+        raise AuthError(401, "token-forged", "the bearer token's signature does not verify") from None
+    except jwt.PyJWTError as e:
+        raise AuthError(401, "token-malformed", f"the bearer token is not usable: {e}"[:300]) from None
+    except (TypeError, ValueError) as e:  # defensive: a library error on strange input, never a 500
+        raise AuthError(401, "token-malformed", f"the bearer token is not usable: {type(e).__name__}") from None
+    role, sub, events = claims.get("role"), claims.get("sub"), claims.get("events", [])
+    chief = claims.get("chief", False)
+    if (role not in ROLES or not isinstance(sub, str) or not _ID.match(sub)
+            or not isinstance(events, list) or not all(isinstance(e, str) for e in events)
+            or not isinstance(chief, bool) or not isinstance(claims.get("jti"), str)):
+        raise AuthError(401, "token-malformed", "the bearer token's claims are not role, sub, "
+                                                "events, chief as issued")
+    return Principal(role, sub, frozenset(events), chief, claims["jti"])
+
+
+def bearer(authorization: str) -> str:
+    """The token of an ``Authorization: Bearer <token>`` header value; :class:`AuthError` 401
+    ``token-malformed`` for another scheme or shape."""
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthError(401, "token-malformed", "Authorization must be 'Bearer <token>'")
+    return token.strip()
+
+
+# ------------------------------------------------------------------------------------ the rules
+# Who may do what once identity is on (the gateway calls these with the read model's facts).
+# The actor recorded is the principal's id with the capacity it acts in: an administrator acts
+# as an arbiter (``arbiter:<sub>``: the services accept arbiter-only commands from kind
+# ``arbiter``), an organiser as ``organiser:<sub>``, a player as ``player:<sub>``.
+
+def _actor(p: Principal, kind: str) -> Actor:
+    return Actor(kind="arbiter" if p.role == "admin" else kind, id=p.sub)
+
+
+def may_arbitrate(p: Principal, tid: str | None) -> bool:
+    """The administrator, or an arbiter whose ``events`` cover tournament ``tid`` (None: a game
+    outside any tournament, only ``"*"`` covers it)."""
+    return p.role == "admin" or (p.role == "arbiter" and p.in_event(tid))
+
+
+def may_organise(p: Principal, tid: str | None, created_by: str | None) -> bool:
+    """The administrator, or an organiser who created tournament ``tid`` (``created_by`` is
+    the creation's actor, ``kind:id``) or whose ``events`` cover it."""
+    return p.role == "admin" or (p.role == "organiser" and (
+        created_by == f"organiser:{p.sub}" or p.in_event(tid)))
+
+
+def arbiter_actor(p: Principal, tid: str | None, code: str = "not-your-event") -> Actor:
+    """The actor of an arbiter-only command (or field: ``at_ms``, a recorded time) in tournament
+    ``tid`` (None: a game outside any); :class:`AuthError` 403 ``code`` for anyone else."""
+    if may_arbitrate(p, tid):
+        return _actor(p, "arbiter")
+    where = f"event {tid}" if tid else "games outside any event (an arbiter token with events ['*'])"
+    raise AuthError(403, code, f"{p.role} {p.sub} is not an arbiter of {where}")
+
+
+def organiser_actor(p: Principal, tid: str | None, created_by: str | None) -> Actor:
+    """The actor of an organiser command in tournament ``tid`` (see :func:`may_organise`);
+    :class:`AuthError` 403 ``not-your-event`` for anyone else."""
+    if may_organise(p, tid, created_by):
+        return _actor(p, "organiser")
+    raise AuthError(403, "not-your-event", f"{p.role} {p.sub} does not organise event {tid}")
+
+
+def creator_actor(p: Principal) -> Actor:
+    """The actor creating an event or a game: the administrator or an organiser (who then
+    organises what he created); :class:`AuthError` 403 ``organisers-only`` for anyone else."""
+    if p.role in ("admin", "organiser"):
+        return _actor(p, "organiser")
+    raise AuthError(403, "organisers-only", f"only an organiser or the administrator creates "
+                                            f"events and games, not a {p.role}")
+
+
+def player_actor(p: Principal, player_id: str, seats: tuple[str | None, str | None],
+                 tid: str | None) -> Actor:
+    """The actor of a player's command naming ``player_id`` in a game of tournament ``tid``
+    whose ``seats`` are (white, black): the arbiter of the event (or the administrator) acting
+    for him, else the player himself, in his own game, in an event his token covers. Raises
+    :class:`AuthError` 403: ``players-only`` (an organiser or integrator), ``not-yourself``
+    (another player's id), ``not-your-game`` (he does not sit at this game),
+    ``not-your-event`` (the game's event is not among the token's)."""
+    if may_arbitrate(p, tid):
+        return _actor(p, "arbiter")
+    if p.role != "player":
+        raise AuthError(403, "players-only", f"a {p.role} does not act for a player here")
+    if p.sub != player_id:
+        raise AuthError(403, "not-yourself", f"a player acts only for himself: this token is "
+                                             f"{p.sub}'s, the command names {player_id}")
+    if p.sub not in seats:
+        raise AuthError(403, "not-your-game", f"{p.sub} does not play this game")
+    if not p.in_event(tid):
+        raise AuthError(403, "not-your-event", f"{p.sub}'s token does not cover "
+                                               f"{'event ' + tid if tid else 'games outside an event'}")
+    return Actor(kind="player", id=p.sub)
+
+
+def corrector_actor(p: Principal, tid: str, finished: bool) -> Actor:
+    """The actor correcting a result in tournament ``tid``: an arbiter of the event; once the
+    event is ``finished`` only its chief arbiter (a ``chief`` arbiter token covering it) or the
+    administrator. :class:`AuthError` 403 ``not-your-event`` or ``chief-arbiter-only``."""
+    actor = arbiter_actor(p, tid)
+    if finished and p.role != "admin" and not p.chief:
+        raise AuthError(403, "chief-arbiter-only", f"event {tid} is finished: only its chief "
+                                                   "arbiter or the administrator corrects a result")
+    return actor
+
+
+def may_issue(p: Principal, role: str, chief: bool, tid: str, created_by: str | None) -> None:
+    """Whether ``p`` may issue event ``tid``'s tokens of ``role`` (player or arbiter, ``chief``):
+    the administrator or the event's organiser (:func:`may_organise`) any of them, the event's
+    chief arbiter deputies (arbiter, not chief). :class:`AuthError` 403 ``not-your-event``."""
+    if may_organise(p, tid, created_by):
+        return
+    if role == "arbiter" and not chief and p.role == "arbiter" and p.chief and p.in_event(tid):
+        return
+    raise AuthError(403, "not-your-event", f"{p.role} {p.sub} may not issue {role} tokens for "
+                                           f"event {tid}")

@@ -53,6 +53,7 @@ from contracts.messages import (
     GameStarted, PenaltyApplied,
 )
 from services.pairing import core as pc
+from shared.domain.timecontrol import ClockError, TimeControl
 from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
 from shared.service import Core, Emit
 
@@ -149,7 +150,6 @@ class PairingCore(KeepsRecords, Core):
             code=code, reason=reason))]
 
     def _on_CreateTournament(self, msg, p: CreateTournament):
-        from services.clock.core import ClockError, TimeControl
         from services.standings.core import TIEBREAKS, StandingsError, default_ruleset, tiebreak_edition
         if p.tournament_id in self.tournaments:
             return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from services.clock.core import TimeControl
+from shared.domain.timecontrol import TimeControl
 from services.pairing.core import round_robin
 from shared.domain.results import CODE_LETTERS, points
 from shared.rules.pgnrecord import RecordedGame, RecordError, RoundRobinRecord, read_event

@@ -72,6 +72,7 @@ from contracts.messages import (
     TournamentCreated, VoidMove,
 )
 from shared.rules import chess as rules
+from shared.domain.timecontrol import ClockError, TimeControl
 from shared.rules.games import (
     VOID_REASONS, GoMoveError, MoveError, Position, go_kwargs, go_settings, position, start_fen,
 )
@@ -280,7 +281,6 @@ class ValidationCore(Core):
         over = pos.status()
         if over != "ongoing":
             return [self._reject(msg, p, "invalid", f"the start position is already over: {over}")]
-        from services.clock.core import ClockError, TimeControl
         try:
             TimeControl.parse(p.time_control)
         except ClockError as e:

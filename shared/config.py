@@ -14,10 +14,12 @@ import ipaddress
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shared.errors import TransportError
+
 ENV_PREFIX = "ARBITER_"
 
 
-class ConfigError(ValueError):
+class ConfigError(TransportError):
     """A setting in the environment that cannot be used: the message names the variable."""
 
 

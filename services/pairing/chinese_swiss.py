@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from shared.checks import player_ids
+from shared.errors import PairingError
 
 __all__ = [
     "SYSTEM",
@@ -48,7 +49,7 @@ VERSION = "1"
 _COLOURS = ("r", "b", "-")
 
 
-class ChineseSwissError(ValueError):
+class ChineseSwissError(PairingError):
     """Bad input to the 积分编排制 pairing, or no pairing without a rematch exists."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from shared.checks import player_ids
+from shared.errors import PairingError  # the pairing layer's error (re-exported)
 
 __all__ = [
     "PairingError",
@@ -31,10 +32,6 @@ __all__ = [
     "colour_preference",
     "dutch_pair",
 ]
-
-
-class PairingError(ValueError):
-    """Bad pairing input (size, duplicate ids, malformed history) or no legal pairing exists."""
 
 
 def _check_int(name: str, value: object, minimum: int) -> int:

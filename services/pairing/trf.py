@@ -36,6 +36,7 @@ from pathlib import Path
 
 from shared.domain.record import Cell
 from shared.domain.results import LETTER_POINTS, PLAYED_LETTERS
+from shared.errors import PairingError
 
 __all__ = ["TrfError", "RoundEntry", "TrfPlayer", "Tournament", "parse_trf", "read_trf",
            "write_trf", "PLAYED", "RESULT_POINTS", "MAX_ROUNDS"]
@@ -51,7 +52,7 @@ _FIRST_ROUND_COL = 92  # 1-based column of round 1's opponent field
 _BLOCK = 10
 
 
-class TrfError(ValueError):
+class TrfError(PairingError):
     """Malformed TRF input; ``line`` and ``column`` are 1-based (column 0: whole line)."""
 
     def __init__(self, message: str, line: int, column: int = 0):

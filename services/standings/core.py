@@ -114,6 +114,7 @@ from services.ratings import fide
 from services.ratings.fide import DP_TABLE  # noqa: F401  (re-exported: B.02 table 8.1.a)
 from shared.checks import player_ids
 from shared.domain import results
+from shared.errors import StandingsError  # the standings layer's error (re-exported)
 
 __all__ = [
     "StandingsError",
@@ -167,11 +168,6 @@ def dp(p: float) -> int:
         return fide.dp(p)
     except ValueError as e:
         raise StandingsError(str(e)) from None
-
-
-class StandingsError(ValueError):
-    """Bad standings input: unknown player or result, duplicate ids, a player twice in a round,
-    an unknown tie-break code."""
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,13 @@ from shared.domain.timecontrol import TimeControl
 from services.pairing.core import round_robin
 from shared.domain.results import CODE_LETTERS, points
 from shared.rules.pgnrecord import RecordedGame, RecordError, RoundRobinRecord, read_event
+from shared.errors import TransportError
 
 DEFAULT_THINK_MS = 20_000
 DEFAULT_TC = "5400+30"
 
 
-class HostError(RuntimeError):
+class HostError(TransportError, RuntimeError):
     """The platform refused something the record needs (with the gateway's reason)."""
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from shared.rules.sgf import GoRecord, SgfError, dead_from_marks, play_record, read_sgf
+from shared.errors import RulesError
 
 
-class ScoreError(ValueError):
+class ScoreError(RulesError):
     """The record cannot be counted: unreadable, a move the rules refuse, a bad dead-stone list."""
 
 

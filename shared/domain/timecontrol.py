@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from shared.errors import RulesError
+
 __all__ = ["Colour", "DelayMode", "COLOURS", "PRESETS", "MINUTE_MS", "ClockError", "Period",
            "Overtime", "TimeControl", "pgn_tag", "from_sgf", "check_ms"]
 
@@ -33,7 +35,7 @@ MINUTE_MS = 60_000
 
 
 
-class ClockError(ValueError):
+class ClockError(RulesError):
     """Bad clock input: malformed time control, wrong colour, time running backwards, a press
     on a stopped or flagged clock, an adjustment of a flagged clock, ..."""
 

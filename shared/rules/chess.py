@@ -17,6 +17,7 @@ import re
 import chess
 
 from contracts.messages import Rule
+from shared.errors import RulesError
 
 F94 = "FIDE-1994"
 F23 = "FIDE-2023"
@@ -53,7 +54,7 @@ RULES: dict[str, Rule] = {
 UCI_RE = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
 
 
-class MoveError(ValueError):
+class MoveError(RulesError):
     """A move that cannot be played: ``code`` is ``malformed`` (not UCI/SAN) or ``illegal``."""
 
     def __init__(self, code: str, reason: str) -> None:

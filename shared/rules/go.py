@@ -68,6 +68,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from contracts.messages import Rule
+from shared.errors import RulesError
 
 __all__ = [
     "BLACK", "WHITE", "EMPTY", "RULESETS", "DEFAULT_KOMI", "GoError", "IllegalMove", "Point",
@@ -346,7 +347,7 @@ def article_for(decision: str, rules: str = "chinese") -> str:
 
 
 # ---------------------------------------------------------------------------------------- errors
-class GoError(ValueError):
+class GoError(RulesError):
     """Bad Go input: board text, size, ruleset, setup, coordinates."""
 
 

@@ -16,13 +16,15 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from shared.errors import RulesError
+
 logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)  # errors are reported via RecordedGame.error
 
 TAG_RE = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 
 
-class RecordError(ValueError):
+class RecordError(RulesError):
     """A record that cannot be hosted, with the reason (file, game and what is wrong)."""
 
 

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 from sgfmill import sgf, sgf_grammar, sgf_properties
 
+from shared.errors import RulesError
+
 BLACK, WHITE = "black", "white"  # the platform's seat names (as shared.rules.go)
 Point = tuple[int, int]
 
@@ -55,7 +57,7 @@ RU_NAMES = {"chinese": "Chinese", "japanese": "Japanese", "ing": "GOE", "tromp-t
             "aga": "AGA", "nz": "NZ", "korean": "Korean"}
 
 
-class SgfError(ValueError):
+class SgfError(RulesError):
     """An SGF that cannot be read (or a record that cannot be written), naming what is wrong:
     the property, its value, or the node (ply) of a bad move."""
 

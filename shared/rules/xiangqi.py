@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from contracts.messages import Rule
+from shared.errors import RulesError
 
 __all__ = [
     "RED", "BLACK", "START_FEN", "FILES", "XiangqiError", "Move", "Board", "colour_of",
@@ -43,7 +44,7 @@ START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0
 PIECES = "KABNRCP"
 
 
-class XiangqiError(ValueError):
+class XiangqiError(RulesError):
     """A bad FEN, square or move; the message says which and why."""
 
 

@@ -16,7 +16,7 @@ and a tournament's messages stay in order on one partition and one member of a c
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
@@ -421,12 +421,21 @@ class TournamentFinished(_TEvt):
     decisions: tuple[str, ...] = ()
 
 
+#: The codes of a TournamentCommandRejected the platform writes (pairing and standings, and a
+#: decision too large for the log). On the wire the field stays a string, so that events of
+#: older code keep parsing; :class:`TournamentCommandRejected` lists these in its schema.
+TournamentRejectCode = Literal["invalid", "already-exists", "no-such-tournament", "closed",
+                               "running", "round-running", "decision-too-large"]
+
+
 class TournamentCommandRejected(_TEvt):
-    """A tournament command refused: nothing changed. ``code`` is machine-readable."""
+    """A tournament command refused: nothing changed. ``code`` is machine-readable (see
+    :data:`TournamentRejectCode`)."""
 
     command_id: str
     command_type: str
-    code: str
+    code: str = Field(description="machine-readable: one of " + ", ".join(
+        get_args(TournamentRejectCode)) + " (a string on the wire: events of older code keep theirs)")
     reason: str
 
 

@@ -49,8 +49,8 @@ from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS, Board, CorrectResult, CreateTournament,
     DrawLots, GameEnded, LineupSubmitted, LotsDrawn, ManualBoard, PlayerRegistered, PlayerWithdrawn,
     RegisterPlayer, ResultCorrected, RoundPaired, Rule, StartRound, SubmitLineup,
-    TournamentCommandRejected, TournamentCreated, TournamentFinished, WithdrawPlayer, FinishTournament,
-    GameStarted, PenaltyApplied,
+    TournamentCommandRejected, TournamentCreated, TournamentRejectCode, TournamentFinished,
+    WithdrawPlayer, FinishTournament, GameStarted, PenaltyApplied,
 )
 from services.pairing import core as pc
 from shared.domain.timecontrol import ClockError, TimeControl
@@ -143,7 +143,7 @@ class PairingCore(KeepsRecords, Core):
         self.book.apply(ev)
         return Emit(self._stream(ev.tournament_id), ev)
 
-    def _reject(self, msg: Envelope, code: str, reason: str) -> list[Emit]:
+    def _reject(self, msg: Envelope, code: TournamentRejectCode, reason: str) -> list[Emit]:
         p = msg.payload
         return [Emit(self._stream(p.tournament_id), TournamentCommandRejected(
             tournament_id=p.tournament_id, command_id=str(msg.event_id), command_type=msg.type,

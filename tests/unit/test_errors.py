@@ -44,3 +44,21 @@ def test_no_module_roots_an_error_of_its_own_at_valueerror():
                     isinstance(b, ast.Name) and b.id == "ValueError" for b in node.bases):
                 own.append(f"{f.relative_to(ROOT)}:{node.name}")
     assert own == ["shared/errors.py:ArbiterError"], own
+
+
+def test_every_tournament_rejection_code_written_is_a_documented_one():
+    """The codes the tournament process writes (pairing's ``_reject`` calls, the refusal of a
+    decision too large for the log) are TournamentRejectCode's, which the message's schema
+    lists."""
+    import re
+    from typing import get_args
+
+    from contracts.messages import TournamentCommandRejected, TournamentRejectCode
+
+    src = (ROOT / "services/pairing/service.py").read_text()
+    calls = src.count("self._reject(")
+    written = set(re.findall(r'self\._reject\(msg, "([a-z-]+)"', src))
+    assert calls == len(re.findall(r'self\._reject\(msg, "([a-z-]+)"', src)), "a code that is no literal"
+    assert written | {"decision-too-large"} == set(get_args(TournamentRejectCode))
+    schema = TournamentCommandRejected.model_json_schema()["properties"]["code"]["description"]
+    assert all(code in schema for code in get_args(TournamentRejectCode))

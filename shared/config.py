@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     jwt_secret: SecretStr | None = Field(None, min_length=32,
                                          description="signs bearer tokens; set: roles enforced")
     snapshot_key: SecretStr | None = Field(None, min_length=1, description="seals snapshots; same in every process")
+    snapshot_key_previous: SecretStr | None = Field(None, min_length=1, description="the key "
+                                                    "before a rotation: still opens snapshots")
     instance_id: str | None = Field(None, min_length=1, max_length=200, description="group member id (default name-host-port)")
     load_snapshots: bool = Field(True, description="restore from snapshots (0: replay)")
     snapshot_every_s: float = Field(30.0, gt=0, allow_inf_nan=False,

@@ -79,7 +79,7 @@ from shared.metrics import (
 from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
 from shared.heap import freeze_heap, serialised_in_child
-from shared.sealing import KEY_ENV, seal, snapshot_key, unseal, warn_without_key
+from shared.sealing import KEY_ENV, seal, snapshot_key, snapshot_keys, unseal, warn_without_key
 from shared.service import Processor
 
 log = logging.getLogger("arbiter.kafkahost")
@@ -319,6 +319,7 @@ class KafkaHost:
         self._cores = {c.name for c in proc.cores}  # the actors of this process's decisions
         self.snapshots = snapshot_topic(name)
         self.snapshot_key = snapshot_key()  # snapshots are sealed: see shared.sealing
+        self.snapshot_keys = snapshot_keys()  # and opened under it or the one before a rotation
         self.offsets_topic = offsets_topic(name)
         self._partition_counts: dict[str, int] = {}
         self.parts: dict[int, _Part] = {}
@@ -691,7 +692,7 @@ class KafkaHost:
         last = await read_last(self.bootstrap, self.snapshots, n, MAX_SNAPSHOT_BYTES)
         if last is None:
             return None
-        blob = unseal(last, self.snapshot_key)
+        blob = unseal(last, self.snapshot_keys)
         if blob is None:  # forged, damaged, or sealed under another key: never unpickled
             log.warning("%s: snapshot of partition %d is not sealed with this deployment's key "
                         "(%s); replaying the partition's inputs", self.name, n, KEY_ENV)

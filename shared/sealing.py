@@ -36,6 +36,25 @@ def snapshot_key() -> bytes:
     return _own_key
 
 
+def snapshot_keys() -> tuple[bytes, ...]:
+    """The keys a snapshot may be sealed under: the deployment's (:func:`snapshot_key`), then
+    ``ARBITER_SNAPSHOT_KEY_PREVIOUS`` if set. A rotation sets the new key and the old one as
+    previous: the snapshots written before it still load (each process seals its next ones
+    under the new key), so no process replays its whole log for it; unset the previous key
+    once every snapshot topic holds a snapshot sealed under the new one."""
+    prev = settings().snapshot_key_previous
+    return (snapshot_key(),) + ((prev.get_secret_value().encode(),) if prev is not None else ())
+
+
+def verifies(tag: bytes, data: bytes, keys: bytes | tuple[bytes, ...]) -> bytes | None:
+    """The key of ``keys`` (one, or several: :func:`snapshot_keys`) under which ``tag`` is the
+    HMAC of ``data``, or None."""
+    for k in (keys,) if isinstance(keys, bytes) else keys:
+        if hmac.compare_digest(tag, mac(k, data)):
+            return k
+    return None
+
+
 def warn_without_key(who: str) -> None:
     """Log, for a process that writes snapshots (``who``), that without the deployment's key
     they serve only itself."""
@@ -55,8 +74,9 @@ def seal(blob: bytes, key: bytes) -> bytes:
     return mac(key, blob) + blob
 
 
-def unseal(sealed: bytes, key: bytes) -> bytes | None:
-    """The blob :func:`seal` sealed under ``key``, or None when the seal does not verify
-    (another key, a forged or damaged record): never unpickle it then."""
+def unseal(sealed: bytes, keys: bytes | tuple[bytes, ...]) -> bytes | None:
+    """The blob :func:`seal` sealed under ``keys`` (one key, or any of several:
+    :func:`snapshot_keys`), or None when the seal does not verify (another key, a forged or
+    damaged record): never unpickle it then."""
     tag, blob = sealed[:TAG_BYTES], sealed[TAG_BYTES:]
-    return blob if len(tag) == TAG_BYTES and hmac.compare_digest(tag, mac(key, blob)) else None
+    return blob if len(tag) == TAG_BYTES and verifies(tag, blob, keys) is not None else None

@@ -67,7 +67,7 @@ from contracts.messages import (
 )
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
-from shared.sealing import snapshot_key, warn_without_key
+from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
 from services.gateway import identity, readmodel
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
@@ -397,7 +397,7 @@ class Gateway:
         holds (returned; empty without a usable snapshot). Only a snapshot whose seal verifies
         under the deployment's key is unpickled (:mod:`shared.sealing`)."""
         try:
-            blob = await self.log.load_snapshot(SNAPSHOT_NAME, self.snapshot_key, READMODEL_CODE)
+            blob = await self.log.load_snapshot(SNAPSHOT_NAME, snapshot_keys(), READMODEL_CODE)
             snap = pickle.loads(zlib.decompress(blob)) if blob else None
         except Exception:  # the broker is away, or a damaged snapshot: read the whole log
             logger.warning("gateway: the read-model snapshot is not loadable", exc_info=True)

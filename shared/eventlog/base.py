@@ -118,9 +118,10 @@ class EventLog(abc.ABC):
         one that makes it the latest."""
 
     @abc.abstractmethod
-    async def load_snapshot(self, name: str, key: bytes, tag: str) -> bytes | None:
+    async def load_snapshot(self, name: str, key: bytes | tuple[bytes, ...], tag: str) -> bytes | None:
         """The latest complete snapshot called ``name`` of kind ``tag`` whose authentication
-        under ``key`` verifies, or None. What does not verify is skipped unread."""
+        under ``key`` (or any of several: :func:`shared.sealing.snapshot_keys`) verifies, or
+        None. What does not verify is skipped unread."""
 
     async def idle(self, timeout: float = 30.0) -> None:  # pragma: no cover - overridden
         """Wait until every subscribed group has handled every message published so far."""

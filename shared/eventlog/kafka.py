@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from contracts.envelope import Envelope
 from contracts.messages import TOPICS, parse_message
 from shared.eventlog.base import EventLog, Follower, Handler, Position, Positions
-from shared.sealing import mac
+from shared.sealing import mac, verifies
 
 log = logging.getLogger("arbiter.kafka")
 
@@ -136,19 +136,21 @@ def _canonical(body: dict) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
-def _verified(value: bytes, key: bytes, tag: str, first: int, at: int) -> dict | None:
-    """The manifest record ``value`` (at offset ``at``) if its HMAC verifies under ``key``, it
-    has ``tag`` and its chunks lie between ``first`` and ``at``; else None."""
+def _verified(value: bytes, keys: bytes | tuple[bytes, ...], tag: str, first: int,
+              at: int) -> tuple[dict, bytes] | None:
+    """The manifest record ``value`` (at offset ``at``) and the key of ``keys`` its HMAC
+    verifies under, if it has ``tag`` and its chunks lie between ``first`` and ``at``; else
+    None."""
     try:
         m = json.loads(value)
         body = {k: m[k] for k in ("chunks", "bytes", "tag", "blob_mac")}
-        ok = hmac.compare_digest(bytes.fromhex(m["mac"]), mac(key, _canonical(body)))
+        key = verifies(bytes.fromhex(m["mac"]), _canonical(body), keys)
         chunks = body["chunks"]
-        ok = ok and body["tag"] == tag and bool(chunks) and all(
+        ok = key is not None and body["tag"] == tag and bool(chunks) and all(
             isinstance(o, int) and first <= o < at for o in chunks) and chunks == sorted(set(chunks))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    return body if ok else None
+    return (body, key) if ok else None  # type: ignore[return-value]
 
 
 async def _chunks(c: AIOKafkaConsumer, tp: TopicPartition, manifest: dict, key: bytes) -> bytes | None:
@@ -406,8 +408,9 @@ class KafkaLog(EventLog):
         finally:
             await p.stop()
 
-    async def load_snapshot(self, name: str, key: bytes, tag: str) -> bytes | None:
-        """The blob of the latest manifest of :meth:`save_snapshot` that verifies under ``key``,
+    async def load_snapshot(self, name: str, key: bytes | tuple[bytes, ...], tag: str) -> bytes | None:
+        """The blob of the latest manifest of :meth:`save_snapshot` that verifies under ``key``
+        (or any of several keys: :func:`shared.sealing.snapshot_keys`),
         has ``tag`` and whose chunks are all there and verify too, or None. A manifest that
         does not verify (forged, other key) or names offsets outside the topic is skipped
         unread; at most :data:`SNAPSHOT_SEARCH` records back from the end are looked at."""
@@ -425,8 +428,8 @@ class KafkaLog(EventLog):
             while hi > max(first, end - SNAPSHOT_SEARCH):  # back from the end, 64 at a time
                 lo = max(first, hi - 64)
                 for r in reversed([r for r in await _read(c, tp, lo, hi) if r.key == b"manifest"]):
-                    m = _verified(r.value, key, tag, first, r.offset)
-                    if m is not None and (blob := await _chunks(c, tp, m, key)) is not None:
+                    found = _verified(r.value, key, tag, first, r.offset)
+                    if found is not None and (blob := await _chunks(c, tp, *found)) is not None:
                         return blob
                 hi = lo
             return None

@@ -67,7 +67,7 @@ class MemoryLog(EventLog):
     async def save_snapshot(self, name: str, blob: bytes, key: bytes, tag: str) -> None:
         self._snapshots[name] = (tag, seal(blob, key))
 
-    async def load_snapshot(self, name: str, key: bytes, tag: str) -> bytes | None:
+    async def load_snapshot(self, name: str, key: bytes | tuple[bytes, ...], tag: str) -> bytes | None:
         kind, sealed = self._snapshots.get(name, (None, b""))
         return unseal(sealed, key) if kind == tag else None
 

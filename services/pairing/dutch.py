@@ -105,12 +105,13 @@ def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
     1,000 players; kept for the equality tests and the bench).
     Raises :class:`PairingError` when no legal pairing exists.
     """
-    from py4swiss.engines import DutchEngine
     from py4swiss.engines.common import PairingError as P4SError
 
     from services.pairing import dutch_fast
+    from services.pairing.dutch2025 import Dutch2025Engine
 
-    engine = DutchEngine if reference or not dutch_fast.SUPPORTED else dutch_fast.FastDutchEngine
+    engine = (Dutch2025Engine if reference or not dutch_fast.SUPPORTED
+              else dutch_fast.FastDutchEngine)
 
     if not any(not p.absent for p in players):
         raise PairingError("nobody to pair")

@@ -37,15 +37,14 @@ from importlib.metadata import version as _dist_version
 
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines.common import ColorPreferenceSide, PairingError
-from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
 from py4swiss.engines.dutch.bracket.bracket import Bracket
-from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria.absolute import C2, C3
-from py4swiss.engines.dutch.engine import Engine
-from py4swiss.engines.dutch.player import Player, PlayerRole, get_player_infos_from_trf
+from py4swiss.engines.dutch.player import Player, PlayerRole
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.matching_computer import ComputerDutchValidity
-from py4swiss.trf import ParsedTrf
+
+from services.pairing.dutch2025 import (Dutch2025BracketMatcher, Dutch2025BracketPairer,
+                                        Dutch2025Engine)
 
 __all__ = ["FastDutchEngine", "SUPPORTED", "PY4SWISS_VERSION"]
 
@@ -59,7 +58,8 @@ def _signature(p: Player) -> tuple:
     id, pairing number, opponents or colour sequence)."""
     cp = p.color_preference
     return (p.role, p.points_with_acceleration, cp.side, cp.strength, p.color_difference,
-            p.color_double, p.float_1, p.float_2, p.bye_received, p.top_scorer)
+            p.color_double, p.float_1, p.float_2, p.bye_received, p.top_scorer,
+            p.played_games, p.bye_score)
 
 
 def _signature_classes(players: list[Player]) -> tuple[list[int], list[Player]]:
@@ -88,7 +88,7 @@ class _EveryPairAllowed:
 _UNSET = object()
 
 
-class FastBracketMatcher(BracketMatcher):
+class FastBracketMatcher(Dutch2025BracketMatcher):
     """py4swiss's ``BracketMatcher`` (one bracket's maximum-weight matching, C.04.3 B.8) with
     the edge weights computed once per pair of player signatures (module docstring).
 
@@ -337,24 +337,16 @@ class FastValidityMatcher(ValidityMatcher):
         return super().is_valid_matching()
 
 
-class FastBracketPairer(BracketPairer):
+class FastBracketPairer(Dutch2025BracketPairer):
     """py4swiss's ``BracketPairer`` using :class:`FastBracketMatcher`, and skipping the matching
     computation of a D.1 transposition step when its outcome is proven (see
     :meth:`transpose_homogeneous_s2`)."""
 
+    matcher_class = FastBracketMatcher
+
     def __init__(self, state: Bracket, validity_matcher: ValidityMatcher,
                  initial_color: bool) -> None:
-        # Same attributes as BracketPairer.__init__ (py4swiss 0.3.1), other matcher class.
-        self._bracket = state
-        self._validity_matcher = validity_matcher
-        self._initial_color = initial_color
-        self._num = len(state.mdp_list + state.resident_list + state.lower_list)
-        self._bracket_matcher = FastBracketMatcher(state, validity_matcher)
-        self._heterogeneous_s1 = []
-        self._heterogeneous_s2 = []
-        self._homogeneous_s1 = []
-        self._homogeneous_s2 = []
-        self._exchanges = 0
+        super().__init__(state, validity_matcher, initial_color)
         self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
 
     def transpose_homogeneous_s2(self) -> None:
@@ -524,33 +516,11 @@ def _exchange(a: int, s: int, mate: list[int], inc: dict[int, int],
     return True
 
 
-class FastDutchEngine(Engine):
-    """py4swiss 0.3.1's Dutch ``Engine`` with the fast matcher set-up; same pairings.
-
-    ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the pairing-allocated bye);
-    raises py4swiss's ``PairingError`` when the round cannot be paired (C.04.3 C.1-C.3).
+class FastDutchEngine(Dutch2025Engine):
+    """:class:`services.pairing.dutch2025.Dutch2025Engine` with the fast matcher set-up; same
+    pairings.  ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the
+    pairing-allocated bye); raises py4swiss's ``PairingError`` when the round cannot be paired.
     """
 
-    @classmethod
-    def generate_pairings(cls, trf: ParsedTrf) -> list:
-        # The steps of Engine.generate_pairings (py4swiss 0.3.1), with the fast classes.
-        player_pairs = []
-        round_number = min(len(section.results) for section in trf.player_sections) + 1
-        initial_color = trf.x_section.configuration.first_round_color
-        players = get_player_infos_from_trf(trf)
-        players.sort(reverse=True)
-        validity_matcher = FastValidityMatcher(players, trf.x_section.forbidden_pairs)
-        brackets = Brackets(players, round_number)
-        if not validity_matcher.is_valid_matching():
-            raise PairingError("Round can not be paired")
-        while not brackets.is_finished():
-            bracket_pairer = FastBracketPairer(brackets.get_current_bracket(), validity_matcher,
-                                               initial_color)
-            bracket_pairings = cls._get_bracket_pairs(bracket_pairer)
-            if bracket_pairings is None:
-                brackets.collapse()
-            else:
-                brackets.apply_bracket_pairings(bracket_pairings)
-                player_pairs.extend(bracket_pairings)
-        player_pairs.sort(key=cls._get_player_pair_score, reverse=True)
-        return [cls._get_pairing(pair) for pair in player_pairs]
+    validity_matcher_class = FastValidityMatcher
+    bracket_pairer_class = FastBracketPairer

@@ -1,0 +1,258 @@
+"""The FIDE Dutch system as amended in 2025 (C.04.3, in force from 1 February 2026) on top of
+py4swiss 0.3.1, whose engine implements the text in force until then.
+
+py4swiss is a port of bbpPairings' earlier Dutch; bbpPairings (the FIDE-endorsed engine) now
+pairs by the 2025 text.  The differences found by re-pairing every round of tournaments
+generated and paired by bbpPairings (tests/unit/test_dutch_oracle.py,
+docs/pairing-comparison.md) are applied here, behind py4swiss's interfaces (py4swiss itself
+untouched):
+
+* 1.4.3 (floats): an unplayed round gives a downfloat only when the player scored more in it
+  than a loss (a pairing-allocated, full- or half-point bye, a forfeit win); a zero-point bye,
+  an absence or a forfeit loss gives no float.  py4swiss floats down every unplayed round.
+* 3.1.2 / C.04.1 (bye eligibility): a player who already had the pairing-allocated bye (of any
+  value) or scored, without playing, as much as a win (forfeit win, full-point bye) does not
+  get it again.  py4swiss looks only at ``U`` and ``+``.
+* 3.4.4 (new quality criterion, after the next-bracket criteria 3.4.2-3.4.3 and before the
+  colour criteria): minimise the number of unplayed games of the player who receives the
+  pairing-allocated bye.
+* 5.2.5 (colour when neither player has a colour history; was E.5): the higher-ranked
+  player's pairing number is counted among the players of the round's pairing, i.e. those
+  paired now or in an earlier round (a player absent so far has no number yet): odd gets the
+  initial colour.  py4swiss counts the start numbers, so with a top seed absent in round 1
+  every board below him had its colours reversed (bbpPairings issue 30 discusses this case).
+
+Everything else (brackets, exchanges, transpositions, colour rules, board order) is
+py4swiss's code; :class:`Dutch2025Engine` runs py4swiss's classes with these amendments and
+:class:`services.pairing.dutch_fast.FastDutchEngine` the faster set-up of the same steps.
+"""
+from __future__ import annotations
+
+from py4swiss.dynamicuint import DynamicUint
+from py4swiss.engines.common import Float, PairingError
+from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
+from py4swiss.engines.dutch.bracket.bracket import Bracket
+from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
+from py4swiss.engines.dutch.criteria import QUALITY_CRITERIA
+from py4swiss.engines.dutch.criteria.abstract import QualityCriterion
+from py4swiss.engines.dutch.criteria.quality import C7
+from py4swiss.engines.dutch.engine import Engine
+from py4swiss.engines.dutch.player import Player, PlayerRole, get_player_infos_from_trf
+from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
+from py4swiss.trf import ParsedTrf
+from py4swiss.trf.results import ResultToken
+
+__all__ = ["Player2025", "players_2025", "ByeAssigneeUnplayedGames", "QUALITY_CRITERIA_2025",
+           "Dutch2025BracketMatcher", "Dutch2025BracketPairer", "Dutch2025Engine"]
+
+
+class Player2025(Player):
+    """py4swiss's player with what the 2025 criteria read besides: ``played_games`` (3.4.4)
+    and ``bye_score`` (10 x the score of the pairing-allocated bye's assignee this round,
+    -1 when the number of players is even)."""
+
+    played_games: int = 0
+    bye_score: int = -1
+
+
+def _participated(result) -> bool:
+    """bbpPairings' "participated in the pairing" of a round: against an opponent (played or
+    forfeit), or the pairing-allocated bye (``U``, older programs ``0000 - +``)."""
+    return result.id != 0 or result.result in (ResultToken.PAIRING_ALLOCATED_BYE,
+                                                ResultToken.FORFEIT_WIN)
+
+
+def players_2025(trf: ParsedTrf) -> list[Player2025]:
+    """py4swiss's player records for the round to pair, amended to the 2025 text: floats
+    (1.4.3), bye eligibility (3.1.2), pairing numbers for the colour rule 5.2.5 (module
+    docstring) and the played games for 3.4.4."""
+    sections = trf.player_sections
+    round_number = min(len(s.results) for s in sections)
+    by_rank = trf.x_section.configuration.by_rank
+    points = trf.x_section.scoring_point_system.get_points_times_ten
+    win = max(trf.x_section.scoring_point_system.score_dict.values())
+    loss = points(_LOSS)
+    order = sections if by_rank else sorted(sections, key=lambda s: s.starting_number)
+    number, counter = {}, 0
+    for s in order:  # 5.2.5: the players of this round's pairing or of an earlier one
+        if len(s.results) == round_number or any(map(_participated, s.results[:round_number])):
+            counter += 1
+            number[s.starting_number] = counter
+    by_id = {s.starting_number: s for s in sections}
+    out = []
+    for p in get_player_infos_from_trf(trf):
+        results = by_id[p.id].results[:round_number]
+        unplayed = [r for r in results if not r.result.is_played()]
+        floats = [p.float_1, p.float_2]
+        for back in (1, 2):
+            k = round_number - back
+            if k >= 0 and not results[k].result.is_played():
+                floats[back - 1] = Float.DOWN if points(results[k]) > loss else Float.NONE
+        bye_received = any(points(r) >= win or (r.id == 0 and _participated(r))
+                           for r in unplayed)
+        out.append(Player2025(**{**p.model_dump(), "number": number[p.id],
+                                 "float_1": floats[0], "float_2": floats[1],
+                                 "bye_received": bye_received,
+                                 "played_games": len(results) - len(unplayed)}))
+    return out
+
+
+def _loss_result():
+    from py4swiss.trf.results import ColorToken, RoundResult
+    return RoundResult(id=1, color=ColorToken.WHITE, result=ResultToken.LOSS)
+
+
+_LOSS = _loss_result()
+
+
+class ByeAssigneeUnplayedGames(QualityCriterion):
+    """C.04.3 (2025) 3.4.4: minimise the number of unplayed games of the assignee of the
+    pairing-allocated bye.
+
+    Weighed where the bye is decided (py4swiss: the penultimate and the last pairing
+    bracket, whose unpaired player gets the bye): pairing a player of the bye assignee's
+    score who has played fewer games weighs more, so the one left unpaired has played the
+    most games among those the higher criteria leave possible.  Each such player adds his
+    rank among the players of that score (more games played, lower rank)."""
+
+    @classmethod
+    def _active(cls, bracket: Bracket) -> bool:
+        return bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket
+
+    @classmethod
+    def get_shift(cls, bracket: Bracket) -> int:
+        return 2 * bracket.bracket_bits + 2 if cls._active(bracket) else 0
+
+    @classmethod
+    def get_weight(cls, player_1: Player, player_2: Player, zero: DynamicUint,
+                   bracket: Bracket) -> DynamicUint:
+        weight = DynamicUint(zero)
+        if not cls._active(bracket) or player_2.role == PlayerRole.LOWER:
+            return weight
+        ranks = _played_ranks(bracket)
+        for p in (player_1, player_2):
+            if p.points_with_acceleration == p.bye_score:
+                weight += ranks[p.played_games]
+        return weight
+
+
+def _played_ranks(bracket: Bracket) -> dict[int, int]:
+    """Played-games count -> rank among the bracket's players of the bye assignee's score,
+    most games first (ties share the last rank of their run)."""
+    cached = getattr(bracket, "_played_ranks_2025", None)
+    if cached is None:
+        players = bracket.mdp_list + bracket.resident_list + bracket.lower_list
+        counts = sorted((p.played_games for p in players
+                         if p.points_with_acceleration == p.bye_score), reverse=True)
+        cached = {c: i for i, c in enumerate(counts)}
+        object.__setattr__(bracket, "_played_ranks_2025", cached)
+    return cached
+
+
+QUALITY_CRITERIA_2025 = tuple(
+    c for crit in QUALITY_CRITERIA for c in ((crit, ByeAssigneeUnplayedGames)
+                                              if crit is C7 else (crit,)))
+
+
+class Dutch2025BracketMatcher(BracketMatcher):
+    """py4swiss's bracket matcher (B.8) weighing the 2025 quality criteria
+    :data:`QUALITY_CRITERIA_2025` (3.4.4 added)."""
+
+    def _get_max_weight(self) -> DynamicUint:
+        weight = DynamicUint(1)
+        weight.shift_grow(2)
+        for criterion in QUALITY_CRITERIA_2025:
+            weight.shift_grow(criterion.get_shift(self._bracket))
+        weight.shift_grow(3 * self._bracket.bracket_bits)
+        weight.shift_grow(2)
+        weight >>= 1
+        weight -= (weight & 0) | 1
+        return weight
+
+    def _get_weight(self, player_1: Player, player_2: Player) -> DynamicUint:
+        weight = DynamicUint(self._zero_weight)
+        if not self._validity_matcher.is_allowed_pair(player_1, player_2):
+            return weight
+        if self._bracket.penultimate_pairing_bracket or self._bracket.last_pairing_bracket:
+            weight |= 1 + player_1.bye_received + player_2.bye_received
+        for criterion in QUALITY_CRITERIA_2025:
+            weight <<= criterion.get_shift(self._bracket)
+            weight += criterion.get_weight(player_1, player_2, self._zero_weight, self._bracket)
+        weight <<= 3 * self._bracket.bracket_bits + 1
+        return weight
+
+
+class Dutch2025BracketPairer(BracketPairer):
+    """py4swiss's bracket pairer with :class:`Dutch2025BracketMatcher`."""
+
+    matcher_class = Dutch2025BracketMatcher
+
+    def __init__(self, state: Bracket, validity_matcher: ValidityMatcher,
+                 initial_color: bool) -> None:
+        self._bracket = state
+        self._validity_matcher = validity_matcher
+        self._initial_color = initial_color
+        self._num = len(state.mdp_list + state.resident_list + state.lower_list)
+        self._bracket_matcher = self.matcher_class(state, validity_matcher)
+        self._heterogeneous_s1 = []
+        self._heterogeneous_s2 = []
+        self._homogeneous_s1 = []
+        self._homogeneous_s2 = []
+        self._exchanges = 0
+
+
+class Dutch2025Engine(Engine):
+    """py4swiss 0.3.1's Dutch ``Engine`` steps with the 2025 amendments (module docstring).
+
+    ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the pairing-allocated bye);
+    raises py4swiss's ``PairingError`` when the round cannot be paired (C.04.3 3.1).
+    Subclasses change the classes doing the work, never the decisions.
+    """
+
+    validity_matcher_class = ValidityMatcher
+    bracket_pairer_class = Dutch2025BracketPairer
+
+    @classmethod
+    def generate_pairings(cls, trf: ParsedTrf) -> list:
+        player_pairs = []
+        round_number = min(len(section.results) for section in trf.player_sections) + 1
+        initial_color = trf.x_section.configuration.first_round_color
+        players = players_2025(trf)
+        players.sort(reverse=True)
+        validity_matcher = cls.validity_matcher_class(players, trf.x_section.forbidden_pairs)
+        brackets = Brackets(players, round_number)
+        if not validity_matcher.is_valid_matching():
+            raise PairingError("Round can not be paired")
+        _set_bye_score(players, validity_matcher)
+        while not brackets.is_finished():
+            bracket_pairer = cls.bracket_pairer_class(brackets.get_current_bracket(),
+                                                      validity_matcher, initial_color)
+            bracket_pairings = cls._get_bracket_pairs(bracket_pairer)
+            if bracket_pairings is None:
+                brackets.collapse()
+            else:
+                brackets.apply_bracket_pairings(bracket_pairings)
+                player_pairs.extend(bracket_pairings)
+        player_pairs.sort(key=cls._get_player_pair_score, reverse=True)
+        return [cls._get_pairing(pair) for pair in player_pairs]
+
+
+def _set_bye_score(players: list[Player2025], validity_matcher: ValidityMatcher) -> None:
+    """The score of the pairing-allocated bye's assignee (3.4.4 compares with it): the lowest
+    score of an eligible player (3.1.2) who can be left unpaired while the others are all
+    paired under the absolute criteria (3.1); players with that score get ``bye_score``."""
+    if len(players) % 2 == 0:
+        return
+    for p in sorted((p for p in players if not p.bye_received),
+                    key=lambda p: p.points_with_acceleration):
+        rest = [q for q in players if q is not p]
+        if _perfect(rest, validity_matcher):
+            for q in players:
+                object.__setattr__(q, "bye_score", p.points_with_acceleration)
+            return
+
+
+def _perfect(players: list[Player2025], validity_matcher: ValidityMatcher) -> bool:
+    vm = ValidityMatcher.__new__(ValidityMatcher)
+    ValidityMatcher.__init__(vm, players, validity_matcher._forbidden_pairs)
+    return vm.is_valid_matching()

@@ -53,6 +53,7 @@ class Player2025(Player):
 
     played_games: int = 0
     bye_score: int = -1
+    bye_rank: int = 0
 
 
 def _participated(result) -> bool:
@@ -109,44 +110,33 @@ class ByeAssigneeUnplayedGames(QualityCriterion):
     """C.04.3 (2025) 3.4.4: minimise the number of unplayed games of the assignee of the
     pairing-allocated bye.
 
-    Weighed where the bye is decided (py4swiss: the penultimate and the last pairing
-    bracket, whose unpaired player gets the bye): pairing a player of the bye assignee's
-    score who has played fewer games weighs more, so the one left unpaired has played the
-    most games among those the higher criteria leave possible.  Each such player adds his
-    rank among the players of that score (more games played, lower rank)."""
+    Weighed in the brackets where the bye is decided: those whose residents score no more
+    than the bye's assignee (:func:`_set_bye_score`), and the penultimate and last pairing
+    brackets.  Each paired player of the assignee's score adds his ``bye_rank`` (his rank
+    among all the players of that score by games played, most first; ties share the last
+    rank of their run), so the player left unpaired has played the most games that the
+    higher criteria leave possible."""
 
     @classmethod
     def _active(cls, bracket: Bracket) -> bool:
-        return bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket
+        if bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket:
+            return True
+        residents = bracket.resident_list
+        return bool(residents) and residents[0].points_with_acceleration <= residents[0].bye_score
 
     @classmethod
     def get_shift(cls, bracket: Bracket) -> int:
-        return 2 * bracket.bracket_bits + 2 if cls._active(bracket) else 0
+        players = bracket.mdp_list + bracket.resident_list + bracket.lower_list
+        return 2 * max(p.bye_rank for p in players).bit_length() + bracket.bracket_bits + 1 \
+            if players and cls._active(bracket) else 0
 
     @classmethod
     def get_weight(cls, player_1: Player, player_2: Player, zero: DynamicUint,
                    bracket: Bracket) -> DynamicUint:
         weight = DynamicUint(zero)
-        if not cls._active(bracket) or player_2.role == PlayerRole.LOWER:
-            return weight
-        ranks = _played_ranks(bracket)
-        for p in (player_1, player_2):
-            if p.points_with_acceleration == p.bye_score:
-                weight += ranks[p.played_games]
+        if cls._active(bracket):
+            weight |= player_1.bye_rank + player_2.bye_rank
         return weight
-
-
-def _played_ranks(bracket: Bracket) -> dict[int, int]:
-    """Played-games count -> rank among the bracket's players of the bye assignee's score,
-    most games first (ties share the last rank of their run)."""
-    cached = getattr(bracket, "_played_ranks_2025", None)
-    if cached is None:
-        players = bracket.mdp_list + bracket.resident_list + bracket.lower_list
-        counts = sorted((p.played_games for p in players
-                         if p.points_with_acceleration == p.bye_score), reverse=True)
-        cached = {c: i for i, c in enumerate(counts)}
-        object.__setattr__(bracket, "_played_ranks_2025", cached)
-    return cached
 
 
 QUALITY_CRITERIA_2025 = tuple(
@@ -240,15 +230,23 @@ class Dutch2025Engine(Engine):
 def _set_bye_score(players: list[Player2025], validity_matcher: ValidityMatcher) -> None:
     """The score of the pairing-allocated bye's assignee (3.4.4 compares with it): the lowest
     score of an eligible player (3.1.2) who can be left unpaired while the others are all
-    paired under the absolute criteria (3.1); players with that score get ``bye_score``."""
+    paired under the absolute criteria (3.1).  Every player gets it as ``bye_score``, and
+    those with that score their ``bye_rank`` by games played (:class:`ByeAssigneeUnplayedGames`).
+    """
     if len(players) % 2 == 0:
         return
     for p in sorted((p for p in players if not p.bye_received),
                     key=lambda p: p.points_with_acceleration):
         rest = [q for q in players if q is not p]
         if _perfect(rest, validity_matcher):
+            score = p.points_with_acceleration
+            counts = sorted((q.played_games for q in players
+                             if q.points_with_acceleration == score), reverse=True)
+            rank = {c: i for i, c in enumerate(counts)}
             for q in players:
-                object.__setattr__(q, "bye_score", p.points_with_acceleration)
+                object.__setattr__(q, "bye_score", score)
+                if q.points_with_acceleration == score:
+                    object.__setattr__(q, "bye_rank", rank[q.played_games])
             return
 
 

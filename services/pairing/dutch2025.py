@@ -209,11 +209,12 @@ class Dutch2025Engine(Engine):
         initial_color = trf.x_section.configuration.first_round_color
         players = players_2025(trf)
         players.sort(reverse=True)
-        validity_matcher = cls.validity_matcher_class(players, trf.x_section.forbidden_pairs)
+        forbidden = set(trf.x_section.forbidden_pairs)
+        forbidden |= _bye_assignee(players, forbidden, cls.validity_matcher_class)
+        validity_matcher = cls.validity_matcher_class(players, forbidden)
         brackets = Brackets(players, round_number)
         if not validity_matcher.is_valid_matching():
             raise PairingError("Round can not be paired")
-        _set_bye_score(players, validity_matcher)
         while not brackets.is_finished():
             bracket_pairer = cls.bracket_pairer_class(brackets.get_current_bracket(),
                                                       validity_matcher, initial_color)
@@ -227,30 +228,47 @@ class Dutch2025Engine(Engine):
         return [cls._get_pairing(pair) for pair in player_pairs]
 
 
-def _set_bye_score(players: list[Player2025], validity_matcher: ValidityMatcher) -> None:
-    """The score of the pairing-allocated bye's assignee (3.4.4 compares with it): the lowest
-    score of an eligible player (3.1.2) who can be left unpaired while the others are all
-    paired under the absolute criteria (3.1).  Every player gets it as ``bye_score``, and
-    those with that score their ``bye_rank`` by games played (:class:`ByeAssigneeUnplayedGames`).
+def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
+                  matcher_class) -> set[tuple[int, int]]:
+    """Settle what the round's pairing-allocated bye depends on (3.1.2, 3.4.4), in place.
+
+    The assignee's score is the lowest score of an eligible player who can be left unpaired
+    while everyone else is paired under the absolute criteria 3.1 (a perfect matching of the
+    others); only eligible players of that score are candidates, so every other player is
+    marked ``bye_received`` (bbpPairings' "bye candidate" test).  Every player gets that score
+    as ``bye_score``, and those with it their ``bye_rank`` by games played
+    (:class:`ByeAssigneeUnplayedGames`).  When a single player can be the assignee he cannot be
+    paired: the pairs with him are returned, to be forbidden.  An even field has no bye.
     """
     if len(players) % 2 == 0:
-        return
-    for p in sorted((p for p in players if not p.bye_received),
-                    key=lambda p: p.points_with_acceleration):
-        rest = [q for q in players if q is not p]
-        if _perfect(rest, validity_matcher):
-            score = p.points_with_acceleration
-            counts = sorted((q.played_games for q in players
-                             if q.points_with_acceleration == score), reverse=True)
-            rank = {c: i for i, c in enumerate(counts)}
-            for q in players:
-                object.__setattr__(q, "bye_score", score)
-                if q.points_with_acceleration == score:
-                    object.__setattr__(q, "bye_rank", rank[q.played_games])
-            return
+        return set()
 
+    def can_be_left_out(p: Player2025) -> bool:
+        return matcher_class([q for q in players if q is not p], forbidden).is_valid_matching()
 
-def _perfect(players: list[Player2025], validity_matcher: ValidityMatcher) -> bool:
-    vm = ValidityMatcher.__new__(ValidityMatcher)
-    ValidityMatcher.__init__(vm, players, validity_matcher._forbidden_pairs)
-    return vm.is_valid_matching()
+    eligible = sorted((p for p in players if not p.bye_received),
+                      key=lambda p: p.points_with_acceleration)
+    assignees = []
+    for p in eligible:
+        if assignees and p.points_with_acceleration > assignees[0].points_with_acceleration:
+            break
+        if can_be_left_out(p):
+            assignees.append(p)
+            if len(assignees) == 2:
+                break
+    if not assignees:
+        return set()
+    score = assignees[0].points_with_acceleration
+    counts = sorted((q.played_games for q in players if q.points_with_acceleration == score),
+                    reverse=True)
+    rank = {c: i for i, c in enumerate(counts)}
+    for q in players:
+        object.__setattr__(q, "bye_score", score)
+        if q.points_with_acceleration == score:
+            object.__setattr__(q, "bye_rank", rank[q.played_games])
+        else:
+            object.__setattr__(q, "bye_received", True)
+    if len(assignees) == 1:
+        only = assignees[0].id
+        return {(only, q.id) for q in players if q.id != only}
+    return set()

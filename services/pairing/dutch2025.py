@@ -54,6 +54,7 @@ class Player2025(Player):
     played_games: int = 0
     bye_score: int = -1
     bye_rank: int = 0
+    bye_active: bool = False
 
 
 def _participated(result) -> bool:
@@ -110,19 +111,18 @@ class ByeAssigneeUnplayedGames(QualityCriterion):
     """C.04.3 (2025) 3.4.4: minimise the number of unplayed games of the assignee of the
     pairing-allocated bye.
 
-    Weighed in the brackets where the bye is decided: those whose residents score no more
-    than the bye's assignee (:func:`_set_bye_score`), and the penultimate and last pairing
-    brackets.  Each paired player of the assignee's score adds his ``bye_rank`` (his rank
+    Weighed in the brackets where the bye is decided, as bbpPairings does: a bracket whose
+    residents score no more than the bye's assignee (:func:`_bye_assignee`) and whose only
+    player to leave it unpaired is the assignee, i.e. the players below it can all be paired
+    among themselves (``bye_active``).  Each paired player of the assignee's score adds his ``bye_rank`` (his rank
     among all the players of that score by games played, most first; ties share the last
     rank of their run), so the player left unpaired has played the most games that the
     higher criteria leave possible."""
 
     @classmethod
     def _active(cls, bracket: Bracket) -> bool:
-        if bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket:
-            return True
-        residents = bracket.resident_list
-        return bool(residents) and residents[0].points_with_acceleration <= residents[0].bye_score
+        residents = bracket.resident_list or bracket.mdp_list
+        return bool(residents) and residents[-1].bye_active
 
     @classmethod
     def get_shift(cls, bracket: Bracket) -> int:
@@ -237,7 +237,8 @@ def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
     others); only eligible players of that score are candidates, so every other player is
     marked ``bye_received`` (bbpPairings' "bye candidate" test).  Every player gets that score
     as ``bye_score``, and those with it their ``bye_rank`` by games played
-    (:class:`ByeAssigneeUnplayedGames`).  When a single player can be the assignee he cannot be
+    (:class:`ByeAssigneeUnplayedGames`), and ``bye_active`` when the players scoring less
+    than he does can be paired among themselves.  When a single player can be the assignee he cannot be
     paired: the pairs with him are returned, to be forbidden.  An even field has no bye.
     """
     if len(players) % 2 == 0:
@@ -268,6 +269,14 @@ def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
             object.__setattr__(q, "bye_rank", rank[q.played_games])
         else:
             object.__setattr__(q, "bye_received", True)
+    below_paired: dict[int, bool] = {}
+    for q in players:
+        s = q.points_with_acceleration
+        if s <= score and s not in below_paired:
+            below = [x for x in players if x.points_with_acceleration < s]
+            below_paired[s] = len(below) % 2 == 0 and (
+                not below or matcher_class(below, forbidden).is_valid_matching())
+        object.__setattr__(q, "bye_active", below_paired.get(s, False))
     if len(assignees) == 1:
         only = assignees[0].id
         return {(only, q.id) for q in players if q.id != only}

@@ -134,7 +134,7 @@ class ByeAssigneeUnplayedGames(QualityCriterion):
     def get_weight(cls, player_1: Player, player_2: Player, zero: DynamicUint,
                    bracket: Bracket) -> DynamicUint:
         weight = DynamicUint(zero)
-        if cls._active(bracket):
+        if cls._active(bracket) and player_2.role != PlayerRole.LOWER:
             weight |= player_1.bye_rank + player_2.bye_rank
         return weight
 

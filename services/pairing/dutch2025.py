@@ -35,6 +35,7 @@ from py4swiss.engines.dutch.bracket.bracket import Bracket
 from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria import QUALITY_CRITERIA
 from py4swiss.engines.dutch.criteria.abstract import QualityCriterion
+from py4swiss.engines.dutch.criteria.absolute import C3
 from py4swiss.engines.dutch.criteria.quality import C7
 from py4swiss.engines.dutch.engine import Engine
 from py4swiss.engines.dutch.player import Player, PlayerRole, get_player_infos_from_trf
@@ -146,7 +147,9 @@ QUALITY_CRITERIA_2025 = tuple(
 
 class Dutch2025BracketMatcher(BracketMatcher):
     """py4swiss's bracket matcher (B.8) weighing the 2025 quality criteria
-    :data:`QUALITY_CRITERIA_2025` (3.4.4 added)."""
+    :data:`QUALITY_CRITERIA_2025` (3.4.4 added), without the edges from the bracket to the
+    next scoregroup's players that no completion of the round allows (``bracket.blocked``,
+    :func:`_blocked_lower`)."""
 
     def _get_max_weight(self) -> DynamicUint:
         weight = DynamicUint(1)
@@ -161,7 +164,9 @@ class Dutch2025BracketMatcher(BracketMatcher):
 
     def _get_weight(self, player_1: Player, player_2: Player) -> DynamicUint:
         weight = DynamicUint(self._zero_weight)
-        if not self._validity_matcher.is_allowed_pair(player_1, player_2):
+        if not self._validity_matcher.is_allowed_pair(player_1, player_2) or (
+                player_2.id in getattr(self._bracket, "blocked", ())
+                and player_1.role != PlayerRole.LOWER):
             return weight
         if self._bracket.penultimate_pairing_bracket or self._bracket.last_pairing_bracket:
             weight |= 1 + player_1.bye_received + player_2.bye_received
@@ -216,8 +221,10 @@ class Dutch2025Engine(Engine):
         if not validity_matcher.is_valid_matching():
             raise PairingError("Round can not be paired")
         while not brackets.is_finished():
-            bracket_pairer = cls.bracket_pairer_class(brackets.get_current_bracket(),
-                                                      validity_matcher, initial_color)
+            bracket = brackets.get_current_bracket()
+            below = [p for group in brackets._brackets[brackets._index + 1:] for p in group]
+            object.__setattr__(bracket, "blocked", _blocked_lower(bracket, below, forbidden))
+            bracket_pairer = cls.bracket_pairer_class(bracket, validity_matcher, initial_color)
             bracket_pairings = cls._get_bracket_pairs(bracket_pairer)
             if bracket_pairings is None:
                 brackets.collapse()
@@ -281,3 +288,62 @@ def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
         only = assignees[0].id
         return {(only, q.id) for q in players if q.id != only}
     return set()
+
+
+def _blocked_lower(bracket: Bracket, below: list[Player2025],
+                   forbidden: set[tuple[int, int]]) -> frozenset[int]:
+    """Ids of next-scoregroup players that the bracket's downfloater cannot be paired with in
+    any completion of the round (3.4.2 counts the pairs of the next bracket; bbpPairings
+    counts them within a pairing of the whole round).
+
+    Asked where 3.4.2 applies with one downfloater (an odd bracket, not the penultimate or
+    last pairing bracket): the downfloater can meet ``L`` only if the players below the
+    bracket other than ``L`` can all be paired (one of them with the bye when their number is
+    odd; only the bye's candidates, i.e. not ``bye_received``).  Proven from a maximum
+    matching of those players: ``L`` is free when an alternating path from the unmatched
+    vertex reaches it; the others are decided by py4swiss's exact matcher.
+    """
+    size = len(bracket.mdp_list) + len(bracket.resident_list)
+    if (bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket or size % 2 == 0
+            or not bracket.lower_list):
+        return frozenset()
+    nodes: list = list(below) + ([None] if len(below) % 2 == 0 else [])  # None: the bye
+
+    def allowed(a, b) -> bool:
+        if a is None or b is None:
+            return not (b if a is None else a).bye_received
+        return (a.id not in b.opponents and C3.evaluate(a, b)
+                and (a.id, b.id) not in forbidden and (b.id, a.id) not in forbidden)
+
+    n = len(nodes)
+    mate = [-1] * n
+    for a in range(n):  # greedy maximum-matching attempt
+        if mate[a] == -1:
+            for b in range(a + 1, n):
+                if mate[b] == -1 and allowed(nodes[a], nodes[b]):
+                    mate[a], mate[b] = b, a
+                    break
+    exposed = [v for v in range(n) if mate[v] == -1]
+    free: set[int] = set()
+    if len(exposed) == 1:  # near-perfect: the vertices an even alternating path reaches
+        seen, frontier = {exposed[0]}, [exposed[0]]
+        free.add(exposed[0])
+        while frontier:
+            nxt = []
+            for v in frontier:
+                for x in range(n):
+                    y = mate[x]
+                    if y >= 0 and y not in seen and x != v and allowed(nodes[v], nodes[x]):
+                        seen.add(y)
+                        free.add(y)
+                        nxt.append(y)
+            frontier = nxt
+    index = {id(p): i for i, p in enumerate(nodes) if p is not None}
+    blocked = set()
+    for lower in bracket.lower_list:
+        if index.get(id(lower)) in free:
+            continue
+        rest = [p for p in below if p is not lower]
+        if not ValidityMatcher(rest, forbidden).is_valid_matching():
+            blocked.add(lower.id)
+    return frozenset(blocked)

@@ -115,6 +115,8 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         classes, reps = _signature_classes(players)
         table: list[list] = [[_UNSET] * len(reps) for _ in reps]
         forbidden = self._pair_validity._forbidden_pairs
+        blocked = getattr(self._bracket, "blocked", ())
+        lower = [p.role == PlayerRole.LOWER for p in players]
         ids = [p.id for p in players]
         opponents = [p.opponents for p in players]
         zero = self._zero_weight
@@ -130,6 +132,7 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     template = row[classes[j]] = (self._get_weight(p1, p2)
                                                   if C3.evaluate(p1, p2) else None)
                 if (template is None or id1 in opponents[j]
+                        or (ids[j] in blocked and lower[j] and not lower[i])
                         or (forbidden and ((id1, ids[j]) in forbidden
                                            or (ids[j], id1) in forbidden))):
                     w = zero

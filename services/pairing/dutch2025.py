@@ -48,14 +48,17 @@ __all__ = ["Player2025", "players_2025", "ByeAssigneeUnplayedGames", "QUALITY_CR
 
 
 class Player2025(Player):
-    """py4swiss's player with what the 2025 criteria read besides: ``played_games`` (3.4.4)
-    and ``bye_score`` (10 x the score of the pairing-allocated bye's assignee this round,
-    -1 when the number of players is even)."""
+    """py4swiss's player with what the 2025 criteria read besides: ``played_games``,
+    ``bye_score`` (10 x the score of the pairing-allocated bye's assignee this round, -1 when
+    the number of players is even), ``bye_rank`` and ``bye_active`` (3.4.4, set by
+    :func:`_bye_assignee`), and ``far``: below the next scoregroup, in a bracket paired
+    within the whole round (:func:`_whole_round_bracket`)."""
 
     played_games: int = 0
     bye_score: int = -1
     bye_rank: int = 0
     bye_active: bool = False
+    far: bool = False
 
 
 def _participated(result) -> bool:
@@ -168,13 +171,22 @@ class Dutch2025BracketMatcher(BracketMatcher):
                 player_2.id in getattr(self._bracket, "blocked", ())
                 and player_1.role != PlayerRole.LOWER):
             return weight
-        if self._bracket.penultimate_pairing_bracket or self._bracket.last_pairing_bracket:
+        bracket = self._bracket
+        if (bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket
+                or getattr(bracket, "whole_round", False)):
             weight |= 1 + player_1.bye_received + player_2.bye_received
+        if player_1.far or player_2.far:  # only the completion of the round counts
+            return weight << self._criteria_shift()
         for criterion in QUALITY_CRITERIA_2025:
             weight <<= criterion.get_shift(self._bracket)
             weight += criterion.get_weight(player_1, player_2, self._zero_weight, self._bracket)
         weight <<= 3 * self._bracket.bracket_bits + 1
         return weight
+
+
+    def _criteria_shift(self) -> int:
+        return (sum(c.get_shift(self._bracket) for c in QUALITY_CRITERIA_2025)
+                + 3 * self._bracket.bracket_bits + 1)
 
 
 class Dutch2025BracketPairer(BracketPairer):
@@ -220,12 +232,27 @@ class Dutch2025Engine(Engine):
         brackets = Brackets(players, round_number)
         if not validity_matcher.is_valid_matching():
             raise PairingError("Round can not be paired")
+        whole_round = False  # once a bracket needed the whole round, the rest do too
         while not brackets.is_finished():
             bracket = brackets.get_current_bracket()
             below = [p for group in brackets._brackets[brackets._index + 1:] for p in group]
-            object.__setattr__(bracket, "blocked", _blocked_lower(bracket, below, forbidden))
-            bracket_pairer = cls.bracket_pairer_class(bracket, validity_matcher, initial_color)
-            bracket_pairings = cls._get_bracket_pairs(bracket_pairer)
+            bracket_pairings = None
+            if not whole_round:
+                object.__setattr__(bracket, "blocked", _blocked_lower(bracket, below, forbidden))
+                bracket_pairings = cls._get_bracket_pairs(
+                    cls.bracket_pairer_class(bracket, validity_matcher, initial_color))
+                if bracket_pairings is None and below:
+                    # 2025: no collapsing (A.9 of the earlier text is gone); the bracket is
+                    # paired again within the whole round, so that its downfloaters complete it.
+                    whole_round = True
+                    validity_matcher = cls.validity_matcher_class(players, forbidden)
+                    for a, b in player_pairs:
+                        validity_matcher.finalize_match(a, b)
+            if whole_round:
+                bracket_pairings = cls._get_bracket_pairs(cls.bracket_pairer_class(
+                    _whole_round_bracket(bracket, below), validity_matcher, initial_color))
+                for p in below:
+                    object.__setattr__(p, "far", False)
             if bracket_pairings is None:
                 brackets.collapse()
             else:
@@ -347,3 +374,22 @@ def _blocked_lower(bracket: Bracket, below: list[Player2025],
         if not ValidityMatcher(rest, forbidden).is_valid_matching():
             blocked.add(lower.id)
     return frozenset(blocked)
+
+
+def _whole_round_bracket(bracket: Bracket, below: list[Player2025]) -> Bracket:
+    """The bracket with every player below it in its matching graph, as bbpPairings pairs a
+    bracket (C.04.3 2025, 3.1.4: the round must be completed): the next scoregroup as usual,
+    the players further down ``far`` (their edges carry only the completion weight), and on
+    every edge the completion weight of the last brackets (a pair of players who cannot take
+    the bye weighs more), so the maximum matching pairs everyone but one bye candidate."""
+    lower = bracket.lower_list
+    taken = {id(p) for p in lower}
+    far = [p for p in below if id(p) not in taken]
+    for p in far:
+        object.__setattr__(p, "far", True)
+        p.role = PlayerRole.LOWER
+    out = Bracket.from_data(bracket.mdp_list, bracket.resident_list, lower + far,
+                            2 + bracket.two_rounds_played if bracket.one_round_played else 1,
+                            False)
+    object.__setattr__(out, "whole_round", True)
+    return out

@@ -59,7 +59,7 @@ def _signature(p: Player) -> tuple:
     cp = p.color_preference
     return (p.role, p.points_with_acceleration, cp.side, cp.strength, p.color_difference,
             p.color_double, p.float_1, p.float_2, p.bye_received, p.top_scorer,
-            p.bye_rank, p.bye_active)
+            p.bye_rank, p.bye_active, p.far)
 
 
 def _signature_classes(players: list[Player]) -> tuple[list[int], list[Player]]:

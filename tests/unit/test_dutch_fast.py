@@ -1,5 +1,6 @@
-"""The fast set-up of py4swiss's Dutch engine (services.pairing.dutch_fast) gives exactly the
-pairings of unmodified py4swiss 0.3.1 (``pair_dutch(..., reference=True)``).
+"""The fast set-up of the Dutch engine (services.pairing.dutch_fast) gives exactly the pairings
+of py4swiss 0.3.1's own classes with the 2025 amendments of services.pairing.dutch2025
+(``pair_dutch(..., reference=True)``).
 
 Generated Swiss events (seeded): 20-300 players, up to 9 rounds, with pairing-allocated byes,
 half-point byes and absences (H/F/Z), late entries, withdrawals and forfeits (+/-); every round
@@ -81,18 +82,21 @@ def test_fast_engine_options(first_white, by_rating):
 
 def test_bracket_weights_equal_py4swiss():
     """Every edge weight of every bracket of round 5 of a 120-player event, as the fast
-    matcher sets it, equals py4swiss's ``BracketMatcher._get_weight`` (C.1, C.3, C.5-C.19)."""
+    matcher sets it, equals the reference ``_get_weight`` (C.04.3 2025 3.1, 3.4: py4swiss's
+    criteria with 3.4.4 added, dutch2025.Dutch2025BracketMatcher)."""
     from py4swiss.engines.dutch.bracket import Brackets
-    from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
-    from py4swiss.engines.dutch.player import get_player_infos_from_trf
     from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 
+    from services.pairing.dutch2025 import (Dutch2025BracketMatcher as BracketMatcher,
+                                            _bye_assignee, players_2025)
     from services.pairing.dutch_fast import FastBracketMatcher
 
     players, rnd, _ = list(generated_event(5, 120, 5))[-1]
     trf = _parse_in_memory(history_trf(players, rnd, 5))
-    field = sorted(get_player_infos_from_trf(trf), reverse=True)
-    validity = ValidityMatcher(field, trf.x_section.forbidden_pairs)
+    field = sorted(players_2025(trf), reverse=True)
+    forbidden = set(trf.x_section.forbidden_pairs)
+    forbidden |= _bye_assignee(field, forbidden, ValidityMatcher)
+    validity = ValidityMatcher(field, forbidden)
     brackets = Brackets(field, rnd)
     edges = nonzero = 0
     while not brackets.is_finished():

@@ -335,11 +335,18 @@ def _blocked_lower(bracket: Bracket, below: list[Player2025],
             or not bracket.lower_list):
         return frozenset()
     nodes: list = list(below) + ([None] if len(below) % 2 == 0 else [])  # None: the bye
+    c3_keys: dict[tuple, int] = {}
+    c3_class = [None if p is None else c3_keys.setdefault(
+        (p.top_scorer, p.color_preference.side, p.color_preference.strength), len(c3_keys))
+        for p in nodes]
+    c3_reps = {k: p for p, k in zip(nodes, c3_class) if p is not None}
+    c3_ok = {(a, b): bool(C3.evaluate(c3_reps[a], c3_reps[b])) for a in c3_reps for b in c3_reps}
 
-    def allowed(a, b) -> bool:
+    def allowed(i: int, j: int) -> bool:
+        a, b = nodes[i], nodes[j]
         if a is None or b is None:
             return not (b if a is None else a).bye_received
-        return (a.id not in b.opponents and C3.evaluate(a, b)
+        return (a.id not in b.opponents and c3_ok[c3_class[i], c3_class[j]]
                 and (a.id, b.id) not in forbidden and (b.id, a.id) not in forbidden)
 
     n = len(nodes)
@@ -347,25 +354,28 @@ def _blocked_lower(bracket: Bracket, below: list[Player2025],
     for a in range(n):  # greedy maximum-matching attempt
         if mate[a] == -1:
             for b in range(a + 1, n):
-                if mate[b] == -1 and allowed(nodes[a], nodes[b]):
+                if mate[b] == -1 and allowed(a, b):
                     mate[a], mate[b] = b, a
                     break
     exposed = [v for v in range(n) if mate[v] == -1]
+    index = {id(p): i for i, p in enumerate(nodes) if p is not None}
+    wanted = {index[id(p)] for p in bracket.lower_list if id(p) in index}
     free: set[int] = set()
     if len(exposed) == 1:  # near-perfect: the vertices an even alternating path reaches
-        seen, frontier = {exposed[0]}, [exposed[0]]
         free.add(exposed[0])
-        while frontier:
-            nxt = []
-            for v in frontier:
-                for x in range(n):
-                    y = mate[x]
-                    if y >= 0 and y not in seen and x != v and allowed(nodes[v], nodes[x]):
-                        seen.add(y)
-                        free.add(y)
-                        nxt.append(y)
-            frontier = nxt
-    index = {id(p): i for i, p in enumerate(nodes) if p is not None}
+        missing = len(wanted - free)
+        queue, head = [exposed[0]], 0
+        while head < len(queue) and missing:
+            v = queue[head]
+            head += 1
+            for x in range(n):
+                y = mate[x]
+                if y >= 0 and y not in free and x != v and allowed(v, x):
+                    free.add(y)
+                    queue.append(y)
+                    missing -= y in wanted
+                    if not missing:
+                        break
     blocked = set()
     for lower in bracket.lower_list:
         if index.get(id(lower)) in free:

@@ -1,11 +1,13 @@
-"""FIDE Dutch pairing (C.04.3) through py4swiss, behind Arbiter's pairing interface.
+"""FIDE Dutch pairing (C.04.3 as amended in 2025, in force from February 2026) behind Arbiter's
+pairing interface.
 
 Engine choice by measurement (docs/pairing-comparison.md): py4swiss 0.3.1 (MIT; a Python port
-of bbpPairings' Dutch, "C.04.3 effective till 31 January 2026") reproduced the most rounds of
-the real TRFs in ../shared/data.  It runs through :mod:`services.pairing.dutch_fast`, a faster
-set-up of the same engine with exactly its pairings (round 5 of 1,000 players: ~26 s -> ~4-5 s
-on 2 cores; ``reference=True`` runs py4swiss unmodified).  Our own ``core.dutch_pair`` stays
-as the cross-check engine in tests.
+of bbpPairings' Dutch, "C.04.3 effective till 31 January 2026") with the 2025 amendments of
+:mod:`services.pairing.dutch2025` reproduces every round of the events bbpPairings (the
+FIDE-endorsed engine, 2025 rules) generated and paired (tests/e2e/test_dutch_bbp_oracle.py).
+It runs through :mod:`services.pairing.dutch_fast`, a faster set-up with exactly the same
+pairings (``reference=True`` runs py4swiss's own classes with the amendments).  Our own
+``core.dutch_pair`` stays as the cross-check engine in tests.
 
 Interface: :func:`pair_dutch` takes each player's full round history in TRF terms
 (:class:`services.pairing.trf.RoundEntry`: opponent, colour, result; ``None`` = not in the
@@ -23,7 +25,7 @@ from services.pairing.trf import RoundEntry, TrfPlayer, Tournament, player_line
 
 __all__ = ["ENGINE", "DutchPlayer", "pair_dutch", "history_trf", "players_from_trf"]
 
-ENGINE = "py4swiss-dutch==0.3.1"
+ENGINE = "py4swiss-dutch==0.3.1+C.04.3-2025"
 
 
 @dataclass(frozen=True)
@@ -94,15 +96,16 @@ def _parse_in_memory(text: str):
 def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
                first_white: bool = True, by_rating: bool = False,
                reference: bool = False) -> SwissRound:
-    """Pair round ``round_no`` by the FIDE Dutch system (py4swiss = bbpPairings rules).
+    """Pair round ``round_no`` by the FIDE Dutch system, C.04.3 as amended in 2025 (the rules
+    bbpPairings applies); ``first_white``: the initial colour (5.2.5), True = white.
 
     ``by_rating``: pairing numbers from rating order (``XXC rank``, as lichess exports: its
     start numbers are final ranks), else the start numbers are the pairing numbers.
     Boards in publication order (C.04.3 D.9) as ``(str(white_no), str(black_no))``; ``bye``
     the start number (as a string) receiving the pairing-allocated bye, or ``None``.
-    ``reference``: run py4swiss's engine unmodified instead of
-    :class:`services.pairing.dutch_fast.FastDutchEngine` (same pairings, ~5-10x slower at
-    1,000 players; kept for the equality tests and the bench).
+    ``reference``: run :class:`services.pairing.dutch2025.Dutch2025Engine` (py4swiss's own
+    classes) instead of :class:`services.pairing.dutch_fast.FastDutchEngine` (same pairings,
+    ~5-10x slower at 1,000 players; kept for the equality tests and the bench).
     Raises :class:`PairingError` when no legal pairing exists.
     """
     from py4swiss.engines.common import PairingError as P4SError

@@ -118,6 +118,8 @@ def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
 
     if not any(not p.absent for p in players):
         raise PairingError("nobody to pair")
+    if round_no == 1 and not reference and not any(p.history for p in players):
+        return _first_round(players, first_white, by_rating)
     trf = _parse_in_memory(history_trf(players, round_no, total_rounds, first_white,
                                               by_rating))
     try:
@@ -131,6 +133,33 @@ def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
         else:
             boards.append((str(pr.white), str(pr.black)))
     return SwissRound(round=round_no, boards=boards, bye=bye)
+
+
+def _first_round(players: list[DutchPlayer], first_white: bool, by_rating: bool) -> SwissRound:
+    """Round 1 without any history, in time linear in the field: what the Dutch rules give
+    when every player has the same score, no colour and no opponent (the engine's bracket of
+    n players would weigh n^2/2 edges, 12.5 million at 5,000 players).
+
+    One homogeneous bracket (C.04.3 2025 1.3): the players in pairing-number order (2.1;
+    ``by_rating``: rating order), S1 the first half, S2 the rest; S1's i-th player meets S2's
+    i-th (2.3, no transposition or exchange can do better: all candidates satisfy every
+    criterion equally); an odd field leaves the last player unpaired, the pairing-allocated
+    bye (every player is eligible, 3.1.2; all have played no game, 3.4.4).  Colours (5.2.5):
+    the higher-ranked player of the k-th board, whose pairing number among the players paired
+    is k, gets the initial colour when k is odd.  Boards in S1 order (D.9: the higher player's
+    rank decides when scores are equal).  ``tests/unit/test_dutch_fast.py`` checks this
+    against the engine; the bbpPairings tests check round 1 of 350 events.
+    """
+    key = (lambda p: (-(p.rating or 0), p.number)) if by_rating else (lambda p: p.number)
+    order = sorted((p for p in players if not p.absent), key=key)
+    half = len(order) // 2
+    boards = []
+    for k in range(half):
+        higher, lower = order[k], order[half + k]
+        white, black = (higher, lower) if (k % 2 == 0) == first_white else (lower, higher)
+        boards.append((str(white.number), str(black.number)))
+    bye = str(order[-1].number) if len(order) % 2 else None
+    return SwissRound(round=1, boards=boards, bye=bye)
 
 
 def players_from_trf(t: Tournament, round_no: int) -> list[DutchPlayer]:

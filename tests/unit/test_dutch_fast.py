@@ -137,3 +137,32 @@ def test_fast_engine_on_real_trfs(shared_data, rel):
         players = players_from_trf(t, rnd)
         args = (players, rnd, total, initial_colour(t), t.by_rank)
         assert pair_dutch(*args) == pair_dutch(*args, reference=True), rnd
+
+
+@pytest.mark.parametrize("first_white,by_rating", [(True, False), (False, False), (True, True)])
+def test_first_round_shortcut_equals_the_engine(first_white, by_rating):
+    """Round 1 without history is paired in linear time (dutch._first_round, C.04.3 2025 2.3,
+    5.2.5): the same boards, colours and bye as the engine, for 1-41 players with absences
+    (the absent top seeds change the colours below them)."""
+    for n in range(1, 42):
+        rng = random.Random(n)
+        players = [DutchPlayer(number=i, rating=rng.randint(1000, 2800),
+                               absent=rng.random() < 0.2) for i in range(1, n + 1)]
+        if all(p.absent for p in players):
+            continue
+        fast = pair_dutch(players, 1, 5, first_white, by_rating)
+        assert fast == pair_dutch(players, 1, 5, first_white, by_rating, reference=True), n
+
+
+def test_first_round_of_5000_players_in_linear_time():
+    """Round 1 of 5,000 players: 2,500 boards, 1-2501, 2502-2, ... (5.2.5: odd boards give the
+    higher-ranked player the initial colour), well under a second."""
+    import time
+
+    players = [DutchPlayer(number=i, rating=3000 - i // 3) for i in range(1, 5001)]
+    pair_dutch(players[:2], 1, 9)  # imports
+    t = time.perf_counter()
+    r = pair_dutch(players, 1, 9)
+    assert time.perf_counter() - t < 1.0
+    assert r.boards[:2] == [("1", "2501"), ("2502", "2")] and len(r.boards) == 2500
+    assert r.bye is None

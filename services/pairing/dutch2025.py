@@ -2,20 +2,24 @@
 py4swiss 0.3.1, whose engine implements the text in force until then.
 
 py4swiss is a port of bbpPairings' earlier Dutch; bbpPairings (the FIDE-endorsed engine) now
-pairs by the 2025 text.  The differences found by re-pairing every round of tournaments
-generated and paired by bbpPairings (tests/unit/test_dutch_oracle.py,
-docs/pairing-comparison.md) are applied here, behind py4swiss's interfaces (py4swiss itself
-untouched):
+pairs by the 2025 text.  The differences found by re-pairing every round of events generated
+and paired by bbpPairings (tests/e2e/test_dutch_bbp_oracle.py, docs/pairing-comparison.md)
+are applied here, behind py4swiss's interfaces (py4swiss itself untouched):
 
 * 1.4.3 (floats): an unplayed round gives a downfloat only when the player scored more in it
   than a loss (a pairing-allocated, full- or half-point bye, a forfeit win); a zero-point bye,
   an absence or a forfeit loss gives no float.  py4swiss floats down every unplayed round.
 * 3.1.2 / C.04.1 (bye eligibility): a player who already had the pairing-allocated bye (of any
   value) or scored, without playing, as much as a win (forfeit win, full-point bye) does not
-  get it again.  py4swiss looks only at ``U`` and ``+``.
+  get it again.  py4swiss looks only at ``U`` and ``+``.  Only eligible players of the lowest
+  score at which one can be left out are the bye's candidates (:func:`_bye_assignee`).
 * 3.4.4 (new quality criterion, after the next-bracket criteria 3.4.2-3.4.3 and before the
   colour criteria): minimise the number of unplayed games of the player who receives the
-  pairing-allocated bye.
+  pairing-allocated bye (:class:`ByeAssigneeUnplayedGames`).
+* 3.4.2-3.4.3 count the next bracket's pairs within a completion of the round
+  (:func:`_blocked_lower`), and there is no collapsed scoregroup (A.9 of the earlier text is
+  gone): a bracket that cannot complete the round is paired inside a matching of the whole
+  round, and so are the brackets after it (:func:`_whole_round_bracket`).
 * 5.2.5 (colour when neither player has a colour history; was E.5): the higher-ranked
   player's pairing number is counted among the players of the round's pairing, i.e. those
   paired now or in an earlier round (a player absent so far has no number yet): odd gets the
@@ -41,7 +45,7 @@ from py4swiss.engines.dutch.engine import Engine
 from py4swiss.engines.dutch.player import Player, PlayerRole, get_player_infos_from_trf
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.trf import ParsedTrf
-from py4swiss.trf.results import ResultToken
+from py4swiss.trf.results import ColorToken, ResultToken, RoundResult
 
 __all__ = ["Player2025", "players_2025", "ByeAssigneeUnplayedGames", "QUALITY_CRITERIA_2025",
            "Dutch2025BracketMatcher", "Dutch2025BracketPairer", "Dutch2025Engine"]
@@ -103,12 +107,7 @@ def players_2025(trf: ParsedTrf) -> list[Player2025]:
     return out
 
 
-def _loss_result():
-    from py4swiss.trf.results import ColorToken, RoundResult
-    return RoundResult(id=1, color=ColorToken.WHITE, result=ResultToken.LOSS)
-
-
-_LOSS = _loss_result()
+_LOSS = RoundResult(id=1, color=ColorToken.WHITE, result=ResultToken.LOSS)  # its points: 1.4.3
 
 
 class ByeAssigneeUnplayedGames(QualityCriterion):
@@ -190,7 +189,8 @@ class Dutch2025BracketMatcher(BracketMatcher):
 
 
 class Dutch2025BracketPairer(BracketPairer):
-    """py4swiss's bracket pairer with :class:`Dutch2025BracketMatcher`."""
+    """py4swiss's bracket pairer (C.04.3 2025 2.2-2.4: S1/S2, exchanges and transpositions)
+    weighing with :class:`Dutch2025BracketMatcher` (``matcher_class``)."""
 
     matcher_class = Dutch2025BracketMatcher
 
@@ -206,6 +206,15 @@ class Dutch2025BracketPairer(BracketPairer):
         self._homogeneous_s1 = []
         self._homogeneous_s2 = []
         self._exchanges = 0
+
+
+#: Brackets with at most this many players below them are paired inside a matching of the
+#: whole round (:func:`_whole_round_bracket`), as bbpPairings pairs every bracket: there the
+#: next bracket's pairs (3.4.2) count only within a completion of the round.  Above it the
+#: bracket's matching holds the bracket and the next scoregroup only (py4swiss; the quadratic
+#: graph of the whole round would cost seconds in large events), with the completion asked of
+#: the downfloater's pairs (:func:`_blocked_lower`) and the whole round taken when it fails.
+WHOLE_ROUND_BELOW = 150
 
 
 class Dutch2025Engine(Engine):
@@ -237,6 +246,11 @@ class Dutch2025Engine(Engine):
             bracket = brackets.get_current_bracket()
             below = [p for group in brackets._brackets[brackets._index + 1:] for p in group]
             bracket_pairings = None
+            if len(below) <= WHOLE_ROUND_BELOW and not whole_round:
+                whole_round = True
+                validity_matcher = cls.validity_matcher_class(players, forbidden)
+                for a, b in player_pairs:
+                    validity_matcher.finalize_match(a, b)
             if not whole_round:
                 object.__setattr__(bracket, "blocked", _blocked_lower(bracket, below, forbidden))
                 bracket_pairings = cls._get_bracket_pairs(

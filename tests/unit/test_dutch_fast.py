@@ -166,3 +166,32 @@ def test_first_round_of_5000_players_in_linear_time():
     assert time.perf_counter() - t < 1.0
     assert r.boards[:2] == [("1", "2501"), ("2502", "2")] and len(r.boards) == 2500
     assert r.bye is None
+
+
+@pytest.mark.parametrize("initial_colour, first_board", [("white", ("p1", "p3")),
+                                                         ("black", ("p3", "p1"))])
+def test_the_initial_colour_is_an_event_setting(initial_colour, first_board):
+    """CreateTournament.initial_colour (C.04.3 2025 5.2.5): four players by rating, round 1
+    pairs 1-3 and 2-4; the top seed has the chosen colour, the second board the other."""
+    from datetime import datetime, timezone
+
+    from contracts.envelope import Actor, stream_for
+    from contracts.messages import (CreateTournament, RegisterPlayer, RoundPaired, StartRound,
+                                    envelope)
+    from services.pairing.service import PairingCore
+
+    core, when, arbiter = PairingCore(), datetime(2026, 12, 2, tzinfo=timezone.utc), \
+        Actor(kind="arbiter", id="a")
+    cmds = [CreateTournament(tournament_id="t1", name="t", system="swiss", rounds=3,
+                             initial_colour=initial_colour)]
+    cmds += [RegisterPlayer(tournament_id="t1", player_id=f"p{i}", name=f"P{i}",
+                            rating=2500 - 10 * i) for i in range(1, 5)]
+    cmds.append(StartRound(tournament_id="t1", round=1))
+    out = []
+    for seq, cmd in enumerate(cmds, start=1):
+        out += core.handle(envelope(cmd, stream=stream_for("tournament-t1", "commands"),
+                                    seq=seq, occurred_at=when, actor=arbiter))
+    (paired,) = [e.payload for e in out if isinstance(e.payload, RoundPaired)]
+    boards = [(b.white, b.black) for b in paired.boards]
+    assert boards[0] == first_board
+    assert boards[1] == (("p4", "p2") if initial_colour == "white" else ("p2", "p4"))

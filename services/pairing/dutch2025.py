@@ -184,8 +184,13 @@ class Dutch2025BracketMatcher(BracketMatcher):
 
 
     def _criteria_shift(self) -> int:
-        return (sum(c.get_shift(self._bracket) for c in QUALITY_CRITERIA_2025)
+        """Bits below the completion weight: every criterion's, and the transpositions'."""
+        shift = getattr(self, "_shift_below_completion", None)
+        if shift is None:
+            shift = self._shift_below_completion = (
+                sum(c.get_shift(self._bracket) for c in QUALITY_CRITERIA_2025)
                 + 3 * self._bracket.bracket_bits + 1)
+        return shift
 
 
 class Dutch2025BracketPairer(BracketPairer):

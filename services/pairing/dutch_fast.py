@@ -54,9 +54,13 @@ SUPPORTED = _dist_version("py4swiss") == PY4SWISS_VERSION
 
 def _signature(p: Player) -> tuple:
     """Every attribute of ``p`` that py4swiss 0.3.1's quality criteria C.5-C.19, the bye
-    preference of ``BracketMatcher._get_weight`` and the absolute criterion C.3 read (not the
-    id, pairing number, opponents or colour sequence)."""
+    preference of ``BracketMatcher._get_weight``, the absolute criterion C.3 and the 2025
+    amendments (services.pairing.dutch2025) read (not the id, pairing number, opponents or
+    colour sequence); of a ``far`` player only whether he can take the bye and what C.3
+    reads."""
     cp = p.color_preference
+    if p.far:  # below the next scoregroup: the completion weight and C.3 (dutch2025)
+        return (True, p.bye_received, p.top_scorer, cp.side, cp.strength)
     return (p.role, p.points_with_acceleration, cp.side, cp.strength, p.color_difference,
             p.color_double, p.float_1, p.float_2, p.bye_received, p.top_scorer,
             p.bye_rank, p.bye_active, p.far)

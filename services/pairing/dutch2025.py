@@ -251,22 +251,18 @@ class Dutch2025Engine(Engine):
             bracket = brackets.get_current_bracket()
             below = [p for group in brackets._brackets[brackets._index + 1:] for p in group]
             bracket_pairings = None
-            if len(below) <= WHOLE_ROUND_BELOW and not whole_round:
+            if not whole_round and len(below) > WHOLE_ROUND_BELOW:
+                object.__setattr__(bracket, "blocked", _blocked_lower(bracket, below, forbidden))
+                bracket_pairings = cls._get_bracket_pairs(
+                    cls.bracket_pairer_class(bracket, validity_matcher, initial_color))
+            if not whole_round and bracket_pairings is None:
+                # 2025: no collapsing (A.9 of the earlier text is gone); the bracket is paired
+                # within the whole round, so that its downfloaters complete it.  The validity
+                # matcher starts again from the pairs made (a failed try fixed pairs in it).
                 whole_round = True
                 validity_matcher = cls.validity_matcher_class(players, forbidden)
                 for a, b in player_pairs:
                     validity_matcher.finalize_match(a, b)
-            if not whole_round:
-                object.__setattr__(bracket, "blocked", _blocked_lower(bracket, below, forbidden))
-                bracket_pairings = cls._get_bracket_pairs(
-                    cls.bracket_pairer_class(bracket, validity_matcher, initial_color))
-                if bracket_pairings is None and below:
-                    # 2025: no collapsing (A.9 of the earlier text is gone); the bracket is
-                    # paired again within the whole round, so that its downfloaters complete it.
-                    whole_round = True
-                    validity_matcher = cls.validity_matcher_class(players, forbidden)
-                    for a, b in player_pairs:
-                        validity_matcher.finalize_match(a, b)
             if whole_round:
                 bracket_pairings = cls._get_bracket_pairs(cls.bracket_pairer_class(
                     _whole_round_bracket(bracket, below), validity_matcher, initial_color))
@@ -291,8 +287,9 @@ def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
     marked ``bye_received`` (bbpPairings' "bye candidate" test).  Every player gets that score
     as ``bye_score``, and those with it their ``bye_rank`` by games played
     (:class:`ByeAssigneeUnplayedGames`), and ``bye_active`` when the players scoring less
-    than he does can be paired among themselves.  When a single player can be the assignee he cannot be
-    paired: the pairs with him are returned, to be forbidden.  An even field has no bye.
+    than he does can be paired among themselves.  When a single player can be the assignee
+    he cannot be paired: the pairs with him are returned, to be forbidden.  An even field has
+    no bye.
     """
     if len(players) % 2 == 0:
         return set()

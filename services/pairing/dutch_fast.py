@@ -1,4 +1,5 @@
-"""A faster, pairing-identical run of py4swiss's FIDE Dutch engine (C.04.3).
+"""A faster, pairing-identical run of the FIDE Dutch engine (C.04.3 as amended in 2025:
+py4swiss's engine with :mod:`services.pairing.dutch2025`).
 
 py4swiss 0.3.1 (MIT, https://github.com/Moritz72/py4swiss; a port of bbpPairings) pairs each
 bracket by maximum-weight matching in its compiled ``matching_computer``.  Profile of round 5
@@ -26,17 +27,20 @@ decides:
    :meth:`FastBracketPairer.transpose_homogeneous_s2`); every other step, and everything else
    (exchanges, colours E.1-E.5, board order), is py4swiss's code.
 
-``tests/unit/test_dutch_fast.py`` checks weights and pairings against unmodified py4swiss
-(generated events with byes, absences, forfeits, late entries, withdrawals; the real TRFs).
+``tests/unit/test_dutch_fast.py`` checks weights and pairings against py4swiss's own classes
+with the same amendments (generated events with byes, absences, forfeits, late entries,
+withdrawals; the real TRFs).
 Tied to py4swiss 0.3.1 (pinned in pyproject.toml): :data:`SUPPORTED` is False for any other
-installed version and :func:`services.pairing.dutch.pair_dutch` then uses py4swiss unmodified.
+installed version and :func:`services.pairing.dutch.pair_dutch` then runs py4swiss's own classes
+with the amendments (:class:`services.pairing.dutch2025.Dutch2025Engine`, itself written
+against 0.3.1).
 """
 from __future__ import annotations
 
 from importlib.metadata import version as _dist_version
 
 from py4swiss.dynamicuint import DynamicUint
-from py4swiss.engines.common import ColorPreferenceSide, PairingError
+from py4swiss.engines.common import ColorPreferenceSide
 from py4swiss.engines.dutch.bracket.bracket import Bracket
 from py4swiss.engines.dutch.criteria.absolute import C2, C3
 from py4swiss.engines.dutch.player import Player, PlayerRole

@@ -160,7 +160,7 @@ class CreateTournament(_TCmd, GoSettings):
     #: edition in force on the day the event is created. Only for events ranked by FIDE's
     #: tie-breaks (not xiangqi's 1999 rules, McMahon or knockouts).
     tiebreak_edition: str | None = Field(default=None, max_length=20)
-    #: Swiss (FIDE Dutch, C.04.3 5.2.5, was E.5): the colour the first board's higher-ranked
+    #: Swiss (FIDE Dutch, C.04.3 E.5): the colour the first board's higher-ranked
     #: player gets in round 1 (the initial colour; TRF ``XXC white1``/``black1``).
     initial_colour: Literal["white", "black"] = "white"
 

@@ -97,7 +97,7 @@ def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
                first_white: bool = True, by_rating: bool = False,
                reference: bool = False) -> SwissRound:
     """Pair round ``round_no`` by the FIDE Dutch system, C.04.3 as amended in 2025 (the rules
-    bbpPairings applies); ``first_white``: the initial colour (5.2.5), True = white.
+    bbpPairings applies); ``first_white``: the initial colour (E.5), True = white.
 
     ``by_rating``: pairing numbers from rating order (``XXC rank``, as lichess exports: its
     start numbers are final ranks), else the start numbers are the pairing numbers.
@@ -140,11 +140,11 @@ def _first_round(players: list[DutchPlayer], first_white: bool, by_rating: bool)
     when every player has the same score, no colour and no opponent (the engine's bracket of
     n players would weigh n^2/2 edges, 12.5 million at 5,000 players).
 
-    One homogeneous bracket (C.04.3 2025 1.3): the players in pairing-number order (2.1;
+    One homogeneous bracket (C.04.3 2025 1.3.1): the players in pairing-number order (A.2;
     ``by_rating``: rating order), S1 the first half, S2 the rest; S1's i-th player meets S2's
-    i-th (2.3, no transposition or exchange can do better: all candidates satisfy every
+    i-th (B.1-B.2 of the 2017 text, no transposition or exchange can do better: all candidates satisfy every
     criterion equally); an odd field leaves the last player unpaired, the pairing-allocated
-    bye (every player is eligible, 3.1.2; all have played no game, 3.4.4).  Colours (5.2.5):
+    bye (every player is eligible, C.2; all have played no game, 3.4.4).  Colours (E.5):
     the higher-ranked player of the k-th board, whose pairing number among the players paired
     is k, gets the initial colour when k is odd.  Boards in S1 order (D.9: the higher player's
     rank decides when scores are equal).  ``tests/unit/test_dutch_fast.py`` checks this

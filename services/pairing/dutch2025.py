@@ -9,18 +9,18 @@ are applied here, behind py4swiss's interfaces (py4swiss itself untouched):
 * 1.4.3 (floats): an unplayed round gives a downfloat only when the player scored more in it
   than a loss (a pairing-allocated, full- or half-point bye, a forfeit win); a zero-point bye,
   an absence or a forfeit loss gives no float.  py4swiss floats down every unplayed round.
-* 3.1.2 / C.04.1 (bye eligibility): a player who already had the pairing-allocated bye (of any
+* C.2 / C.04.1 d (bye eligibility): a player who already had the pairing-allocated bye (of any
   value) or scored, without playing, as much as a win (forfeit win, full-point bye) does not
   get it again.  py4swiss looks only at ``U`` and ``+``.  Only eligible players of the lowest
   score at which one can be left out are the bye's candidates (:func:`_bye_assignee`).
-* 3.4.4 (new quality criterion, after the next-bracket criteria 3.4.2-3.4.3 and before the
+* 3.4.4 (new quality criterion, after the next-bracket criterion (C.7 of 2017) and before the
   colour criteria): minimise the number of unplayed games of the player who receives the
   pairing-allocated bye (:class:`ByeAssigneeUnplayedGames`).
-* 3.4.2-3.4.3 count the next bracket's pairs within a completion of the round
+* the next-bracket criterion (C.7 of 2017) counts the next bracket's pairs within a completion of the round
   (:func:`_blocked_lower`), and there is no collapsed scoregroup (A.9 of the earlier text is
   gone): a bracket that cannot complete the round is paired inside a matching of the whole
   round, and so are the brackets after it (:func:`_whole_round_bracket`).
-* 5.2.5 (colour when neither player has a colour history; was E.5): the higher-ranked
+* E.5 (colour when neither player has a colour history): the higher-ranked
   player's pairing number is counted among the players of the round's pairing, i.e. those
   paired now or in an earlier round (a player absent so far has no number yet): odd gets the
   initial colour.  py4swiss counts the start numbers, so with a top seed absent in round 1
@@ -74,7 +74,7 @@ def _participated(result) -> bool:
 
 def players_2025(trf: ParsedTrf) -> list[Player2025]:
     """py4swiss's player records for the round to pair, amended to the 2025 text: floats
-    (1.4.3), bye eligibility (3.1.2), pairing numbers for the colour rule 5.2.5 (module
+    (1.4.3), bye eligibility (C.2), pairing numbers for the colour rule E.5 (module
     docstring) and the played games for 3.4.4."""
     sections = trf.player_sections
     round_number = min(len(s.results) for s in sections)
@@ -84,7 +84,7 @@ def players_2025(trf: ParsedTrf) -> list[Player2025]:
     loss = points(_LOSS)
     order = sections if by_rank else sorted(sections, key=lambda s: s.starting_number)
     number, counter = {}, 0
-    for s in order:  # 5.2.5: the players of this round's pairing or of an earlier one
+    for s in order:  # E.5: the players of this round's pairing or of an earlier one
         if len(s.results) == round_number or any(map(_participated, s.results[:round_number])):
             counter += 1
             number[s.starting_number] = counter
@@ -194,7 +194,7 @@ class Dutch2025BracketMatcher(BracketMatcher):
 
 
 class Dutch2025BracketPairer(BracketPairer):
-    """py4swiss's bracket pairer (C.04.3 2025 2.2-2.4: S1/S2, exchanges and transpositions)
+    """py4swiss's bracket pairer (S1/S2, exchanges and transpositions: B and D of the 2017 text)
     weighing with :class:`Dutch2025BracketMatcher` (``matcher_class``)."""
 
     matcher_class = Dutch2025BracketMatcher
@@ -215,7 +215,7 @@ class Dutch2025BracketPairer(BracketPairer):
 
 #: Brackets with at most this many players below them are paired inside a matching of the
 #: whole round (:func:`_whole_round_bracket`), as bbpPairings pairs every bracket: there the
-#: next bracket's pairs (3.4.2) count only within a completion of the round.  Above it the
+#: next bracket's pairs (C.7 of 2017) count only within a completion of the round.  Above it the
 #: bracket's matching holds the bracket and the next scoregroup only (py4swiss; the quadratic
 #: graph of the whole round would cost seconds in large events), with the completion asked of
 #: the downfloater's pairs (:func:`_blocked_lower`) and the whole round taken when it fails.
@@ -226,7 +226,7 @@ class Dutch2025Engine(Engine):
     """py4swiss 0.3.1's Dutch ``Engine`` steps with the 2025 amendments (module docstring).
 
     ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the pairing-allocated bye);
-    raises py4swiss's ``PairingError`` when the round cannot be paired (C.04.3 3.1).
+    raises py4swiss's ``PairingError`` when the round cannot be paired (the absolute criteria, C.1-C.3 of 2017).
     Subclasses change the classes doing the work, never the decisions.
     """
 
@@ -279,10 +279,10 @@ class Dutch2025Engine(Engine):
 
 def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
                   matcher_class) -> set[tuple[int, int]]:
-    """Settle what the round's pairing-allocated bye depends on (3.1.2, 3.4.4), in place.
+    """Settle what the round's pairing-allocated bye depends on (C.2, 3.4.4), in place.
 
     The assignee's score is the lowest score of an eligible player who can be left unpaired
-    while everyone else is paired under the absolute criteria 3.1 (a perfect matching of the
+    while everyone else is paired under the absolute criteria C.1-C.3 (a perfect matching of the
     others); only eligible players of that score are candidates, so every other player is
     marked ``bye_received`` (bbpPairings' "bye candidate" test).  Every player gets that score
     as ``bye_score``, and those with it their ``bye_rank`` by games played
@@ -336,10 +336,10 @@ def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
 def _blocked_lower(bracket: Bracket, below: list[Player2025],
                    forbidden: set[tuple[int, int]]) -> frozenset[int]:
     """Ids of next-scoregroup players that the bracket's downfloater cannot be paired with in
-    any completion of the round (3.4.2 counts the pairs of the next bracket; bbpPairings
+    any completion of the round (C.7 of 2017 counts the pairs of the next bracket; bbpPairings
     counts them within a pairing of the whole round).
 
-    Asked where 3.4.2 applies with one downfloater (an odd bracket, not the penultimate or
+    Asked where C.7 applies with one downfloater (an odd bracket, not the penultimate or
     last pairing bracket): the downfloater can meet ``L`` only if the players below the
     bracket other than ``L`` can all be paired (one of them with the bye when their number is
     odd; only the bye's candidates, i.e. not ``bye_received``).  Proven from a maximum
@@ -404,7 +404,7 @@ def _blocked_lower(bracket: Bracket, below: list[Player2025],
 
 def _whole_round_bracket(bracket: Bracket, below: list[Player2025]) -> Bracket:
     """The bracket with every player below it in its matching graph, as bbpPairings pairs a
-    bracket (C.04.3 2025, 3.1.4: the round must be completed): the next scoregroup as usual,
+    bracket (completion of the round, C.4 of 2017): the next scoregroup as usual,
     the players further down ``far`` (their edges carry only the completion weight), and on
     every edge the completion weight of the last brackets (a pair of players who cannot take
     the bye weighs more), so the maximum matching pairs everyone but one bye candidate."""

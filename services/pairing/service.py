@@ -572,7 +572,7 @@ class PairingCore(Core):
 
     def _dutch(self, t: _Tournament, rnd: int, absent: dict[str, str] | None = None):
         """FIDE Dutch (C.04.3 as amended in 2025, :mod:`services.pairing.dutch`): pairing
-        numbers by rating then name, the event's ``initial_colour`` (5.2.5); the history as a TRF (byes ``U``, absences ``Z``,
+        numbers by rating then name, the event's ``initial_colour`` (E.5); the history as a TRF (byes ``U``, absences ``Z``,
         forfeits ``+``/``-``, a late entry's missed rounds ``Z`` or ``H``); ``absent``: players
         left out this round (withdrawn ``-``, requested byes ``F``/``H``/``Z``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch

@@ -82,7 +82,7 @@ def test_fast_engine_options(first_white, by_rating):
 
 def test_bracket_weights_equal_py4swiss():
     """Every edge weight of every bracket of round 5 of a 120-player event, as the fast
-    matcher sets it, equals the reference ``_get_weight`` (C.04.3 2025 3.1, 3.4: py4swiss's
+    matcher sets it, equals the reference ``_get_weight`` (C.04.3 2025: py4swiss's
     criteria with 3.4.4 added, dutch2025.Dutch2025BracketMatcher)."""
     from py4swiss.engines.dutch.bracket import Brackets
     from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
@@ -141,8 +141,8 @@ def test_fast_engine_on_real_trfs(shared_data, rel):
 
 @pytest.mark.parametrize("first_white,by_rating", [(True, False), (False, False), (True, True)])
 def test_first_round_shortcut_equals_the_engine(first_white, by_rating):
-    """Round 1 without history is paired in linear time (dutch._first_round, C.04.3 2025 2.3,
-    5.2.5): the same boards, colours and bye as the engine, for 1-41 players with absences
+    """Round 1 without history is paired in linear time (dutch._first_round, C.04.3 2025 1.3.1,
+    E.5): the same boards, colours and bye as the engine, for 1-41 players with absences
     (the absent top seeds change the colours below them)."""
     for n in range(1, 42):
         rng = random.Random(n)
@@ -155,7 +155,7 @@ def test_first_round_shortcut_equals_the_engine(first_white, by_rating):
 
 
 def test_first_round_of_5000_players_in_linear_time():
-    """Round 1 of 5,000 players: 2,500 boards, 1-2501, 2502-2, ... (5.2.5: odd boards give the
+    """Round 1 of 5,000 players: 2,500 boards, 1-2501, 2502-2, ... (E.5: odd boards give the
     higher-ranked player the initial colour), well under a second."""
     import time
 
@@ -171,7 +171,7 @@ def test_first_round_of_5000_players_in_linear_time():
 @pytest.mark.parametrize("initial_colour, first_board", [("white", ("p1", "p3")),
                                                          ("black", ("p3", "p1"))])
 def test_the_initial_colour_is_an_event_setting(initial_colour, first_board):
-    """CreateTournament.initial_colour (C.04.3 2025 5.2.5): four players by rating, round 1
+    """CreateTournament.initial_colour (C.04.3 E.5): four players by rating, round 1
     pairs 1-3 and 2-4; the top seed has the chosen colour, the second board the other."""
     from datetime import datetime, timezone
 

@@ -16,8 +16,8 @@ are applied here, behind py4swiss's interfaces (py4swiss itself untouched):
 * 3.4.4 (new quality criterion, after the next-bracket criterion (C.7 of 2017) and before the
   colour criteria): minimise the number of unplayed games of the player who receives the
   pairing-allocated bye (:class:`ByeAssigneeUnplayedGames`).
-* the next-bracket criterion (C.7 of 2017) counts the next bracket's pairs within a completion of the round
-  (:func:`_blocked_lower`), and there is no collapsed scoregroup (A.9 of the earlier text is
+* the next-bracket criterion (C.7 of 2017) counts the next bracket's pairs within a
+  completion of the round (:func:`_blocked_lower`), and there is no collapsed scoregroup (A.9 of the earlier text is
   gone): a bracket that cannot complete the round is paired inside a matching of the whole
   round, and so are the brackets after it (:func:`_whole_round_bracket`).
 * E.5 (colour when neither player has a colour history): the higher-ranked
@@ -117,10 +117,12 @@ class ByeAssigneeUnplayedGames(QualityCriterion):
     Weighed in the brackets where the bye is decided, as bbpPairings does: a bracket whose
     residents score no more than the bye's assignee (:func:`_bye_assignee`) and whose only
     player to leave it unpaired is the assignee, i.e. the players below it can all be paired
-    among themselves (``bye_active``).  Each paired player of the assignee's score adds his ``bye_rank`` (his rank
-    among all the players of that score by games played, most first; ties share the last
-    rank of their run), so the player left unpaired has played the most games that the
-    higher criteria leave possible."""
+    among themselves (``bye_active``).  Each paired player of the assignee's score adds his
+    ``bye_rank`` (his rank among all the players of that score by games played, most first;
+    ties share the last rank of their run), so the player left unpaired has played the most
+    games that the higher criteria leave possible.  A pair with a player of the next
+    scoregroup does not count: in such a bracket the players below pair among themselves, so
+    the bracket's player matched to one of them here is the one who gets the bye."""
 
     @classmethod
     def _active(cls, bracket: Bracket) -> bool:
@@ -182,7 +184,6 @@ class Dutch2025BracketMatcher(BracketMatcher):
         weight <<= 3 * self._bracket.bracket_bits + 1
         return weight
 
-
     def _criteria_shift(self) -> int:
         """Bits below the completion weight: every criterion's, and the transpositions'."""
         shift = getattr(self, "_shift_below_completion", None)
@@ -226,7 +227,8 @@ class Dutch2025Engine(Engine):
     """py4swiss 0.3.1's Dutch ``Engine`` steps with the 2025 amendments (module docstring).
 
     ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the pairing-allocated bye);
-    raises py4swiss's ``PairingError`` when the round cannot be paired (the absolute criteria, C.1-C.3 of 2017).
+    raises py4swiss's ``PairingError`` when the round cannot be paired (the absolute
+    criteria, C.1-C.3 of 2017).
     Subclasses change the classes doing the work, never the decisions.
     """
 

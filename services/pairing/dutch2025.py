@@ -17,8 +17,8 @@ are applied here, behind py4swiss's interfaces (py4swiss itself untouched):
   colour criteria): minimise the number of unplayed games of the player who receives the
   pairing-allocated bye (:class:`ByeAssigneeUnplayedGames`).
 * the next-bracket criterion (C.7 of 2017) counts the next bracket's pairs within a
-  completion of the round (:func:`_blocked_lower`), and there is no collapsed scoregroup (A.9 of the earlier text is
-  gone): a bracket that cannot complete the round is paired inside a matching of the whole
+  completion of the round (:func:`_blocked_lower`), and there is no collapsed scoregroup
+  (A.9 of the earlier text is gone): a bracket that cannot complete the round is paired inside a matching of the whole
   round, and so are the brackets after it (:func:`_whole_round_bracket`).
 * E.5 (colour when neither player has a colour history): the higher-ranked
   player's pairing number is counted among the players of the round's pairing, i.e. those

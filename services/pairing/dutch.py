@@ -142,12 +142,12 @@ def _first_round(players: list[DutchPlayer], first_white: bool, by_rating: bool)
 
     One homogeneous bracket (C.04.3 2025 1.3.1): the players in pairing-number order (A.2;
     ``by_rating``: rating order), S1 the first half, S2 the rest; S1's i-th player meets S2's
-    i-th (B.1-B.2 of the 2017 text; no transposition or exchange can do better: all
-    candidates satisfy every criterion equally); an odd field leaves the last player
-    unpaired, the pairing-allocated bye (every player is eligible, C.2; all have played no game, 3.4.4).  Colours (E.5):
-    the higher-ranked player of the k-th board, whose pairing number among the players paired
-    is k, gets the initial colour when k is odd.  Boards in S1 order (D.9: the higher player's
-    rank decides when scores are equal).  ``tests/unit/test_dutch_fast.py`` checks this
+    i-th (B.1-B.2 of the 2017 text; no transposition or exchange can do better: all candidates
+    satisfy every criterion equally); an odd field leaves the last player unpaired, the pairing-
+    allocated bye (every player is eligible, C.2; all have played no game, 3.4.4).  Colours
+    (E.5): the higher-ranked player of the k-th board, whose pairing number among the players
+    paired is k, gets the initial colour when k is odd.  Boards in S1 order (D.9: the higher
+    player's rank decides when scores are equal).  ``tests/unit/test_dutch_fast.py`` checks this
     against the engine; the bbpPairings tests check round 1 of 350 events.
     """
     key = (lambda p: (-(p.rating or 0), p.number)) if by_rating else (lambda p: p.number)

@@ -16,10 +16,10 @@ are applied here, behind py4swiss's interfaces (py4swiss itself untouched):
 * 3.4.4 (new quality criterion, after the next-bracket criterion (C.7 of 2017) and before the
   colour criteria): minimise the number of unplayed games of the player who receives the
   pairing-allocated bye (:class:`ByeAssigneeUnplayedGames`).
-* the next-bracket criterion (C.7 of 2017) counts the next bracket's pairs within a
-  completion of the round (:func:`_blocked_lower`), and there is no collapsed scoregroup
-  (A.9 of the earlier text is gone): a bracket that cannot complete the round is paired inside a matching of the whole
-  round, and so are the brackets after it (:func:`_whole_round_bracket`).
+* the next-bracket criterion (C.7 of 2017) counts the next bracket's pairs within a completion
+  of the round (:func:`_blocked_lower`), and there is no collapsed scoregroup (A.9 of the
+  earlier text is gone): a bracket that cannot complete the round is paired inside a matching of
+  the whole round, and so are the brackets after it (:func:`_whole_round_bracket`).
 * E.5 (colour when neither player has a colour history): the higher-ranked
   player's pairing number is counted among the players of the round's pairing, i.e. those
   paired now or in an earlier round (a player absent so far has no number yet): odd gets the

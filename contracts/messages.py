@@ -160,6 +160,9 @@ class CreateTournament(_TCmd, GoSettings):
     #: edition in force on the day the event is created. Only for events ranked by FIDE's
     #: tie-breaks (not xiangqi's 1999 rules, McMahon or knockouts).
     tiebreak_edition: str | None = Field(default=None, max_length=20)
+    #: Swiss (FIDE Dutch, C.04.3 E.5): the colour the first board's higher-ranked
+    #: player gets in round 1 (the initial colour; TRF ``XXC white1``/``black1``).
+    initial_colour: Literal["white", "black"] = "white"
 
 
 class RegisterPlayer(_TCmd):
@@ -296,6 +299,8 @@ class TournamentCreated(_TEvt, GoSettings):
     #: the FIDE tie-break edition the event is ranked by (None: an event ranked by other rules,
     #: or one recorded before events named it, ranked by the 2023 text)
     tiebreak_edition: str | None = None
+    #: Swiss: round 1's initial colour (events recorded before it: white)
+    initial_colour: str = "white"
 
 
 class PlayerRegistered(_TEvt):

@@ -306,6 +306,12 @@ def score(sgf: Path = typer.Option(..., "--sgf", exists=True, dir_okay=False, he
             out.print(f"warning: {w}")
 
 
+def _boards(boards: list[list[int]], bye) -> str:
+    """``12-7  3-9  bye 5``: white-black start numbers of the boards that differ, and the bye."""
+    text = "  ".join(f"{w}-{b}" for w, b in boards) or "(no other board)"
+    return text + (f"  bye {bye}" if bye is not None else "")
+
+
 @app.command("check-pairings")
 def check_pairings_cmd(
     trf: Path = typer.Option(..., "--trf", exists=True, dir_okay=False, help="TRF-16 file"),
@@ -326,6 +332,9 @@ def check_pairings_cmd(
         out.print(f"round {r['round']:>2}: {'match' if r['matched'] else 'DIFFERS'}"
                   f"  ({len(r['official'])} boards, bye official {r['official_bye']} / ours {r['our_bye']})"
                   + (f"  error: {r['error']}" if r.get("error") else ""))
+        if not r["matched"] and not r.get("error"):
+            out.print("    official: " + _boards(r["official_only"], r["official_bye"]))
+            out.print("    ours:     " + _boards(r["ours_only"], r["our_bye"]))
     n = sum(r["matched"] for r in rep["rounds"])
     out.print(f"{n}/{len(rep['rounds'])} rounds matched ({rep['engine']})")
     _write_json(json_out, rep)

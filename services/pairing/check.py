@@ -1,7 +1,8 @@
 """Re-pair every round of a TRF from the rounds before it and compare with the record.
 
 ``check_pairings(path)`` is what ``arbiter check-pairings --trf FILE`` prints: per round the
-official pairs and ours as ``[white, black]`` start numbers, the byes, and ``matched``.
+official pairs and ours as ``[white, black]`` start numbers, the byes, and ``matched``; a round
+that differs also lists the boards that differ (``official_only``, ``ours_only``).
 
 Comparison rules (JaVaFo/bbpPairings conventions, FIDE C.04.1):
   * players to pair in round r: those recorded against an opponent (played or forfeited: a
@@ -27,8 +28,8 @@ from services.pairing.core import PairingError
 from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch, players_from_trf
 from services.pairing.trf import RoundEntry, Tournament, read_trf
 
-__all__ = ["check_pairings", "official_round", "compare_round", "initial_colour", "is_lichess",
-           "lichess_order"]
+__all__ = ["check_pairings", "official_round", "compare_round", "differing_boards",
+           "initial_colour", "is_lichess", "lichess_order"]
 
 
 def official_round(t: Tournament, rnd: int) -> tuple[list[list[int]], int | None, set[frozenset]]:
@@ -49,11 +50,21 @@ def official_round(t: Tournament, rnd: int) -> tuple[list[list[int]], int | None
     return pairs, bye, forfeits
 
 
-def compare_round(official: list[list[int]], ours: list[list[int]], official_bye, our_bye,
-                  forfeits: set[frozenset]) -> bool:
+def differing_boards(official: list[list[int]], ours: list[list[int]],
+                     forfeits: set[frozenset]) -> tuple[list[list[int]], list[list[int]]]:
+    """The boards ``[white, black]`` of the record that we do not pair, and ours that the
+    record does not have (a forfeited pair compares without colours); both sorted."""
     def key(pair):
         return frozenset(pair) if frozenset(pair) in forfeits else tuple(pair)
-    return official_bye == our_bye and {key(p) for p in official} == {key(p) for p in ours}
+    theirs, mine = {key(p) for p in official}, {key(p) for p in ours}
+    return (sorted(p for p in official if key(p) not in mine),
+            sorted(p for p in ours if key(p) not in theirs))
+
+
+def compare_round(official: list[list[int]], ours: list[list[int]], official_bye, our_bye,
+                  forfeits: set[frozenset]) -> bool:
+    """True when the byes and every board (colours included, except forfeits) are equal."""
+    return official_bye == our_bye and differing_boards(official, ours, forfeits) == ([], [])
 
 
 def _pairing_key(t: Tournament, by_rating: bool):
@@ -183,6 +194,8 @@ def check_pairings(path: str | Path, system: str = "dutch", pair=None,
                "seconds": round(secs, 3)}
         if error:
             row["error"] = error
+        if not row["matched"]:
+            row["official_only"], row["ours_only"] = differing_boards(official, ours, forfeits)
         rounds.append(row)
     return {"file": str(path), "system": system, "engine": ENGINE,
             "pairing_numbers": "lichess-2020-ranking" if lichess else "start-number",

@@ -1,11 +1,13 @@
-"""FIDE Dutch pairing (C.04.3) through py4swiss, behind Arbiter's pairing interface.
+"""FIDE Dutch pairing (C.04.3 as amended in 2025, in force from February 2026) behind Arbiter's
+pairing interface.
 
 Engine choice by measurement (docs/pairing-comparison.md): py4swiss 0.3.1 (MIT; a Python port
-of bbpPairings' Dutch, "C.04.3 effective till 31 January 2026") reproduced the most rounds of
-the real TRFs in ../shared/data.  It runs through :mod:`services.pairing.dutch_fast`, a faster
-set-up of the same engine with exactly its pairings (round 5 of 1,000 players: ~26 s -> ~4-5 s
-on 2 cores; ``reference=True`` runs py4swiss unmodified).  Our own ``core.dutch_pair`` stays
-as the cross-check engine in tests.
+of bbpPairings' Dutch, "C.04.3 effective till 31 January 2026") with the 2025 amendments of
+:mod:`services.pairing.dutch2025` reproduces every round of the events bbpPairings (the
+FIDE-endorsed engine, 2025 rules) generated and paired (tests/e2e/test_dutch_bbp_oracle.py).
+It runs through :mod:`services.pairing.dutch_fast`, a faster set-up with exactly the same
+pairings (``reference=True`` runs py4swiss's own classes with the amendments).  Our own
+``core.dutch_pair`` stays as the cross-check engine in tests.
 
 Interface: :func:`pair_dutch` takes each player's full round history in TRF terms
 (:class:`services.pairing.trf.RoundEntry`: opponent, colour, result; ``None`` = not in the
@@ -23,7 +25,7 @@ from services.pairing.trf import RoundEntry, TrfPlayer, Tournament, player_line
 
 __all__ = ["ENGINE", "DutchPlayer", "pair_dutch", "history_trf", "players_from_trf"]
 
-ENGINE = "py4swiss-dutch==0.3.1"
+ENGINE = "py4swiss-dutch==0.3.1+C.04.3-2025"
 
 
 @dataclass(frozen=True)
@@ -94,26 +96,30 @@ def _parse_in_memory(text: str):
 def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
                first_white: bool = True, by_rating: bool = False,
                reference: bool = False) -> SwissRound:
-    """Pair round ``round_no`` by the FIDE Dutch system (py4swiss = bbpPairings rules).
+    """Pair round ``round_no`` by the FIDE Dutch system, C.04.3 as amended in 2025 (the rules
+    bbpPairings applies); ``first_white``: the initial colour (E.5), True = white.
 
     ``by_rating``: pairing numbers from rating order (``XXC rank``, as lichess exports: its
     start numbers are final ranks), else the start numbers are the pairing numbers.
     Boards in publication order (C.04.3 D.9) as ``(str(white_no), str(black_no))``; ``bye``
     the start number (as a string) receiving the pairing-allocated bye, or ``None``.
-    ``reference``: run py4swiss's engine unmodified instead of
-    :class:`services.pairing.dutch_fast.FastDutchEngine` (same pairings, ~5-10x slower at
-    1,000 players; kept for the equality tests and the bench).
+    ``reference``: run :class:`services.pairing.dutch2025.Dutch2025Engine` (py4swiss's own
+    classes) instead of :class:`services.pairing.dutch_fast.FastDutchEngine` (same pairings,
+    ~5-10x slower at 1,000 players; kept for the equality tests and the bench).
     Raises :class:`PairingError` when no legal pairing exists.
     """
-    from py4swiss.engines import DutchEngine
     from py4swiss.engines.common import PairingError as P4SError
 
     from services.pairing import dutch_fast
+    from services.pairing.dutch2025 import Dutch2025Engine
 
-    engine = DutchEngine if reference or not dutch_fast.SUPPORTED else dutch_fast.FastDutchEngine
+    engine = (Dutch2025Engine if reference or not dutch_fast.SUPPORTED
+              else dutch_fast.FastDutchEngine)
 
     if not any(not p.absent for p in players):
         raise PairingError("nobody to pair")
+    if round_no == 1 and not reference and not any(p.history for p in players):
+        return _first_round(players, first_white, by_rating)
     trf = _parse_in_memory(history_trf(players, round_no, total_rounds, first_white,
                                               by_rating))
     try:
@@ -127,6 +133,33 @@ def pair_dutch(players: list[DutchPlayer], round_no: int, total_rounds: int,
         else:
             boards.append((str(pr.white), str(pr.black)))
     return SwissRound(round=round_no, boards=boards, bye=bye)
+
+
+def _first_round(players: list[DutchPlayer], first_white: bool, by_rating: bool) -> SwissRound:
+    """Round 1 without any history, in time linear in the field: what the Dutch rules give
+    when every player has the same score, no colour and no opponent (the engine's bracket of
+    n players would weigh n^2/2 edges, 12.5 million at 5,000 players).
+
+    One homogeneous bracket (C.04.3 2025 1.3.1): the players in pairing-number order (A.2;
+    ``by_rating``: rating order), S1 the first half, S2 the rest; S1's i-th player meets S2's
+    i-th (B.1-B.2 of the 2017 text; no transposition or exchange can do better: all candidates
+    satisfy every criterion equally); an odd field leaves the last player unpaired, the pairing-
+    allocated bye (every player is eligible, C.2; all have played no game, 3.4.4).  Colours
+    (E.5): the higher-ranked player of the k-th board, whose pairing number among the players
+    paired is k, gets the initial colour when k is odd.  Boards in S1 order (D.9: the higher
+    player's rank decides when scores are equal).  ``tests/unit/test_dutch_fast.py`` checks this
+    against the engine; the bbpPairings tests check round 1 of 350 events.
+    """
+    key = (lambda p: (-(p.rating or 0), p.number)) if by_rating else (lambda p: p.number)
+    order = sorted((p for p in players if not p.absent), key=key)
+    half = len(order) // 2
+    boards = []
+    for k in range(half):
+        higher, lower = order[k], order[half + k]
+        white, black = (higher, lower) if (k % 2 == 0) == first_white else (lower, higher)
+        boards.append((str(white.number), str(black.number)))
+    bye = str(order[-1].number) if len(order) % 2 else None
+    return SwissRound(round=1, boards=boards, bye=bye)
 
 
 def players_from_trf(t: Tournament, round_no: int) -> list[DutchPlayer]:

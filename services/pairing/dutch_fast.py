@@ -1,4 +1,5 @@
-"""A faster, pairing-identical run of py4swiss's FIDE Dutch engine (C.04.3).
+"""A faster, pairing-identical run of the FIDE Dutch engine (C.04.3 as amended in 2025:
+py4swiss's engine with :mod:`services.pairing.dutch2025`).
 
 py4swiss 0.3.1 (MIT, https://github.com/Moritz72/py4swiss; a port of bbpPairings) pairs each
 bracket by maximum-weight matching in its compiled ``matching_computer``.  Profile of round 5
@@ -26,26 +27,28 @@ decides:
    :meth:`FastBracketPairer.transpose_homogeneous_s2`); every other step, and everything else
    (exchanges, colours E.1-E.5, board order), is py4swiss's code.
 
-``tests/unit/test_dutch_fast.py`` checks weights and pairings against unmodified py4swiss
-(generated events with byes, absences, forfeits, late entries, withdrawals; the real TRFs).
+``tests/unit/test_dutch_fast.py`` checks weights and pairings against py4swiss's own classes
+with the same amendments (generated events with byes, absences, forfeits, late entries,
+withdrawals; the real TRFs).
 Tied to py4swiss 0.3.1 (pinned in pyproject.toml): :data:`SUPPORTED` is False for any other
-installed version and :func:`services.pairing.dutch.pair_dutch` then uses py4swiss unmodified.
+installed version and :func:`services.pairing.dutch.pair_dutch` then runs py4swiss's own classes
+with the amendments (:class:`services.pairing.dutch2025.Dutch2025Engine`, itself written
+against 0.3.1).
 """
 from __future__ import annotations
 
 from importlib.metadata import version as _dist_version
 
 from py4swiss.dynamicuint import DynamicUint
-from py4swiss.engines.common import ColorPreferenceSide, PairingError
-from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
+from py4swiss.engines.common import ColorPreferenceSide
 from py4swiss.engines.dutch.bracket.bracket import Bracket
-from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria.absolute import C2, C3
-from py4swiss.engines.dutch.engine import Engine
-from py4swiss.engines.dutch.player import Player, PlayerRole, get_player_infos_from_trf
+from py4swiss.engines.dutch.player import Player, PlayerRole
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.matching_computer import ComputerDutchValidity
-from py4swiss.trf import ParsedTrf
+
+from services.pairing.dutch2025 import (Dutch2025BracketMatcher, Dutch2025BracketPairer,
+                                        Dutch2025Engine)
 
 __all__ = ["FastDutchEngine", "SUPPORTED", "PY4SWISS_VERSION"]
 
@@ -55,11 +58,16 @@ SUPPORTED = _dist_version("py4swiss") == PY4SWISS_VERSION
 
 def _signature(p: Player) -> tuple:
     """Every attribute of ``p`` that py4swiss 0.3.1's quality criteria C.5-C.19, the bye
-    preference of ``BracketMatcher._get_weight`` and the absolute criterion C.3 read (not the
-    id, pairing number, opponents or colour sequence)."""
+    preference of ``BracketMatcher._get_weight``, the absolute criterion C.3 and the 2025
+    amendments (services.pairing.dutch2025) read (not the id, pairing number, opponents or
+    colour sequence); of a ``far`` player only whether he can take the bye and what C.3
+    reads."""
     cp = p.color_preference
+    if p.far:  # below the next scoregroup: the completion weight and C.3 (dutch2025)
+        return (True, p.bye_received, p.top_scorer, cp.side, cp.strength)
     return (p.role, p.points_with_acceleration, cp.side, cp.strength, p.color_difference,
-            p.color_double, p.float_1, p.float_2, p.bye_received, p.top_scorer)
+            p.color_double, p.float_1, p.float_2, p.bye_received, p.top_scorer,
+            p.bye_rank, p.bye_active, p.far)
 
 
 def _signature_classes(players: list[Player]) -> tuple[list[int], list[Player]]:
@@ -88,7 +96,7 @@ class _EveryPairAllowed:
 _UNSET = object()
 
 
-class FastBracketMatcher(BracketMatcher):
+class FastBracketMatcher(Dutch2025BracketMatcher):
     """py4swiss's ``BracketMatcher`` (one bracket's maximum-weight matching, C.04.3 B.8) with
     the edge weights computed once per pair of player signatures (module docstring).
 
@@ -115,6 +123,8 @@ class FastBracketMatcher(BracketMatcher):
         classes, reps = _signature_classes(players)
         table: list[list] = [[_UNSET] * len(reps) for _ in reps]
         forbidden = self._pair_validity._forbidden_pairs
+        blocked = getattr(self._bracket, "blocked", ())
+        lower = [p.role == PlayerRole.LOWER for p in players]
         ids = [p.id for p in players]
         opponents = [p.opponents for p in players]
         zero = self._zero_weight
@@ -130,6 +140,7 @@ class FastBracketMatcher(BracketMatcher):
                     template = row[classes[j]] = (self._get_weight(p1, p2)
                                                   if C3.evaluate(p1, p2) else None)
                 if (template is None or id1 in opponents[j]
+                        or (ids[j] in blocked and lower[j] and not lower[i])
                         or (forbidden and ((id1, ids[j]) in forbidden
                                            or (ids[j], id1) in forbidden))):
                     w = zero
@@ -337,24 +348,16 @@ class FastValidityMatcher(ValidityMatcher):
         return super().is_valid_matching()
 
 
-class FastBracketPairer(BracketPairer):
+class FastBracketPairer(Dutch2025BracketPairer):
     """py4swiss's ``BracketPairer`` using :class:`FastBracketMatcher`, and skipping the matching
     computation of a D.1 transposition step when its outcome is proven (see
     :meth:`transpose_homogeneous_s2`)."""
 
+    matcher_class = FastBracketMatcher
+
     def __init__(self, state: Bracket, validity_matcher: ValidityMatcher,
                  initial_color: bool) -> None:
-        # Same attributes as BracketPairer.__init__ (py4swiss 0.3.1), other matcher class.
-        self._bracket = state
-        self._validity_matcher = validity_matcher
-        self._initial_color = initial_color
-        self._num = len(state.mdp_list + state.resident_list + state.lower_list)
-        self._bracket_matcher = FastBracketMatcher(state, validity_matcher)
-        self._heterogeneous_s1 = []
-        self._heterogeneous_s2 = []
-        self._homogeneous_s1 = []
-        self._homogeneous_s2 = []
-        self._exchanges = 0
+        super().__init__(state, validity_matcher, initial_color)
         self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
 
     def transpose_homogeneous_s2(self) -> None:
@@ -524,33 +527,11 @@ def _exchange(a: int, s: int, mate: list[int], inc: dict[int, int],
     return True
 
 
-class FastDutchEngine(Engine):
-    """py4swiss 0.3.1's Dutch ``Engine`` with the fast matcher set-up; same pairings.
-
-    ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the pairing-allocated bye);
-    raises py4swiss's ``PairingError`` when the round cannot be paired (C.04.3 C.1-C.3).
+class FastDutchEngine(Dutch2025Engine):
+    """:class:`services.pairing.dutch2025.Dutch2025Engine` with the fast matcher set-up; same
+    pairings.  ``generate_pairings(trf) -> list[Pairing]`` (``black == 0``: the
+    pairing-allocated bye); raises py4swiss's ``PairingError`` when the round cannot be paired.
     """
 
-    @classmethod
-    def generate_pairings(cls, trf: ParsedTrf) -> list:
-        # The steps of Engine.generate_pairings (py4swiss 0.3.1), with the fast classes.
-        player_pairs = []
-        round_number = min(len(section.results) for section in trf.player_sections) + 1
-        initial_color = trf.x_section.configuration.first_round_color
-        players = get_player_infos_from_trf(trf)
-        players.sort(reverse=True)
-        validity_matcher = FastValidityMatcher(players, trf.x_section.forbidden_pairs)
-        brackets = Brackets(players, round_number)
-        if not validity_matcher.is_valid_matching():
-            raise PairingError("Round can not be paired")
-        while not brackets.is_finished():
-            bracket_pairer = FastBracketPairer(brackets.get_current_bracket(), validity_matcher,
-                                               initial_color)
-            bracket_pairings = cls._get_bracket_pairs(bracket_pairer)
-            if bracket_pairings is None:
-                brackets.collapse()
-            else:
-                brackets.apply_bracket_pairings(bracket_pairings)
-                player_pairs.extend(bracket_pairings)
-        player_pairs.sort(key=cls._get_player_pair_score, reverse=True)
-        return [cls._get_pairing(pair) for pair in player_pairs]
+    validity_matcher_class = FastValidityMatcher
+    bracket_pairer_class = FastBracketPairer

@@ -556,8 +556,8 @@ class PairingCore(KeepsRecords, Core):
         return pairs, None, "team-round-robin", TEAM_RULE, inputs
 
     def _dutch(self, t: _Tournament, rnd: int, absent: dict[str, str] | None = None):
-        """FIDE Dutch (C.04.3) by py4swiss (bbpPairings' rules, :mod:`services.pairing.dutch`):
-        pairing numbers by rating then name; the history as a TRF (byes ``U``, absences ``Z``,
+        """FIDE Dutch (C.04.3 as amended in 2025, :mod:`services.pairing.dutch`): pairing
+        numbers by rating then name, the event's ``initial_colour`` (E.5); the history as a TRF (byes ``U``, absences ``Z``,
         forfeits ``+``/``-``, a late entry's missed rounds ``Z`` or ``H``); ``absent``: players
         left out this round (withdrawn ``-``, requested byes ``F``/``H``/``Z``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
@@ -577,7 +577,8 @@ class PairingCore(KeepsRecords, Core):
             pairs, bye = [], (by_no[present[0].number] if present else None)
         else:
             try:
-                sr = pair_dutch(players, rnd, t.created.rounds)
+                sr = pair_dutch(players, rnd, t.created.rounds,
+                                first_white=t.created.initial_colour == "white")
             except pc.PairingError as e:  # our engine's name, not the library's
                 msg = str(e).removeprefix("py4swiss: ")
                 raise pc.PairingError(f"Dutch (C.04.3): {msg[:1].lower() + msg[1:]}") from e

@@ -106,6 +106,8 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
                              rank=row.rank if row else None, rounds=rs))
     total = created.rounds or len(written)
     own = {"012": created.name, "062": str(len(out)), "XXR": str(total)}
+    if created.system == "swiss" and not created.trf_headers:  # an imported file keeps its own
+        own["XXC"] = "white1" if created.initial_colour == "white" else "black1"
     headers = [(code, own[code] if code in ("062", "XXR") else content)
                for code, content in (_split_header(h) for h in created.trf_headers)]
     headers += [(code, v) for code, v in own.items() if code not in {c for c, _ in headers}]

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import httpx
 
+from services.pairing.check import initial_colour
 from services.pairing.trf import Tournament, read_trf
 from services.tools.host import Host, HostReport, _event_id, slug
 
@@ -119,7 +120,8 @@ class TrfHost(Host):
         await self.call("POST", "/tournaments", json={
             "tournament_id": self.tid, "name": t.name or self.tid, "system": "swiss",
             "rounds": max(t.rounds, t.rounds_recorded, 1), "tiebreaks": list(self.tiebreaks),
-            "trf_headers": [f"{code} {content}" for code, content in t.headers]})
+            "trf_headers": [f"{code} {content}" for code, content in t.headers],
+            "initial_colour": "white" if initial_colour(t) else "black"})
         for p in t.players:
             await self.call("POST", f"/tournaments/{self.tid}/players", json={
                 "player_id": self.no_id[p.number], "name": p.name or self.no_id[p.number],

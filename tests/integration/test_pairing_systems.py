@@ -119,7 +119,7 @@ async def test_swiss_dutch_by_py4swiss_through_the_service():
                 assert (await c.post(f"/games/{b['game_id']}/result", json={"result": res})).status_code == 200
         events = (await c.get(f"/tournaments/{tid}/events", params={"follow": "false"})).json()
         paired = [e["payload"] for e in events if e["type"] == "RoundPaired"]
-        assert [p["system_version"] for p in paired] == ["py4swiss-dutch==0.3.1"] * 4
+        assert [p["system_version"] for p in paired] == ["py4swiss-dutch==0.3.1+C.04.3-2025"] * 4
 
 
 async def test_round_robin_rounds_follow_from_the_field():

@@ -1,5 +1,6 @@
-"""The fast set-up of py4swiss's Dutch engine (services.pairing.dutch_fast) gives exactly the
-pairings of unmodified py4swiss 0.3.1 (``pair_dutch(..., reference=True)``).
+"""The fast set-up of the Dutch engine (services.pairing.dutch_fast) gives exactly the pairings
+of py4swiss 0.3.1's own classes with the 2025 amendments of services.pairing.dutch2025
+(``pair_dutch(..., reference=True)``).
 
 Generated Swiss events (seeded): 20-300 players, up to 9 rounds, with pairing-allocated byes,
 half-point byes and absences (H/F/Z), late entries, withdrawals and forfeits (+/-); every round
@@ -81,18 +82,21 @@ def test_fast_engine_options(first_white, by_rating):
 
 def test_bracket_weights_equal_py4swiss():
     """Every edge weight of every bracket of round 5 of a 120-player event, as the fast
-    matcher sets it, equals py4swiss's ``BracketMatcher._get_weight`` (C.1, C.3, C.5-C.19)."""
+    matcher sets it, equals the reference ``_get_weight`` (C.04.3 2025: py4swiss's
+    criteria with 3.4.4 added, dutch2025.Dutch2025BracketMatcher)."""
     from py4swiss.engines.dutch.bracket import Brackets
-    from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
-    from py4swiss.engines.dutch.player import get_player_infos_from_trf
     from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 
+    from services.pairing.dutch2025 import (Dutch2025BracketMatcher as BracketMatcher,
+                                            _bye_assignee, players_2025)
     from services.pairing.dutch_fast import FastBracketMatcher
 
     players, rnd, _ = list(generated_event(5, 120, 5))[-1]
     trf = _parse_in_memory(history_trf(players, rnd, 5))
-    field = sorted(get_player_infos_from_trf(trf), reverse=True)
-    validity = ValidityMatcher(field, trf.x_section.forbidden_pairs)
+    field = sorted(players_2025(trf), reverse=True)
+    forbidden = set(trf.x_section.forbidden_pairs)
+    forbidden |= _bye_assignee(field, forbidden, ValidityMatcher)
+    validity = ValidityMatcher(field, forbidden)
     brackets = Brackets(field, rnd)
     edges = nonzero = 0
     while not brackets.is_finished():
@@ -133,3 +137,61 @@ def test_fast_engine_on_real_trfs(shared_data, rel):
         players = players_from_trf(t, rnd)
         args = (players, rnd, total, initial_colour(t), t.by_rank)
         assert pair_dutch(*args) == pair_dutch(*args, reference=True), rnd
+
+
+@pytest.mark.parametrize("first_white,by_rating", [(True, False), (False, False), (True, True)])
+def test_first_round_shortcut_equals_the_engine(first_white, by_rating):
+    """Round 1 without history is paired in linear time (dutch._first_round, C.04.3 2025 1.3.1,
+    E.5): the same boards, colours and bye as the engine, for 1-41 players with absences
+    (the absent top seeds change the colours below them)."""
+    for n in range(1, 42):
+        rng = random.Random(n)
+        players = [DutchPlayer(number=i, rating=rng.randint(1000, 2800),
+                               absent=rng.random() < 0.2) for i in range(1, n + 1)]
+        if all(p.absent for p in players):
+            continue
+        fast = pair_dutch(players, 1, 5, first_white, by_rating)
+        assert fast == pair_dutch(players, 1, 5, first_white, by_rating, reference=True), n
+
+
+def test_first_round_of_5000_players_in_linear_time():
+    """Round 1 of 5,000 players: 2,500 boards, 1-2501, 2502-2, ... (E.5: odd boards give the
+    higher-ranked player the initial colour), well under a second."""
+    import time
+
+    players = [DutchPlayer(number=i, rating=3000 - i // 3) for i in range(1, 5001)]
+    pair_dutch(players[:2], 1, 9)  # imports
+    t = time.perf_counter()
+    r = pair_dutch(players, 1, 9)
+    assert time.perf_counter() - t < 1.0
+    assert r.boards[:2] == [("1", "2501"), ("2502", "2")] and len(r.boards) == 2500
+    assert r.bye is None
+
+
+@pytest.mark.parametrize("initial_colour, first_board", [("white", ("p1", "p3")),
+                                                         ("black", ("p3", "p1"))])
+def test_the_initial_colour_is_an_event_setting(initial_colour, first_board):
+    """CreateTournament.initial_colour (C.04.3 E.5): four players by rating, round 1
+    pairs 1-3 and 2-4; the top seed has the chosen colour, the second board the other."""
+    from datetime import datetime, timezone
+
+    from contracts.envelope import Actor, stream_for
+    from contracts.messages import (CreateTournament, RegisterPlayer, RoundPaired, StartRound,
+                                    envelope)
+    from services.pairing.service import PairingCore
+
+    core, when, arbiter = PairingCore(), datetime(2026, 12, 2, tzinfo=timezone.utc), \
+        Actor(kind="arbiter", id="a")
+    cmds = [CreateTournament(tournament_id="t1", name="t", system="swiss", rounds=3,
+                             initial_colour=initial_colour)]
+    cmds += [RegisterPlayer(tournament_id="t1", player_id=f"p{i}", name=f"P{i}",
+                            rating=2500 - 10 * i) for i in range(1, 5)]
+    cmds.append(StartRound(tournament_id="t1", round=1))
+    out = []
+    for seq, cmd in enumerate(cmds, start=1):
+        out += core.handle(envelope(cmd, stream=stream_for("tournament-t1", "commands"),
+                                    seq=seq, occurred_at=when, actor=arbiter))
+    (paired,) = [e.payload for e in out if isinstance(e.payload, RoundPaired)]
+    boards = [(b.white, b.black) for b in paired.boards]
+    assert boards[0] == first_board
+    assert boards[1] == (("p4", "p2") if initial_colour == "white" else ("p2", "p4"))

@@ -1,0 +1,40 @@
+"""Services do not import each other (issue 11 item 3): a service package may import contracts/,
+shared/ and itself. The imports across services still left are listed here, each with what
+they reach for, so that none is added unnoticed and each one moved to shared/ is struck off
+(the list must match the code exactly). ``services/tools`` and ``services/cli.py`` are the
+command-line layer over every service and are not a service."""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+#: (importing service, imported service) still left, and why.
+LEFT = {
+    ("gateway", "pairing"): "the gateway's grade and team-name pre-checks (issue 11 item 2)",
+    ("pairing", "standings"): "tie-break codes and editions checked at event creation",
+    ("standings", "pairing"): "knockout brackets, team rosters and standings, McMahon scores, TRF",
+    ("standings", "ratings"): "FIDE rating tables for TPR",
+    ("ratings", "pairing"): "the TRF reader",
+}
+
+
+def _imports() -> set[tuple[str, str]]:
+    found = set()
+    for f in (ROOT / "services").rglob("*.py"):
+        rel = f.relative_to(ROOT / "services").parts
+        if len(rel) < 2 or rel[0] in ("tools", "__pycache__"):
+            continue
+        for node in ast.walk(ast.parse(f.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for n in names:
+                parts = n.split(".")
+                if parts[0] == "services" and len(parts) > 1 and parts[1] != rel[0]:
+                    found.add((rel[0], parts[1]))
+    return found
+
+
+def test_no_service_imports_another_beyond_the_known_list():
+    assert _imports() == set(LEFT), sorted(_imports() ^ set(LEFT))

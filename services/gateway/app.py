@@ -272,7 +272,7 @@ _BEARER = HTTPBearer(auto_error=False, scheme_name="bearer", description=(
     "gateway runs with ARBITER_JWT_SECRET)"))
 
 
-def command_context(
+async def command_context(
         wait: bool = Query(default=True, description="wait for the outcome event (else 202 at once)"),
         x_arbiter_token: str | None = Header(default=None, alias="X-Arbiter-Token",
                                              description="The administrator's token (ARBITER_ADMIN_TOKEN)"),

@@ -22,6 +22,21 @@ def test_known_positions():
     assert fen(b) == "rnbqkbnr/ppp1pppp/8/8/2PpP3/8/PP1P1PPP/RNBQKBNR b KQkq c3 0 3"
 
 
+def _fens_equal_along_a_random_game(b: chess.Board, rng: random.Random, most: int) -> int:
+    """Play up to ``most`` random legal plies from ``b``, asserting our FEN equals python-chess's
+    at the start and after each; the plies played."""
+    assert fen(b) == b.fen()
+    plies = 0
+    for _ in range(rng.randint(1, most)):
+        moves = list(b.legal_moves)
+        if not moves:
+            break
+        b.push(rng.choice(moves))
+        assert fen(b) == b.fen()
+        plies += 1
+    return plies
+
+
 def test_equal_to_python_chess_on_random_games():
     rng = random.Random(2026)
     starts = [chess.STARTING_FEN,
@@ -29,15 +44,7 @@ def test_equal_to_python_chess_on_random_games():
               "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"]
     checked = 0
     for g in range(150):
-        b = chess.Board(starts[g % len(starts)])
-        assert fen(b) == b.fen()
-        for _ in range(rng.randint(1, 160)):
-            moves = list(b.legal_moves)
-            if not moves:
-                break
-            b.push(rng.choice(moves))
-            assert fen(b) == b.fen()
-            checked += 1
+        checked += _fens_equal_along_a_random_game(chess.Board(starts[g % len(starts)]), rng, 160)
     assert checked > 5_000
 
 
@@ -47,15 +54,7 @@ def test_equal_to_python_chess_in_chess960():
     rng = random.Random(960)
     checked = 0
     for n in range(0, 960, 7):
-        b = chess.Board.from_chess960_pos(n)
-        assert fen(b) == b.fen()
-        for _ in range(rng.randint(1, 60)):
-            moves = list(b.legal_moves)
-            if not moves:
-                break
-            b.push(rng.choice(moves))
-            assert fen(b) == b.fen()
-            checked += 1
+        checked += _fens_equal_along_a_random_game(chess.Board.from_chess960_pos(n), rng, 60)
     assert checked > 2_000
 
 

@@ -236,9 +236,11 @@ class Collector:
 async def _producer(bootstrap: str):
     from aiokafka import AIOKafkaProducer
 
+    from shared.eventlog.kafka import keyed_partitioner
+
     # the event log's producer settings (shared.eventlog.kafka.KafkaLog)
     p = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True, acks="all",
-                         linger_ms=0)
+                         linger_ms=0, partitioner=keyed_partitioner)
     await p.start()
     return p
 

@@ -816,8 +816,8 @@ async def run(a) -> dict:
                                  "timeline")}
              for r in rows]
     report = {
-        "bus": a.bus, "via": a.via, "instances": a.instances, "run_id": run_id, "seed": a.seed,
-        "games": a.games, "games_started": sysres["games_started"],
+        "bus": a.bus, "broker_jvm_opts": getattr(a, "broker_jvm_opts", None), "via": a.via,
+        "instances": a.instances, "run_id": run_id, "seed": a.seed, "games": a.games, "games_started": sysres["games_started"],
         "move_every_s": a.move_every, "duration_s": a.duration,
         "target_moves_per_s": top["target_moves_per_s"], "moves_per_s": top["moves_per_s"],
         "latency_ms": {k: top[k] for k in ("p50", "p95", "p99", "max")},
@@ -901,7 +901,7 @@ def main(argv: list[str] | None = None) -> int:
 
         broker = LocalBroker()
         broker.up()
-        a.bus = f"kafka://{broker.bootstrap}"
+        a.bus, a.broker_jvm_opts = f"kafka://{broker.bootstrap}", broker.env["KAFKA_JVM_OPTS"]
     try:
         report = asyncio.run(run(a))
     finally:

@@ -181,10 +181,10 @@ class Processor:
     def prepare(self, msg: Envelope) -> list:
         """The jobs (:class:`shared.offload.Job`) the cores reading input ``msg`` name for it
         (:meth:`Core.prepare`), in core order; ``[]`` for a message already applied."""
-        if self.dedupe.seen(msg):
+        cores = [c for c in self.cores if type(c).prepare is not Core.prepare]
+        if not cores or self.dedupe.seen(msg):  # (the game process's cores name none)
             return []
-        return [j for c in self.cores if type(msg.payload).TOPIC in c.inputs
-                for j in c.prepare(msg)]
+        return [j for c in cores if type(msg.payload).TOPIC in c.inputs for j in c.prepare(msg)]
 
     def decide(self, msg: Envelope) -> list[Envelope]:
         """The decisions caused by input ``msg`` and, breadth first, by those decisions; ``[]``

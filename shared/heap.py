@@ -64,22 +64,28 @@ async def serialised_in_child(state) -> bytes:
     """``zlib(pickle(state))`` (level 1), made by a forked child so the event loop never
     stops: the child sees the state as it is at the fork (copy-on-write) and serialises it on
     the other core while the parent goes on. Pickling 10,000 live games (or a gateway's read
-    model) inline would stop the process for a fifth of a second or more. The long-lived
-    state is frozen first (:func:`freeze_heap`) so that the collector does not touch, and so
-    copy, the child's pages. Raises ``RuntimeError`` when the child fails (nothing is
-    returned then)."""
+    model) inline would stop the process for a fifth of a second or more. Raises
+    ``RuntimeError`` when the child fails (nothing is returned then)."""
+    return await in_child(lambda: zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1))
+
+
+async def in_child(work) -> bytes:
+    """The bytes ``work()`` returns, computed by a forked child while the event loop goes on
+    (the child sees the process as it is at the fork, copy-on-write). The long-lived state is
+    frozen first (:func:`freeze_heap`) so that the collector does not touch, and so copy, the
+    child's pages. Raises ``RuntimeError`` when the child fails or returns nothing."""
     loop = asyncio.get_running_loop()
     freeze_heap()
     r, w = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: serialise, write, leave without touching the event loop
+    if pid == 0:  # the child: work, write, leave without touching the event loop
         code = 0
         try:
             # nothing inherited but the pipe: a child outliving a killed parent must not hold
             # its listening socket (a restart could not bind the port)
             os.closerange(3, w)
             os.closerange(w + 1, os.sysconf("SC_OPEN_MAX"))
-            blob = zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
+            blob = work()
             with os.fdopen(w, "wb") as f:
                 f.write(blob)
         except BaseException:
@@ -90,7 +96,7 @@ async def serialised_in_child(state) -> bytes:
     blob = await loop.run_in_executor(None, _read_all, r)
     _, status = await loop.run_in_executor(None, os.waitpid, pid, 0)
     if status != 0 or not blob:
-        raise RuntimeError(f"the serialising child failed (wait status {status})")
+        raise RuntimeError(f"the forked child failed (wait status {status})")
     return blob
 
 

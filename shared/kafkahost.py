@@ -73,12 +73,12 @@ from confluent_kafka import TopicPartition as KafkaPartition
 
 from contracts.envelope import Envelope
 from shared.metrics import (
-    ASSIGNED, BATCH, EMITTED, LAG, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
+    ASSIGNED, BATCH, EMITTED, LAG, OFFLOADED, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
     TIMERS, TXN_ABORTS, TXN_SECONDS,
 )
 from shared.differences import compare
 from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
-from shared.heap import freeze_heap, serialised_in_child
+from shared.heap import freeze_heap, in_child, serialised_in_child
 from shared.sealing import KEY_ENV, seal, snapshot_key, snapshot_keys, unseal, warn_without_key
 from shared.service import Processor
 
@@ -276,6 +276,9 @@ class _Part:
     broken: bool = False
     written: dict[str, int] = field(default_factory=dict)  # output topic -> bound (see _state)
     ends: dict[str, int] = field(default_factory=dict)  # input topic -> its end when restored
+    held: list = field(default_factory=list)  # records waiting for ``job``, in log order
+    job: tuple | None = None  # (Job, task computing it in a forked child): see _decide
+    inline: bytes | None = None  # the key of a job whose child failed: computed inline
 
 
 class KafkaHost:
@@ -771,7 +774,7 @@ class KafkaHost:
             # back within 10 ms while a timer may be due or decisions wait for their transaction;
             # else only when input comes (an idle process does not spin)
             busy = self.ticks or self._inflight is not None or any(
-                p.next or p.snapshotting for p in self.parts.values())
+                p.next or p.snapshotting or p.held for p in self.parts.values())
             try:
                 rows = await loop.run_in_executor(self._poller, self._poll, 0.01 if busy else 0.2)
             except asyncio.CancelledError:
@@ -874,11 +877,18 @@ class KafkaHost:
         they decide nothing (already applied), but taking their offsets would move the
         committed offsets back, and the next restore would decide again everything after
         it: every decision of the partition written twice (found by a test: 2,442 of them)."""
-        rows = in_log_order([r for r in rows if r[2] >= part.offsets.get(r[1][0], 0)])
+        rows = in_log_order([r for r in [*part.held, *rows] if r[2] >= part.offsets.get(r[1][0], 0)])
+        part.held = []
+        if not self._job_done(part):
+            part.held = rows
+            return
         txn = part.next
-        for _, (topic, _), offset, value in rows:
-            part.offsets[topic] = offset + 1
+        for k, (_, (topic, _), offset, value) in enumerate(rows):
             m = _parse(topic, value)
+            if m is not None and self._offloaded(part, m):
+                part.held, rows = rows[k:], rows[:k]
+                break
+            part.offsets[topic] = offset + 1
             if m is not None:
                 txn.out += part.proc.decide(m)
         if rows:
@@ -890,13 +900,51 @@ class KafkaHost:
             txn.out += timers
             txn.timers += len(timers)
 
+    def _offloaded(self, part: _Part, m: Envelope) -> bool:
+        """Whether deciding ``m`` waits for a slow pure computation started now in a forked
+        child (:mod:`shared.offload`): the first job the processor names for it whose outcome
+        is not here yet. The partition's inputs from ``m`` on are then held, in order, until
+        it is (:meth:`_job_done`); the other partitions go on deciding meanwhile."""
+        from shared import offload
+        prepare = getattr(part.proc, "prepare", None)  # (a stand-in processor may have none)
+        try:
+            jobs = prepare(m) if prepare is not None else []
+        except Exception:  # not a decision: a defect here only costs the time
+            log.exception("%s: naming the computations of an input failed", self.name)
+            return False
+        job = next((j for j in jobs if not offload.ready(j) and j.key != part.inline), None)
+        if job is None:
+            return False
+        part.job = (job, asyncio.ensure_future(in_child(lambda: offload.outcome_bytes(job))))
+        OFFLOADED.labels(self.name).inc()
+        return True
+
+    def _job_done(self, part: _Part) -> bool:
+        """True when ``part`` waits for no computation (the finished one's outcome is kept for
+        the decision to take). A child that failed leaves no outcome: the decision then computes
+        it inline, with the same result."""
+        from shared import offload
+        if part.job is None:
+            return True
+        job, task = part.job
+        if not task.done():
+            return False
+        part.job = None
+        try:
+            offload.put_bytes(job, task.result())
+        except Exception:
+            part.inline = job.key
+            log.exception("%s: partition %d: the offloaded computation failed; deciding inline",
+                          self.name, part.number)
+        return True
+
     def _caught_up(self, part: _Part) -> bool:
         """Whether ``part`` has decided its inputs up to the end of the log as the latest fetch
         saw it. Timers wait until then: a command already in the log (a move received before
         a deadline, published late) is decided before the timer command, which would otherwise
         be appended after it and decided first (a restore after a broker outage; a lagging
         instance). A partition still waiting for its seek (:meth:`_seek_pending`) is not."""
-        if part.number in self._to_resume:
+        if part.number in self._to_resume or part.held or part.job:
             return False
         try:
             positions = self.consumer.position([KafkaPartition(t, part.number) for t in self.inputs])

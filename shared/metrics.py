@@ -24,6 +24,8 @@ LAG = Gauge("arbiter_consumer_lag_messages", "Input messages not yet handled, pe
 REBALANCES = Counter("arbiter_rebalances_total", "Partition assignments and revocations",
                      ["service", "change"])
 ASSIGNED = Gauge("arbiter_assigned_partitions", "Input partitions this instance owns", ["service"])
+OFFLOADED = Counter("arbiter_offloaded_total", "Slow pure computations of a decision run in a forked "
+                    "child while the partition's inputs wait (shared.offload)", ["service"])
 SNAPSHOT_AGE = Gauge("arbiter_snapshot_age_seconds", "Seconds since this instance last wrote a snapshot",
                      ["service"])
 TXN_ABORTS = Counter("arbiter_transaction_aborts_total", "Kafka transactions aborted", ["service"])

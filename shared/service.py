@@ -75,6 +75,12 @@ class Core:
         any input (the clock's CheckClock). Not a decision: asking twice is harmless."""
         return []
 
+    def prepare(self, msg: Envelope) -> list:
+        """The slow pure calls (:class:`shared.offload.Job`) that :meth:`handle` would make on
+        ``msg`` through :func:`shared.offload.call`, for the host to compute beforehand off its
+        event loop. Not a decision: a job named wrongly or not at all only costs time."""
+        return []
+
     def next_deadline(self) -> int | None:
         """Earliest epoch ms at which :meth:`due` may have a command, or None."""
         return None
@@ -171,6 +177,14 @@ class Processor:
         delivers the recorded message instead of appending it again."""
         self.recorded[msg.event_id] = msg
         self.seqs[msg.stream] = max(self.seqs.get(msg.stream, 0), msg.seq)
+
+    def prepare(self, msg: Envelope) -> list:
+        """The jobs (:class:`shared.offload.Job`) the cores reading input ``msg`` name for it
+        (:meth:`Core.prepare`), in core order; ``[]`` for a message already applied."""
+        cores = [c for c in self.cores if type(c).prepare is not Core.prepare]
+        if not cores or self.dedupe.seen(msg):  # (the game process's cores name none)
+            return []
+        return [j for c in cores if type(msg.payload).TOPIC in c.inputs for j in c.prepare(msg)]
 
     def decide(self, msg: Envelope) -> list[Envelope]:
         """The decisions caused by input ``msg`` and, breadth first, by those decisions; ``[]``

@@ -555,30 +555,39 @@ class PairingCore(KeepsRecords, Core):
                   "_extra": {"system_version": "team-berger 2", "decisions": tuple(decisions)}}
         return pairs, None, "team-round-robin", TEAM_RULE, inputs
 
+    def prepare(self, msg: Envelope) -> list:
+        """The Dutch pairing a StartRound will compute (:func:`_dutch_problem`), named so that
+        the host computes it off its event loop (:mod:`shared.offload`); ``[]`` for anything
+        else. Not a decision: a command that is then rejected only cost the computation."""
+        p = msg.payload
+        t = self.tournaments.get(getattr(p, "tournament_id", None))
+        if (not isinstance(p, StartRound) or t is None or p.boards is not None or t.finished
+                or t.created.system != "swiss" or p.round != len(t.rounds) + 1):
+            return []
+        from shared.offload import Job
+        args = _dutch_problem(t, p.round, t.absent(p.round, dict(p.requested_byes)))[0]
+        return [Job(_pair_dutch, args)] if args is not None else []
+
     def _dutch(self, t: _Tournament, rnd: int, absent: dict[str, str] | None = None):
         """FIDE Dutch (C.04.3 as amended in 2025, :mod:`services.pairing.dutch`): pairing
         numbers by rating then name, the event's ``initial_colour`` (E.5); the history as a TRF (byes ``U``, absences ``Z``,
         forfeits ``+``/``-``, a late entry's missed rounds ``Z`` or ``H``); ``absent``: players
-        left out this round (withdrawn ``-``, requested byes ``F``/``H``/``Z``)."""
-        from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
-        from services.pairing.trf import entries_from_cells
+        left out this round (withdrawn ``-``, requested byes ``F``/``H``/``Z``). The engine runs
+        through :func:`shared.offload.call` (computed beforehand off the loop when the host
+        could: :meth:`prepare`)."""
+        from services.pairing.dutch import ENGINE
+        from shared.offload import call
         absent = absent or {}
-        order = pairing_order(t.players)
-        no = {x.player_id: i + 1 for i, x in enumerate(order)}
-        hist = entries_from_cells(t.cells(), no)  # all results are in: the round ended
-        players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating,
-                               absent=x.player_id in absent, absent_result=absent.get(x.player_id, "-"))
-                   for x in order]
+        args, no, hist = _dutch_problem(t, rnd, absent)
         by_no = {n: pid for pid, n in no.items()}
-        present = [x for x in players if not x.absent]
-        if len(present) <= 1 and (present or any(k in "FHZ" for k in absent.values())):
+        if args is None:
             # nothing to pair: a round of byes only — the requested ones, and the one player
             # left unpaired gets the pairing-allocated bye (C.04.1 c: an odd player out)
-            pairs, bye = [], (by_no[present[0].number] if present else None)
+            present = [pid for pid in no if pid not in absent]
+            pairs, bye = [], (present[0] if present else None)
         else:
             try:
-                sr = pair_dutch(players, rnd, t.created.rounds,
-                                first_white=t.created.initial_colour == "white")
+                sr = call(_pair_dutch, *args)
             except pc.PairingError as e:  # our engine's name, not the library's
                 msg = str(e).removeprefix("py4swiss: ")
                 raise pc.PairingError(f"Dutch (C.04.3): {msg[:1].lower() + msg[1:]}") from e
@@ -678,6 +687,31 @@ class PairingCore(KeepsRecords, Core):
             return [self._emit(TournamentFinished(tournament_id=tid, rounds=len(t.rounds),
                                                   decisions=tuple(decisions)))]
         return []
+
+
+def _pair_dutch(players, rnd: int, rounds, first_white: bool):
+    """:func:`services.pairing.dutch.pair_dutch` by position (a module-level name the offload
+    key and a forked child can refer to)."""
+    from services.pairing.dutch import pair_dutch
+    return pair_dutch(players, rnd, rounds, first_white=first_white)
+
+
+def _dutch_problem(t: _Tournament, rnd: int, absent: dict[str, str]):
+    """``(args, numbers, history)``: the arguments of :func:`_pair_dutch` for round ``rnd``
+    (None when at most one player is to be paired and nothing is: a round of byes only), the
+    pairing numbers (player id -> number: rating then name) and each player's TRF history."""
+    from services.pairing.dutch import DutchPlayer
+    from services.pairing.trf import entries_from_cells
+    order = pairing_order(t.players)
+    no = {x.player_id: i + 1 for i, x in enumerate(order)}
+    hist = entries_from_cells(t.cells(), no)  # all results are in: the round ended
+    players = [DutchPlayer(number=no[x.player_id], history=tuple(hist[x.player_id]), rating=x.rating,
+                           absent=x.player_id in absent, absent_result=absent.get(x.player_id, "-"))
+               for x in order]
+    present = [x for x in players if not x.absent]
+    if len(present) <= 1 and (present or any(k in "FHZ" for k in absent.values())):
+        return None, no, hist
+    return (players, rnd, t.created.rounds, t.created.initial_colour == "white"), no, hist
 
 
 def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds, results: dict[str, str]):

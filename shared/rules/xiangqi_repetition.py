@@ -29,9 +29,11 @@ How the engine reads the text (each decision is repeated in the docstring that i
 * Art. 27: the general's own capture threats are idle, other pieces capturing with its help or
   alongside it chase (27.1, 图十一); a soldier's own capture threats are idle unless the other
   side attacks throughout the cycle as well (27.2, 图十三; decided per cycle in
-  :func:`rule_cycle`); threats only to advisors / elephants by the side that is not ahead in
-  attacking force are the incidental attacks of a defence holding a drawn position (27.3,
-  图十五, 图十六); the heaviest nature wins: check, then mate threat, then chase (27.4).
+  :func:`rule_cycle`); threats only to advisors / elephants are idle when the move occupies a
+  defensive point that at once makes a simple draw (27.3, 图十五, 图十六), read from the
+  position (:func:`_holds_simple_draw`: the moved piece stops a check, mate threat or capture
+  of the opponent, the opponent is left no mate threat or capture threat, and the mover is not
+  the stronger side); the heaviest nature wins: check, then mate threat, then chase (27.4).
 * A cycle is ruled on each side's moves (art. 25.2, 26): every move an attack (将, 杀, 捉) is a
   禁止着法; any idle move among them makes the side's play allowed (数将一闲 etc.). The chased pieces
   may differ from move to move (art. 28.12 "追捉一子或数子", 图十三 where a chariot chases a horse
@@ -113,7 +115,8 @@ def _legal_captures(b: Board) -> list[Move]:
 
 
 def _attack_force(board: Board, colour: str) -> int:
-    """Attacking material (chariots, horses, cannons, soldiers) for art. 27.3."""
+    """Attacking material (chariots, horses, cannons, soldiers) for art. 27.3's "和棋": the side
+    with more of it is playing to win, not holding a draw."""
     total = 0
     for sq, p in enumerate(board.squares):
         if p is not None and colour_of(p) == colour and p.upper() in "RNCP":
@@ -383,8 +386,8 @@ def classify_move(board_before: Board, move: Move) -> Classification:
     杀 (art. 28.2) - after it the mover could mate by consecutive checks and could not before;
     捉 (art. 28.3, 29) - a new capture threat on a piece of value (see :func:`_threats`; new by
     art. 29.2: :func:`_new_threats`), not by the general alone (27.1), not by a soldier alone
-    (27.2: reported in ``soldier_targets``), not only on advisors / elephants by the side that is
-    not ahead in attacking force (27.3); else 闲 (art. 28.9; 兑, 献, 拦, 跟 included). The
+    (27.2: reported in ``soldier_targets``), not only on advisors / elephants from a defensive
+    point that makes a simple draw (27.3, :func:`_holds_simple_draw`); else 闲 (art. 28.9; 兑, 献, 拦, 跟 included). The
     result's ``article`` names every article that decided (e.g. ``"29.2"`` for an idle move whose
     threats all existed before it). Raises :class:`XiangqiError` for an illegal ``move``.
     """
@@ -416,15 +419,16 @@ def classify_move(board_before: Board, move: Move) -> Classification:
         why.append(("threatened already before the move, and in the same way (art. 29.2, 从捉到捉): "
                     + ", ".join(_sq_name(s) for s in old), "29.2"))
     why += [(n, "29.4") for n in notes]
-    return _chase_or_idle(after, mover, new, why)
+    return _chase_or_idle(after, move, mover, new, why)
 
 
-def _chase_or_idle(after: Board, mover: str, new: dict[int, list[_Threat]],
+def _chase_or_idle(after: Board, move: Move, mover: str, new: dict[int, list[_Threat]],
                    why: list[tuple[str, str]]) -> Classification:
     """捉 or 闲 from the new capture threats ``new`` of ``mover`` (art. 28.3, 29) with art. 27's
     special cases: the general's own threats are idle (27.1), a soldier's own threats idle unless
     the cycle is mutual attack (27.2: kept in ``soldier_targets``), incidental attacks on advisors
-    / elephants by a defence holding a simple draw idle (27.3). ``why``: threats already set aside
+    / elephants from a defensive point that makes a simple draw idle (27.3,
+    :func:`_holds_simple_draw`). ``why``: threats already set aside
     and by which article; the classification's ``article`` names every article that decided."""
     chased: list[Target] = []
     king_only: list[str] = []
@@ -441,11 +445,12 @@ def _chase_or_idle(after: Board, mover: str, new: dict[int, list[_Threat]],
             chased.append(tgt)
     if king_only:
         why.append(("threatened by the general alone (art. 27.1): " + ", ".join(king_only), "27.1"))
-    if chased and all(t.piece.upper() in "AB" for t in chased) and \
-            _attack_force(after, mover) <= _attack_force(after, _other(mover)):
+    held = (_holds_simple_draw(after, move, mover)
+            if chased and all(t.piece.upper() in "AB" for t in chased) else None)
+    if held:
         why.insert(0, ("attacks only advisors / elephants ("
                        + ", ".join(f"{_NAMES[t.piece.upper()]} {t.square}" for t in chased)
-                       + ") while defending with no more attacking force than the opponent: "
+                       + f") from a defensive point that makes a simple draw ({held}): "
                        "incidental, idle (art. 27.3)", "27.3"))
         chased = []
     if chased:
@@ -465,6 +470,46 @@ def _chase_or_idle(after: Board, mover: str, new: dict[int, list[_Threat]],
         return Classification(IDLE, (), _join(why[0][0], why[1:]), _articles("", why),
                               tuple(soldier))
     return Classification(IDLE, (), "no check, mate threat or capture threat", "28.9")
+
+
+def _holds_simple_draw(after: Board, move: Move, mover: str) -> str | None:
+    """Art. 27.3 "占据防守要点，立即构成简明和棋": whether ``move`` (just played, ``after`` the
+    position it leaves, the opponent to move) occupies a defensive point that at once makes a
+    simple draw; the reason when it does, else None.  Read from the position, in three parts:
+
+    1. a defensive point (防守要点): the moved piece, on the square it reached, stops an attack
+       of the opponent: with that piece taken off the board the opponent would have a check,
+       a mate by checks (art. 28.2) or a capture threat (art. 28.3) that it does not have with
+       the piece there, or the mover's general would stand attacked (the piece shields it);
+    2. the draw is made at once (立即): after the move the opponent has no mate by checks and no
+       capture threat (art. 28.3, 29) left: the defence holds everything;
+    3. a draw (和棋) by material: the mover is not the stronger side (its attacking force, art.
+       25.3 values, is no greater than the opponent's), so it holds rather than plays to win.
+
+    图十五: the chariot's return to e3 parries 车i3-i2 mate; 图十六: the cannon on d6 or c6 bars
+    the red cannon's way to a check on the d-file.  A piece that only hunts an advisor or an
+    elephant (it shields nothing) chases, whatever the material."""
+    opp = _other(mover)
+    if _attack_force(after, mover) > _attack_force(after, opp):
+        return None
+    if _mate_by_checks(after.copy(), MATE_THREAT_DEPTH) is not None or _threats(after.copy())[0]:
+        return None
+    without = after.copy()
+    without.squares[move.to_sq] = None
+    if without.is_check(mover):
+        return f"it shields its general from the {_sq_name(move.to_sq)} square"
+    if _checking_moves(without) - _checking_moves(after):
+        return f"on {_sq_name(move.to_sq)} it bars a check"
+    if _mate_by_checks(without.copy(), MATE_THREAT_DEPTH) is not None:
+        return f"on {_sq_name(move.to_sq)} it parries a mate threat"
+    if _threats(without)[0]:
+        return f"on {_sq_name(move.to_sq)} it guards against a capture"
+    return None
+
+
+def _checking_moves(b: Board) -> set[Move]:
+    """The legal moves of the side to move of ``b`` that check (art. 28.1)."""
+    return {m for m in b.legal_moves() if b.gives_check(m)}
 
 
 def _join(head: str, why: list[tuple[str, str]]) -> str:

@@ -257,7 +257,62 @@ def test_check_and_mate_threat_are_named():
     assert c.kind == CHECK and [t.square for t in c.targets] == ["d9"]
     board.push(Move.from_iccs(case["moves"][0]))
     c = classify_move(board, Move.from_iccs(case["moves"][1]))
-    assert c.kind == MATE_THREAT and c.targets[0].square == "f2"
+    assert c.kind == MATE_THREAT and c.targets[0].square == "f0"
+    assert c.targets[0].by == "a4a0 d3d0 a0d0"  # 车a0+ 车d0 车xd0, the horse h2 takes f1
+
+
+# ------------------------------------------------------------- art. 27.3, from the position
+@pytest.mark.parametrize("figure,played,move,why,target", [
+    # 图十五 (built position, red K f0 R e3; black K d9 B e7 R a4 N h2): 车d3-e3 parries 车a4-a0+
+    # 车d0 车xd0 mate (on e3 the chariot blocks on e0, where the general retakes) and on the way
+    # attacks the unprotected elephant e7
+    (15, 2, "d3e3", "on e3 it parries a mate threat", "elephant e7"),
+    # 图十六 (炮不离位固守防御): on d6 the black cannon keeps the red cannon b6 from 炮b6-d6+ (the
+    # advisor d7 its screen); it attacks the advisor d0 over d2
+    (16, 3, "c6d6", "on d6 it bars a check", "advisor d0"),
+])
+def test_art_27_3_the_defensive_point_is_read_from_the_position(figure, played, move, why, target):
+    """Art. 27.3: the attack on an advisor / elephant is idle because the move occupies a
+    defensive point that makes a simple draw, and the reason names what the point stops."""
+    case = next(c for c in CASES if c["figure"] == figure)
+    board = Board(case["fen"])
+    for iccs in case["moves"][:played]:
+        board.push(Move.from_iccs(iccs))
+    c = classify_move(board, Move.from_iccs(move))
+    assert c.kind == IDLE and c.article == "27.3"
+    assert why in c.reason and target in c.reason
+
+
+#: Chariot against chariot (red K e0, elephant e2; black K e9, chariot h8): the red chariot follows
+#: the black elephant between c5 and a7 along rank 2. It shields nothing: taken off the board,
+#: black would have no check, mate threat or capture it lacks with the chariot there.
+HUNTED_ELEPHANT = "4k4/7r1/9/9/2b6/9/9/R3B4/9/4K4 w - - 0 1"
+
+
+def test_art_27_3_hunting_an_elephant_from_no_defensive_point_is_a_chase():
+    """Art. 27.3 covers attacks on advisors / elephants that arise from occupying a defensive
+    point; equal material alone does not make them idle. Each chariot move newly attacks the
+    unprotected elephant (c5 from c2, a7 from a2): 长捉 of an elephant, a forbidden move against
+    black's idle ones, so red must vary (art. 26.4)."""
+    moves = ["a2c2", "c5a7", "c2a2", "a7c5", "a2c2", "c5a7", "c2a2"]
+    board = Board(HUNTED_ELEPHANT)
+    c = classify_move(board, Move.from_iccs("a2c2"))
+    assert c.kind == CHASE and [(t.square, t.piece) for t in c.targets] == [("c5", "b")]
+    ruling = rule_cycle(Board(HUNTED_ELEPHANT), moves)
+    assert ruling.verdict == "must-vary:red"
+    assert [m.classification.kind for m in ruling.moves] == [IDLE, CHASE, IDLE, CHASE]
+
+
+def test_art_27_3_the_stronger_side_does_not_hold_a_draw():
+    """The same defensive move by a side with more attacking force (a red horse on i9 and a
+    crossed soldier on g7 added, out of the play: 16 against 15 by art. 25.3's values) holds no
+    simple draw (和棋, art. 27.3): the elephant e7 is chased."""
+    case = next(c for c in CASES if c["figure"] == 15)
+    board = Board(case["fen"].replace("3k5/9/4b4/", "3k4N/9/4b1P2/", 1))
+    for iccs in case["moves"][:2]:
+        board.push(Move.from_iccs(iccs))
+    c = classify_move(board, Move.from_iccs("d3e3"))
+    assert c.kind == CHASE and [(t.square, t.piece) for t in c.targets] == [("e7", "b")]
 
 
 # ------------------------------------------------------------------- (d) art. 29.2, new chase

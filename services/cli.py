@@ -97,10 +97,10 @@ def demo(bus: str = typer.Option("memory", help=BUS_HELP),
          port: int = typer.Option(8080, min=0, max=65535, help="--serve: the port on 127.0.0.1")):
     """Host a self-contained round robin of bot players on real clocks, all services in one
     process (memory bus) or through Kafka; print the crosstable and final standings. With
-    --serve: a live demo at http://127.0.0.1:PORT/ (chess), printing the URLs and tokens of a
+    --serve: a live demo of --game at http://127.0.0.1:PORT/, printing the URLs and tokens of a
     player, an arbiter and a spectator."""
     if serve:
-        return _serve_demo(port, seed)
+        return _serve_demo(port, seed, game)
     from services.tools.demo import run_demo
     try:
         if game not in ("chess", "xiangqi", "go"):
@@ -115,14 +115,14 @@ def demo(bus: str = typer.Option("memory", help=BUS_HELP),
     _write_json(json_out, result)
 
 
-def _serve_demo(port: int, seed: int) -> None:
+def _serve_demo(port: int, seed: int, game: str) -> None:
     from services.tools import demo_serve
 
     async def main() -> None:
-        async with demo_serve.start(port=port, seed=seed) as d:
+        async with demo_serve.start(port=port, seed=seed, game=game) as d:
             urls = d.urls()
             out.print(f"Arbiter demo at [bold]{urls['index']}[/bold] (Ctrl-C stops it)", soft_wrap=True)
-            out.print(f"player (you, White against a bot):\n  {urls['player']}", soft_wrap=True)
+            out.print(f"player (you, {'Red' if game == 'xiangqi' else 'White'} against a bot):\n  {urls['player']}", soft_wrap=True)
             out.print(f"arbiter (chief, every game):\n  {urls['arbiter']}", soft_wrap=True)
             out.print(f"spectator (bots' live games; no token):\n  {urls['spectator']}", soft_wrap=True)
             out.print(f"tokens (Authorization: Bearer ...):\n  player  {d.tokens['player']}\n"
@@ -133,7 +133,7 @@ def _serve_demo(port: int, seed: int) -> None:
         asyncio.run(main())
     except KeyboardInterrupt:
         pass
-    except (OSError, RuntimeError) as e:
+    except (OSError, RuntimeError, ValueError) as e:
         _fail(f"demo --serve: {e}", 1)
 
 

@@ -15,12 +15,16 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from contracts.messages import GAME_EVENTS, PAYLOAD_TYPES
+
+#: The messages of a game's event stream: each is an SSE event name the game page listens to.
+GAME_EVENT_TYPES = sorted(n for n, p in PAYLOAD_TYPES.items() if p.TOPIC == GAME_EVENTS)
 STATIC = Path(__file__).resolve().parent / "static"
 #: At most this many games are listed on ``/`` (the most recent first).
 INDEX_GAMES = 200
 
 
-def _page(title: str, body: str, status: int = 200, *, main_class: str = "index",
+def _page(title: str, body: str, status: int = 200, *, main_class: str = "index", main_attrs: str = "",
           script: str | None = None, who: str = '<a class="who" href="/docs">API</a>') -> HTMLResponse:
     """A page of the site: the header bar, ``body`` in ``<main>``, the shared style sheet and
     the page's ``script`` (a module of /ui/static)."""
@@ -30,7 +34,7 @@ def _page(title: str, body: str, status: int = 200, *, main_class: str = "index"
         f'content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
         f'<link rel="icon" href="data:,"><link rel="stylesheet" href="/ui/static/arbiter.css">{js}'
         f'</head><body><header class="bar"><a href="/">Arbiter</a> <span id="title">{escape(title)}'
-        f'</span>{who}</header><main class="{main_class}">{body}</main></body></html>',
+        f'</span>{who}</header><main class="{main_class}"{main_attrs}>{body}</main></body></html>',
         status_code=status)
 
 
@@ -46,13 +50,16 @@ GAME_BODY = """
   <p id="refusal" class="refusal" role="alert" hidden></p>
   <form id="move-form" class="move-form" hidden>
     <label for="move-input">Move</label>
-    <input id="move-input" name="move" autocomplete="off" placeholder="e4, Nf3, e7e8q">
+    <input id="move-input" name="move" autocomplete="off">
     <button type="submit">Play</button>
   </form>
   <div id="actions" class="actions" hidden>
     <button id="offer-draw" type="button">Offer draw</button>
     <button id="accept-draw" type="button" hidden>Accept draw</button>
     <button id="decline-draw" type="button" hidden>Decline draw</button>
+    <button id="pass" type="button" hidden>Pass</button>
+    <button id="accept-dead" type="button" hidden>Accept the dead stones</button>
+    <button id="reject-dead" type="button" hidden>Resume play</button>
     <button id="resign" type="button">Resign</button>
   </div>
   <ol id="moves" class="moves" aria-label="moves"></ol>
@@ -92,6 +99,7 @@ def install(app: FastAPI) -> None:
             return _page("no such game", f"<h1>No such game: {escape(gid)}</h1>"
                                          f'<p><a href="/">All games</a></p>', status=404)
         return _page(f"game {gid}", GAME_BODY, main_class="game", script="game.js",
+                     main_attrs=f' data-events="{" ".join(GAME_EVENT_TYPES)}"',
                      who='<span id="who" class="who"></span>')
 
     @app.get("/ui/now", include_in_schema=False)

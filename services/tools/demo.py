@@ -105,7 +105,7 @@ def go_dead(text: str) -> list[str]:
     return sorted(go.to_gtp(p, board.size) for p in estimate_dead(board))
 
 
-async def _go_turn(c, gid: str, g: dict, white: str, black: str, rng: random.Random) -> None:
+async def go_turn(c, gid: str, g: dict, white: str, black: str, rng: random.Random) -> None:
     """One step of a Go game for the bots: a move, or the dead-stone agreement once play stopped
     (Black proposes the estimate, White accepts it)."""
     seat = {"white": white, "black": black}
@@ -143,7 +143,9 @@ async def bot_game(c, gid: str, white: str, black: str, rng: random.Random,
 
 
 def to_move(g: dict) -> str:
-    """The colour to move in a chess or xiangqi game view (``GET /games/{gid}``)."""
+    """The colour to move in a game view (``GET /games/{gid}``)."""
+    if g["game"] == "go":
+        return g["go"]["to_move"]
     return "white" if g["fen"].split()[1] == "w" else "black"
 
 
@@ -153,7 +155,7 @@ async def bot_turn(c, gid: str, g: dict, white: str, black: str, rng: random.Ran
     if pace:
         await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
     if g["game"] == "go":
-        await _go_turn(c, gid, g, white, black, rng)
+        await go_turn(c, gid, g, white, black, rng)
         return
     me = white if to_move(g) == "white" else black
     if g["game"] == "xiangqi":

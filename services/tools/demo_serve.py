@@ -3,7 +3,8 @@
 All services run in this process on the memory log (no Kafka), the gateway on a real port with
 identity on (a signing secret drawn for the run). Two kinds of games, on real clocks:
 
-- ``you-vs-bot``: the visitor plays White (the player token printed) against a bot;
+- ``you-vs-bot``: the visitor plays White (xiangqi: Red) with the player token printed,
+  against a bot;
 - ``live-N``: bots play each other at a pace a spectator can follow; when one game ends the
   next starts, so there is always a live board.
 
@@ -23,11 +24,11 @@ from collections.abc import AsyncIterator
 import httpx
 import uvicorn
 
-from services.tools.demo import bot_turn, to_move
+from services.tools.demo import DEMO_TIME, go_turn, bot_turn, to_move
 
 HUMAN, BOT, BOTS = "you", "Boris", ("Ada", "Chen")
 #: The visitor's game: a rapid time control, so a person has time to think.
-HUMAN_TIME = "600+5"
+HUMAN_TIME = {"chess": "600+5", "xiangqi": "600+5", "go": "600 5x30 byo-yomi"}
 #: The bots' games: short, so that results come in while one watches.
 BOT_TIME = "120+2"
 #: Seconds a bot waits before thinking in the live games (on average).
@@ -51,31 +52,38 @@ class Demo:
                 "spectator": f"{g}{self.live_games[-1] if self.live_games else self.player_game}?token="}
 
 
-async def _create(c: httpx.AsyncClient, gid: str, white: str, black: str, tc: str) -> None:
+async def _create(c: httpx.AsyncClient, gid: str, white: str, black: str, tc: str,
+                  game: str) -> None:
+    go = {"board_size": 9, "go_rules": "chinese"} if game == "go" else {}
     r = await c.post("/games", json={"game_id": gid, "white": white, "black": black,
-                                     "time_control": tc})
+                                     "time_control": tc, "game": game, **go})
     if r.status_code >= 400:
         raise RuntimeError(f"demo game {gid}: {r.json().get('detail')}")
 
 
 async def _bot_side(c: httpx.AsyncClient, gid: str, rng: random.Random) -> None:
-    """The bot's side of the visitor's game: it moves whenever it is Black's turn."""
+    """The bot's side of the visitor's game: it moves whenever it is Black's turn (Go: and
+    proposes the dead stones once play stopped; the visitor accepts or resumes)."""
     while True:
         g = (await c.get(f"/games/{gid}")).json()
         if g["status"] == "ended":
             return
-        if g["status"] == "ongoing" and to_move(g) == "black":
+        phase = (g.get("go") or {}).get("phase", "play")
+        if g["status"] == "ongoing" and phase == "play" and to_move(g) == "black":
             await bot_turn(c, gid, g, HUMAN, BOT, rng)
+        elif phase == "scoring" and "black" not in g["go"].get("proposals", {}):
+            await go_turn(c, gid, g, HUMAN, BOT, rng)  # Black proposes
         else:
             await asyncio.sleep(0.1)
 
 
-async def _live_games(c: httpx.AsyncClient, demo: Demo, rng: random.Random, pace: float) -> None:
+async def _live_games(c: httpx.AsyncClient, demo: Demo, rng: random.Random, pace: float,
+                      game: str) -> None:
     """Bots' games one after the other, for ever."""
     for n in itertools.count(1):
         gid = f"live-{n}"
         white, black = BOTS if n % 2 else BOTS[::-1]
-        await _create(c, gid, white, black, BOT_TIME)
+        await _create(c, gid, white, black, BOT_TIME if game != "go" else DEMO_TIME["go"], game)
         demo.live_games.append(gid)
         while True:
             g = (await c.get(f"/games/{gid}")).json()
@@ -89,8 +97,11 @@ async def _live_games(c: httpx.AsyncClient, demo: Demo, rng: random.Random, pace
 
 @asynccontextmanager
 async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
-                pace: float = PACE_S) -> AsyncIterator[Demo]:
-    """Run the demo while the context is open (``port=0``: a free port)."""
+                pace: float = PACE_S, game: str = "chess") -> AsyncIterator[Demo]:
+    """Run the demo of ``game`` (chess, xiangqi, go: 9x9) while the context is open
+    (``port=0``: a free port). Raises ``ValueError`` for an unknown game."""
+    if game not in DEMO_TIME:
+        raise ValueError(f"unknown game {game!r}: {', '.join(DEMO_TIME)}")
     from services.gateway.app import create_app
     from services.gateway.identity import ALL_EVENTS, issue_token
     from shared.eventlog.base import open_log
@@ -120,9 +131,9 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
             "arbiter": issue_token(secret, "arbiter", "arbiter1", [ALL_EVENTS], ttl_s=week, chief=True)})
         c = httpx.AsyncClient(base_url=url, headers={"X-Arbiter-Token": admin}, timeout=60)
         rng = random.Random(seed)
-        await _create(c, demo.player_game, HUMAN, BOT, HUMAN_TIME)
+        await _create(c, demo.player_game, HUMAN, BOT, HUMAN_TIME[game], game)
         tasks = [asyncio.create_task(_bot_side(c, demo.player_game, random.Random(rng.random()))),
-                 asyncio.create_task(_live_games(c, demo, random.Random(rng.random()), pace))]
+                 asyncio.create_task(_live_games(c, demo, random.Random(rng.random()), pace, game))]
         while not demo.live_games:
             await asyncio.sleep(0.02)
         try:

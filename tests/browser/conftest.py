@@ -45,7 +45,8 @@ def browser():
 class LiveDemo:
     """``arbiter demo --serve`` on a free port in a thread of its own (its own event loop)."""
 
-    def __init__(self) -> None:
+    def __init__(self, game: str = "chess") -> None:
+        self.game = game
         self.demo = None
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
@@ -57,7 +58,7 @@ class LiveDemo:
         from services.tools import demo_serve
         self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
         try:
-            async with demo_serve.start(port=0, seed=7, pace=0.3) as d:
+            async with demo_serve.start(port=0, seed=7, pace=0.3, game=self.game) as d:
                 self.demo = d
                 self._ready.set()
                 await self._stop.wait()
@@ -78,8 +79,9 @@ class LiveDemo:
 
 
 @pytest.fixture(scope="module")
-def live_demo():
-    d = LiveDemo().start()
+def live_demo(request):
+    """The demo of ``request.param`` (parametrize indirectly; default chess)."""
+    d = LiveDemo(getattr(request, "param", "chess")).start()
     yield d.demo
     d.stop()
 

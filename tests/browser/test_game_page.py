@@ -3,7 +3,10 @@ sees the bot's reply arrive live, a refused move shows its reason and article, r
 the result; a spectator's board follows the bots' game without a reload."""
 from __future__ import annotations
 
+import re
+
 import chess
+import pytest
 import httpx
 from playwright.sync_api import expect
 
@@ -20,11 +23,24 @@ def _page_moves(page) -> list[str]:
     return page.locator("#moves .ply[data-ply]").all_inner_texts()
 
 
+def _player_page(browser, demo, status: str):
+    """The visitor's game page, once it says ``status`` (whose turn)."""
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(demo.urls()["player"])
+    expect(page.locator("#status")).to_have_text(status, timeout=WAIT_MS)
+    return page
+
+
+def _shots_and_close(page, shot, name: str) -> None:
+    shot(page, f"{name}-desktop")
+    page.set_viewport_size(PHONE)
+    shot(page, f"{name}-phone")
+    page.close()
+
+
 def test_a_player_moves_by_clicking_and_sees_the_reply_live(browser, live_demo, shot):
     d = live_demo
-    page = browser.new_page(viewport=DESKTOP)
-    page.goto(d.urls()["player"])
-    expect(page.locator("#status")).to_have_text("White to move (you)", timeout=WAIT_MS)
+    page = _player_page(browser, d, "White to move (you)")
     expect(page.locator("#who")).to_have_text("you (white)")
     shot(page, "player-start-desktop")
 
@@ -96,3 +112,51 @@ def test_a_spectator_follows_a_live_game_without_reloading(browser, live_demo, s
     expect(page.locator(f'a[href="/ui/games/{gid}"]')).to_be_visible()
     shot(page, "index-desktop")
     page.close()
+
+
+@pytest.mark.parametrize("live_demo", ["xiangqi"], indirect=True)
+def test_a_xiangqi_player_moves_by_clicking(browser, live_demo, shot):
+    d = live_demo
+    page = _player_page(browser, d, "Red to move (you)")
+    expect(page.locator('#board .piece[data-square="h2"]')).to_have_attribute("data-piece", "C")
+    page.click('#board rect[data-square="h2"]')
+    page.click('#board rect[data-square="e2"]')
+    expect(page.locator('#moves .ply[data-ply="1"]')).to_have_text("炮二平五", timeout=WAIT_MS)
+    expect(page.locator('#moves .ply[data-ply="1"]')).to_have_attribute("title", "C2=5")
+    expect(page.locator('#moves .ply[data-ply="2"]')).to_have_count(1, timeout=WAIT_MS)  # the bot's
+    expect(page.locator("#status")).to_have_text("Red to move (you)", timeout=WAIT_MS)
+    g = _server_game(d, d.player_game)
+    assert _page_moves(page) == [m["san"] for m in g["moves"]]
+    assert g["moves"][0]["uci"] == "h2e2"
+    # the board drawn is the position after the moves: the cannon now stands on e2
+    expect(page.locator('#board .piece[data-square="e2"]')).to_have_attribute("data-piece", "C")
+    expect(page.locator('#board .piece[data-square="h2"]')).to_have_count(0)
+    assert page.locator("#board").get_attribute("data-fen") == g["fen"]
+    # a refused move names its article (xiangqi 1999 art. 4.1.6)
+    page.fill("#move-input", "e2e9")
+    page.press("#move-input", "Enter")
+    expect(page.locator("#refusal")).to_contain_text("(xiangqi CXA-1999 art. 4.1.6", timeout=WAIT_MS)
+    _shots_and_close(page, shot, "xiangqi-player")
+
+
+@pytest.mark.parametrize("live_demo", ["go"], indirect=True)
+def test_a_go_player_places_a_stone_by_clicking(browser, live_demo, shot):
+    d = live_demo
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(d.urls()["player"])
+    # Black (the bot) opens; then it is the visitor's turn
+    expect(page.locator("#status")).to_have_text("White to move (you)", timeout=WAIT_MS)
+    g = _server_game(d, d.player_game)
+    rows = g["go"]["board"]
+    x, y = next((x, y) for y, row in enumerate(rows) for x, c in enumerate(row) if c == ".")
+    page.click(f'#board .shudan-vertex[data-x="{x}"][data-y="{y}"]')
+    mine = "ABCDEFGHJ"[x] + str(9 - y)
+    expect(page.locator('#moves .ply[data-ply="2"]')).to_have_text(mine, timeout=WAIT_MS)
+    expect(page.locator('#moves .ply[data-ply="3"]')).to_have_count(1, timeout=WAIT_MS)  # the bot's
+    g = _server_game(d, d.player_game)
+    assert g["moves"][1]["san"] == mine and g["moves"][1]["player_id"] == "you"
+    assert g["go"]["board"][y][x] == "O"  # a white stone where the visitor clicked
+    expect(page.locator(f'#board .shudan-vertex[data-x="{x}"][data-y="{y}"]')).to_have_class(
+        re.compile(r"shudan-sign_-1"))
+    assert _page_moves(page)[:3] == [m["san"] for m in g["moves"]][:3]
+    _shots_and_close(page, shot, "go-player")

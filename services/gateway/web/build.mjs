@@ -11,6 +11,8 @@ await build({
     entryPoints: ["src/game.js", "src/arbiter.css"],
     bundle: true, minify: true, format: "esm", target: "es2020",
     outdir: out, legalComments: "linked", logLevel: "info",
+    loader: {".png": "file", ".svg": "file"}, assetNames: "assets/[name]-[hash]",
+    jsx: "automatic", jsxImportSource: "preact",
 })
 // cm-chessboard loads its SVG sprites at run time from `assetsUrl`
 const assets = "node_modules/cm-chessboard/assets/"

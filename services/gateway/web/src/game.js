@@ -1,9 +1,7 @@
 // The game page (/ui/games/{gid}): board, clocks, move list, a player's commands, live over the
 // gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
-import {Chessboard, COLOR, INPUT_EVENT_TYPE} from "cm-chessboard/src/Chessboard.js"
-import {Markers} from "cm-chessboard/src/extensions/markers/Markers.js"
-import {PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE} from "cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js"
+import {createBoard, toMove} from "./boards.js"
 import {identity, api, serverClock, formatClock, describeRule} from "./common.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
@@ -11,7 +9,6 @@ const $ = (id) => document.getElementById(id)
 const me = identity()
 let game = null        // the last GET /games/{gid}
 let board = null
-let inputEnabled = false
 let myColour = null    // "white" / "black" when the signed-in player plays this game
 let clockOffset = 0    // server epoch ms minus local epoch ms
 
@@ -20,10 +17,6 @@ function seatOf(g) {
     if (g.white === me.sub) return "white"
     if (g.black === me.sub) return "black"
     return null
-}
-
-function toMove(g) {
-    return g.fen.split(" ")[1] === "b" ? "black" : "white"
 }
 
 function showRefusal(text) {
@@ -48,44 +41,34 @@ function submitMove(move) {
     return command("/moves", {player_id: me.sub, move})
 }
 
-function onMoveInput(event) {
-    if (event.type === INPUT_EVENT_TYPE.moveInputStarted) {
-        return !!event.piece && event.piece.charAt(0) === myColour.charAt(0) && toMove(game) === myColour
-    }
-    if (event.type !== INPUT_EVENT_TYPE.validateMoveInput) return true
-    const {squareFrom, squareTo, piece} = event
-    const lastRank = myColour === "white" ? "8" : "1"
-    if (piece.charAt(1) === "p" && squareTo.charAt(1) === lastRank) {
-        board.showPromotionDialog(squareTo, myColour === "white" ? COLOR.white : COLOR.black, (r) => {
-            if (r.type === PROMOTION_DIALOG_RESULT_TYPE.pieceSelected) {
-                submitMove(squareFrom + squareTo + r.piece.charAt(1))
-            } else {
-                board.setPosition(game.fen, false)
-            }
-        })
-        return true
-    }
-    submitMove(squareFrom + squareTo)
-    return true  // shown at once; the read model puts it back if the move is refused
-}
-
 function renderMoves(g) {
     const ol = $("moves")
     ol.replaceChildren()
     let li = null
+    const first = g.game === "go" ? "black" : "white"  // who opens a numbered move
     for (const m of g.moves) {
-        if (m.colour === "white" || !li) {
+        if (m.colour === first || !li) {
             li = document.createElement("li")
             ol.append(li)
-            if (m.colour === "black") li.append(Object.assign(document.createElement("span"), {className: "ply", textContent: "…"}))
+            if (m.colour !== first) li.append(Object.assign(document.createElement("span"), {className: "ply", textContent: "…"}))
         }
         const span = document.createElement("span")
         span.className = "ply"
         span.dataset.ply = m.ply
         span.textContent = m.san || m.uci
+        if (m.wxf) span.title = m.wxf
         li.append(span)
     }
     ol.scrollTop = ol.scrollHeight
+}
+
+// the notations the gateway reads, as examples
+const PLACEHOLDERS = {chess: "e4, Nf3, e7e8q", xiangqi: "h2e2, C2.5, 炮二平五", go: "D4, pass"}
+
+// xiangqi: Red sits in the white seat
+function sideName(g, side) {
+    if (g.game === "xiangqi") return side === "white" ? "Red" : "Black"
+    return side === "white" ? "White" : "Black"
 }
 
 function renderStatus(g) {
@@ -100,7 +83,10 @@ function renderStatus(g) {
         el.append("Waiting for the game to start")
     } else {
         const side = toMove(g)
-        el.append(`${side === "white" ? "White" : "Black"} to move${myColour === side ? " (you)" : ""}`)
+        el.append(`${sideName(g, side)} to move${myColour === side ? " (you)" : ""}`)
+        if (g.go && g.go.phase !== "play") el.append(Object.assign(document.createElement("span"), {className: "rule",
+            textContent: `${g.go.phase}: ` + (Object.entries(g.go.proposals || {})
+                .map(([c, dead]) => `${c} proposes as dead: ${dead.join(" ") || "none"}`).join("; ") || "no proposal yet")}))
         if (g.draw_offer) el.append(Object.assign(document.createElement("span"), {className: "rule",
             textContent: `${g.draw_offer.colour} offers a draw`}))
     }
@@ -115,13 +101,17 @@ function renderActions(g) {
     $("accept-draw").hidden = !offered
     $("decline-draw").hidden = !offered
     $("offer-draw").hidden = !!offered
+    const go = g.go || {}
+    $("pass").hidden = g.game !== "go" || go.phase !== "play"
+    const proposed = go.phase === "scoring" && Object.keys(go.proposals || {}).some((c) => c !== myColour)
+    $("accept-dead").hidden = $("reject-dead").hidden = !proposed
 }
 
 function seatNames(g) {
     const bottom = myColour === "black" ? "black" : "white"
     const top = bottom === "white" ? "black" : "white"
-    $("top-name").textContent = `${g[top] || "?"} (${top})`
-    $("bottom-name").textContent = `${g[bottom] || "?"} (${bottom})`
+    $("top-name").textContent = `${g[top] || "?"} (${sideName(g, top).toLowerCase()})`
+    $("bottom-name").textContent = `${g[bottom] || "?"} (${sideName(g, bottom).toLowerCase()})`
     $("top-clock").dataset.side = top
     $("bottom-clock").dataset.side = bottom
 }
@@ -145,29 +135,12 @@ function render(g) {
     myColour = seatOf(g)
     document.title = `${g.white} – ${g.black} · Arbiter`
     $("title").textContent = `${g.white} – ${g.black}${g.tournament_id ? ` · ${g.tournament_id} round ${g.round} board ${g.board}` : ""}`
-    $("who").textContent = me.sub ? `${me.sub} (${myColour || me.role || "spectator"})` : "spectator"
+    $("who").textContent = me.sub ? `${me.sub} (${myColour ? sideName(g, myColour).toLowerCase() : me.role})` : "spectator"
+    $("move-input").placeholder = PLACEHOLDERS[g.game]
     seatNames(g)
-    if (g.game === "chess") {
-        if (!board) {
-            board = new Chessboard($("board"), {
-                position: g.fen, assetsUrl: "/ui/static/cm-chessboard/",
-                orientation: myColour === "black" ? COLOR.black : COLOR.white,
-                style: {cssClass: "default", borderType: "thin", animationDuration: 150},
-                extensions: [{class: Markers, props: {autoMarkers: null}}, {class: PromotionDialog}],
-            })
-        } else if (board.getPosition() !== g.fen.split(" ")[0]) {
-            board.setPosition(g.fen, true)
-        }
-        $("board").dataset.fen = g.fen
-        const input = !!myColour && g.status === "ongoing"
-        if (input !== inputEnabled) {  // cm-chessboard refuses to enable its input twice
-            if (input) board.enableMoveInput(onMoveInput, myColour === "white" ? COLOR.white : COLOR.black)
-            else board.disableMoveInput()
-            inputEnabled = input
-        }
-    } else {
-        $("board").textContent = `The ${g.game} board is not drawn yet; position: ${g.fen}`
-    }
+    if (!board) board = createBoard($("board"), g, myColour === "black" ? "black" : "white", submitMove)
+    board.update(g, g.status === "ongoing" ? myColour : null)
+    $("board").dataset.fen = g.fen
     renderMoves(g)
     renderStatus(g)
     renderActions(g)
@@ -193,13 +166,8 @@ async function refresh() {
 function follow() {
     const es = new EventSource(`/games/${encodeURIComponent(gid)}/events`)
     es.onmessage = refresh
-    // every message type is its own SSE event name
-    for (const t of ["MoveAccepted", "MoveRejected", "ClockStarted", "ClockUpdated", "ClockStopped",
-                     "ClockAdjusted", "FlagFell", "GameStarted", "GameEnded", "DrawOffered",
-                     "DrawOfferDeclined", "DrawAgreed", "Resigned", "ResultRecorded", "PenaltyApplied",
-                     "ResultCorrected", "RepetitionRuled"]) {
-        es.addEventListener(t, refresh)
-    }
+    // every message type is its own SSE event name; the page names the game events (ui.py)
+    for (const t of document.querySelector("main").dataset.events.split(" ")) es.addEventListener(t, refresh)
 }
 
 $("move-form").addEventListener("submit", (e) => {
@@ -211,6 +179,9 @@ $("move-form").addEventListener("submit", (e) => {
 $("offer-draw").addEventListener("click", () => command("/draw/offer", {player_id: me.sub}))
 $("accept-draw").addEventListener("click", () => command("/draw/accept", {player_id: me.sub}))
 $("decline-draw").addEventListener("click", () => command("/draw/decline", {player_id: me.sub}))
+$("pass").addEventListener("click", () => submitMove("pass"))
+$("accept-dead").addEventListener("click", () => command("/dead/accept", {player_id: me.sub}))
+$("reject-dead").addEventListener("click", () => command("/dead/reject", {player_id: me.sub}))
 $("resign").addEventListener("click", () => {
     if (confirm("Resign this game?")) command("/resign", {player_id: me.sub})
 })

@@ -25,16 +25,18 @@ INDEX_GAMES = 200
 
 
 def _page(title: str, body: str, status: int = 200, *, main_class: str = "index", main_attrs: str = "",
-          script: str | None = None, who: str = '<a class="who" href="/docs">API</a>') -> HTMLResponse:
-    """A page of the site: the header bar, ``body`` in ``<main>``, the shared style sheet and
-    the page's ``script`` (a module of /ui/static)."""
-    js = f'<script type="module" src="/ui/static/{script}"></script>' if script else ""
+          script: str = "site.js",
+          who: str = '<a class="who" href="/docs" data-i18n="API">API</a>') -> HTMLResponse:
+    """A page of the site: the header bar (with the language switch), ``body`` in ``<main>``,
+    the shared style sheet and the page's ``script`` (a module of /ui/static). Fixed text
+    carries its English in ``data-i18n``: the script shows it in the visitor's language."""
+    js = f'<script type="module" src="/ui/static/{script}"></script>'
     return HTMLResponse(
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
         f'content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
         f'<link rel="icon" href="data:,"><link rel="stylesheet" href="/ui/static/arbiter.css">{js}'
         f'</head><body><header class="bar"><a href="/">Arbiter</a> <span id="title">{escape(title)}'
-        f'</span>{who}</header><main class="{main_class}"{main_attrs}>{body}</main></body></html>',
+        f'</span>{who}<button id="lang" type="button" lang="zh">中文</button></header><main class="{main_class}"{main_attrs}>{body}</main></body></html>',
         status_code=status)
 
 
@@ -42,28 +44,33 @@ def _page(title: str, body: str, status: int = 200, *, main_class: str = "index"
 GAME_BODY = """
 <section class="board-col">
   <div class="player top"><span class="name" id="top-name"></span><span class="clock" id="top-clock" role="timer"></span></div>
-  <div id="board" class="board" aria-label="board"></div>
+  <div id="board" class="board"></div>
   <div class="player bottom"><span class="name" id="bottom-name"></span><span class="clock" id="bottom-clock" role="timer"></span></div>
 </section>
 <section class="side-col">
   <p id="status" class="status" aria-live="polite"></p>
   <p id="refusal" class="refusal" role="alert" hidden></p>
   <form id="move-form" class="move-form" hidden>
-    <label for="move-input">Move</label>
+    <label for="move-input" data-i18n="Move">Move</label>
     <input id="move-input" name="move" autocomplete="off">
-    <button type="submit">Play</button>
+    <button type="submit" data-i18n="Play">Play</button>
   </form>
   <div id="actions" class="actions" hidden>
-    <button id="offer-draw" type="button">Offer draw</button>
-    <button id="accept-draw" type="button" hidden>Accept draw</button>
-    <button id="decline-draw" type="button" hidden>Decline draw</button>
-    <button id="pass" type="button" hidden>Pass</button>
-    <button id="accept-dead" type="button" hidden>Accept the dead stones</button>
-    <button id="reject-dead" type="button" hidden>Resume play</button>
-    <button id="resign" type="button">Resign</button>
+    <button id="offer-draw" type="button" data-i18n="Offer draw">Offer draw</button>
+    <button id="accept-draw" type="button" hidden data-i18n="Accept draw">Accept draw</button>
+    <button id="decline-draw" type="button" hidden data-i18n="Decline draw">Decline draw</button>
+    <button id="pass" type="button" hidden data-i18n="Pass">Pass</button>
+    <button id="accept-dead" type="button" hidden data-i18n="Accept the dead stones">Accept the dead stones</button>
+    <button id="reject-dead" type="button" hidden data-i18n="Resume play">Resume play</button>
+    <button id="resign" type="button" data-i18n="Resign">Resign</button>
   </div>
-  <ol id="moves" class="moves" aria-label="moves"></ol>
+  <ol id="moves" class="moves" aria-label="moves" data-i18n-label="moves"></ol>
 </section>"""
+
+
+def _t(en: str, tag: str = "span", attrs: str = "") -> str:
+    """``en`` in ``tag``, marked for translation (i18n.js)."""
+    return f'<{tag}{attrs} data-i18n="{escape(en)}">{escape(en)}</{tag}>'
 
 
 def _game_link(gid: str) -> str:
@@ -84,14 +91,15 @@ def install(app: FastAPI) -> None:
             result = escape(g.result or "") + (f" ({escape(g.reason)})" if g.reason else "")
             rows.append(f"<tr><td>{_game_link(g.game_id)}</td><td>{escape(g.game)}</td>"
                         f"<td>{escape(g.white or '?')} – {escape(g.black or '?')}</td>"
-                        f"<td>{where}</td><td>{escape(g.status)}</td><td>{result}</td></tr>")
+                        f"<td>{where}</td>{_t(g.status, 'td')}<td>{result}</td></tr>")
         events = "".join(f"<li>{escape(t.name or tid)} ({escape(tid)})</li>"
                          for tid, t in rm.tournaments.items())
-        games = ("<table><thead><tr><th>game</th><th></th><th>players</th><th>event</th>"
-                 "<th>status</th><th>result</th></tr></thead><tbody>" + "".join(rows) +
-                 "</tbody></table>") if rows else "<p>No games yet.</p>"
-        return _page("games", f"<h1>Games</h1>{games}"
-                              + (f"<h2>Events</h2><ul>{events}</ul>" if events else ""))
+        head = "".join(_t(h, "th") if h else "<th></th>"
+                       for h in ("game", "", "players", "event", "status", "result"))
+        games = (f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(rows) +
+                 "</tbody></table>") if rows else _t("No games yet.", "p")
+        return _page("games", _t("Games", "h1") + games
+                     + (_t("Events", "h2") + f"<ul>{events}</ul>" if events else ""))
 
     @app.get("/ui/games/{gid}", include_in_schema=False)
     async def game_page(gid: str) -> HTMLResponse:

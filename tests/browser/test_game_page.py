@@ -139,6 +139,26 @@ def test_a_xiangqi_player_moves_by_clicking(browser, live_demo, shot):
     _shots_and_close(page, shot, "xiangqi-player")
 
 
+@pytest.mark.parametrize("live_demo", ["xiangqi"], indirect=True)
+def test_the_page_switches_to_chinese_and_keeps_the_choice(browser, live_demo, shot):
+    page = _player_page(browser, live_demo, "Red to move (you)")
+    page.click("#lang")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(page.locator("#status")).to_have_text("红方走棋（你）")
+    expect(page.locator("#resign")).to_have_text("认输")
+    expect(page.locator("#top-name")).to_have_text("Boris (黑方)")
+    expect(page.locator("#lang")).to_have_text("English")
+    page.reload()  # the choice is kept (localStorage)
+    expect(page.locator("#status")).to_have_text("红方走棋（你）", timeout=WAIT_MS)
+    _shots_and_close(page, shot, "xiangqi-player-zh")
+    page = browser.new_page(viewport=DESKTOP)  # the index switches too
+    page.goto(f"{live_demo.url}/?lang=en")
+    expect(page.locator("h1")).to_have_text("Games")
+    page.click("#lang")
+    expect(page.locator("h1")).to_have_text("对局")
+    page.close()
+
+
 @pytest.mark.parametrize("live_demo", ["go"], indirect=True)
 def test_a_go_player_places_a_stone_by_clicking(browser, live_demo, shot):
     d = live_demo

@@ -18,8 +18,10 @@ async def test_index_lists_games_with_links_and_results():
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
         rows = re.findall(r'<tr><td><a href="/ui/games/(\w+)">.*?</tr>', r.text)
         assert rows == ["g2", "g1"]  # the most recent first
-        assert "carol – dan</td><td></td><td>ended</td><td>1-0 (resignation)" in r.text
-        assert "alice – bob</td><td></td><td>ongoing</td><td></td>" in r.text
+        assert ('carol – dan</td><td></td><td data-i18n="ended">ended</td><td>1-0 (resignation)'
+                in r.text)
+        assert 'alice – bob</td><td></td><td data-i18n="ongoing">ongoing</td><td></td>' in r.text
+        assert '<script type="module" src="/ui/static/site.js">' in r.text  # the language switch
 
 
 async def test_game_page_and_unknown_game():

@@ -8,7 +8,7 @@ rmSync(out, {recursive: true, force: true})
 mkdirSync(out + "cm-chessboard/pieces", {recursive: true})
 mkdirSync(out + "cm-chessboard/extensions/markers", {recursive: true})
 await build({
-    entryPoints: ["src/game.js", "src/arbiter.css"],
+    entryPoints: ["src/game.js", "src/site.js", "src/arbiter.css"],
     bundle: true, minify: true, format: "esm", target: "es2020",
     outdir: out, legalComments: "linked", logLevel: "info",
     loader: {".png": "file", ".svg": "file"}, assetNames: "assets/[name]-[hash]",

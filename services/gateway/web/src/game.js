@@ -3,6 +3,7 @@
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
 import {createBoard, toMove} from "./boards.js"
 import {identity, api, serverClock, formatClock, describeRule} from "./common.js"
+import {t, setupLanguage} from "./i18n.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
 const $ = (id) => document.getElementById(id)
@@ -31,7 +32,7 @@ async function command(path, body) {
     if (!ok) {
         const rule = data.payload && data.payload.rule ? ` (${describeRule(data.payload.rule)})` : ""
         const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail)
-        showRefusal(`Refused${data.code ? " (" + data.code + ")" : ""}: ${detail}${rule}`)
+        showRefusal(`${t("Refused")}${data.code ? " (" + data.code + ")" : ""}: ${detail}${rule}`)
     }
     await refresh()
     return ok
@@ -67,28 +68,35 @@ const PLACEHOLDERS = {chess: "e4, Nf3, e7e8q", xiangqi: "h2e2, C2.5, 炮二平�
 
 // xiangqi: Red sits in the white seat
 function sideName(g, side) {
-    if (g.game === "xiangqi") return side === "white" ? "Red" : "Black"
-    return side === "white" ? "White" : "Black"
+    if (g.game === "xiangqi") return t(side === "white" ? "Red" : "Black")
+    return t(side === "white" ? "White" : "Black")
+}
+
+// in the visitor's language: "white" / "black" / "red" (xiangqi's white seat)
+function seatWord(g, side) {
+    return t(g.game === "xiangqi" && side === "white" ? "red" : side)
 }
 
 function renderStatus(g) {
     const el = $("status")
     el.replaceChildren()
     if (g.status === "ended") {
-        el.append(`Game over: ${g.result || "result pending"}${g.reason ? " (" + g.reason + ")" : ""}`)
+        el.append(t("Game over: {result}", {result: g.result || t("result pending")})
+                  + (g.reason ? ` (${t(g.reason)})` : ""))
         if (g.rule) {
             el.append(Object.assign(document.createElement("span"), {className: "rule", textContent: describeRule(g.rule)}))
         }
     } else if (g.status === "created") {
-        el.append("Waiting for the game to start")
+        el.append(t("Waiting for the game to start"))
     } else {
         const side = toMove(g)
-        el.append(`${sideName(g, side)} to move${myColour === side ? " (you)" : ""}`)
+        el.append(t("{side} to move", {side: sideName(g, side)}) + (myColour === side ? t(" (you)") : ""))
         if (g.go && g.go.phase !== "play") el.append(Object.assign(document.createElement("span"), {className: "rule",
-            textContent: `${g.go.phase}: ` + (Object.entries(g.go.proposals || {})
-                .map(([c, dead]) => `${c} proposes as dead: ${dead.join(" ") || "none"}`).join("; ") || "no proposal yet")}))
+            textContent: `${t(g.go.phase)}: ` + (Object.entries(g.go.proposals || {})
+                .map(([c, dead]) => t("{side} proposes as dead: {stones}", {side: seatWord(g, c), stones: dead.join(" ") || t("none")}))
+                .join("; ") || t("no proposal yet"))}))
         if (g.draw_offer) el.append(Object.assign(document.createElement("span"), {className: "rule",
-            textContent: `${g.draw_offer.colour} offers a draw`}))
+            textContent: t("{side} offers a draw", {side: sideName(g, g.draw_offer.colour)})}))
     }
     el.dataset.result = g.result || ""
 }
@@ -110,8 +118,8 @@ function renderActions(g) {
 function seatNames(g) {
     const bottom = myColour === "black" ? "black" : "white"
     const top = bottom === "white" ? "black" : "white"
-    $("top-name").textContent = `${g[top] || "?"} (${sideName(g, top).toLowerCase()})`
-    $("bottom-name").textContent = `${g[bottom] || "?"} (${sideName(g, bottom).toLowerCase()})`
+    $("top-name").textContent = `${g[top] || "?"} (${seatWord(g, top)})`
+    $("bottom-name").textContent = `${g[bottom] || "?"} (${seatWord(g, bottom)})`
     $("top-clock").dataset.side = top
     $("bottom-clock").dataset.side = bottom
 }
@@ -135,7 +143,7 @@ function render(g) {
     myColour = seatOf(g)
     document.title = `${g.white} – ${g.black} · Arbiter`
     $("title").textContent = `${g.white} – ${g.black}${g.tournament_id ? ` · ${g.tournament_id} round ${g.round} board ${g.board}` : ""}`
-    $("who").textContent = me.sub ? `${me.sub} (${myColour ? sideName(g, myColour).toLowerCase() : me.role})` : "spectator"
+    $("who").textContent = me.sub ? `${me.sub} (${myColour ? seatWord(g, myColour) : t(me.role)})` : t("spectator")
     $("move-input").placeholder = PLACEHOLDERS[g.game]
     seatNames(g)
     if (!board) board = createBoard($("board"), g, myColour === "black" ? "black" : "white", submitMove)
@@ -183,9 +191,10 @@ $("pass").addEventListener("click", () => submitMove("pass"))
 $("accept-dead").addEventListener("click", () => command("/dead/accept", {player_id: me.sub}))
 $("reject-dead").addEventListener("click", () => command("/dead/reject", {player_id: me.sub}))
 $("resign").addEventListener("click", () => {
-    if (confirm("Resign this game?")) command("/resign", {player_id: me.sub})
+    if (confirm(t("Resign this game?"))) command("/resign", {player_id: me.sub})
 })
 
+setupLanguage(() => { if (game) render(game) })
 serverClock().then((off) => { clockOffset = off })
 setInterval(renderClocks, 200)
 refresh().then(follow)

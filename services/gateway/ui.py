@@ -9,6 +9,7 @@ running clock down to the clock service's ``deadline_ms``).
 from __future__ import annotations
 
 from html import escape
+from itertools import islice
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -86,7 +87,7 @@ def install(app: FastAPI) -> None:
     async def index() -> HTMLResponse:
         rm = gw.rm
         rows = []
-        for g in list(rm.games.values())[::-1][:INDEX_GAMES]:
+        for g in islice(reversed(rm.games.values()), INDEX_GAMES):
             where = f"{escape(g.tournament_id)} r{g.round} b{g.board}" if g.tournament_id else ""
             result = escape(g.result or "") + (f" ({escape(g.reason)})" if g.reason else "")
             rows.append(f"<tr><td>{_game_link(g.game_id)}</td><td>{escape(g.game)}</td>"

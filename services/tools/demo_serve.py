@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import random
 import secrets
+import socket
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from collections.abc import AsyncIterator
@@ -25,6 +27,8 @@ import httpx
 import uvicorn
 
 from services.tools.demo import DEMO_TIME, go_turn, bot_turn, to_move
+
+logger = logging.getLogger("arbiter.demo")
 
 HUMAN, BOT, BOTS = "you", "Boris", ("Ada", "Chen")
 #: The visitor's game: a rapid time control, so a person has time to think.
@@ -95,6 +99,12 @@ async def _live_games(c: httpx.AsyncClient, demo: Demo, rng: random.Random, pace
                 await asyncio.sleep(0.05)
 
 
+def _report(task: asyncio.Task) -> None:
+    """A bot that stopped on an error says so (the demo goes on serving)."""
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("demo: a bot stopped: %r", task.exception(), exc_info=task.exception())
+
+
 @asynccontextmanager
 async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
                 pace: float = PACE_S, game: str = "chess") -> AsyncIterator[Demo]:
@@ -107,6 +117,13 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
     from shared.eventlog.base import open_log
     from shared.system import System
 
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))  # here, so that a port in use is an OSError naming it
+    except OSError as e:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     secret, admin = secrets.token_urlsafe(48), secrets.token_hex(16)
     log = open_log("memory")
     system = System(log, ticks=True)
@@ -115,15 +132,14 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
     await system.recover()
     await log.start()
     await system.start_timers()
-    serving = asyncio.create_task(server.serve())
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
     tasks: list[asyncio.Task] = []
     try:
         while not server.started:
             if serving.done():
-                serving.result()  # the reason it stopped (port taken...)
                 raise RuntimeError(f"the gateway did not start on {host}:{port}")
             await asyncio.sleep(0.02)
-        bound = server.servers[0].sockets[0].getsockname()[1]
+        bound = sock.getsockname()[1]
         url = f"http://{host}:{bound}"
         week = 7 * 86_400
         demo = Demo(url, "you-vs-bot", tokens={
@@ -134,7 +150,9 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
         await _create(c, demo.player_game, HUMAN, BOT, HUMAN_TIME[game], game)
         tasks = [asyncio.create_task(_bot_side(c, demo.player_game, random.Random(rng.random()))),
                  asyncio.create_task(_live_games(c, demo, random.Random(rng.random()), pace, game))]
-        while not demo.live_games:
+        for t in tasks:
+            t.add_done_callback(_report)
+        while not demo.live_games and not any(t.done() for t in tasks):
             await asyncio.sleep(0.02)
         try:
             yield demo

@@ -27,8 +27,10 @@ def chromium_path() -> str | None:
     return os.environ.get("ARBITER_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Chromium, for one module: Playwright's sync API runs an event loop in this thread while
+    it is open, so it must be closed before the (asyncio) tests of other modules run."""
     exe = chromium_path()
     if exe is None:
         _missing("no chromium on PATH (apt-get install chromium, or set ARBITER_CHROMIUM)")

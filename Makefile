@@ -1,4 +1,4 @@
-# Arbiter: make setup | demo | test | kafka-up | kafka-down | up | schemas | bench | loadtest | recovery
+# Arbiter: make setup | ui | demo | test | kafka-up | kafka-down | up | schemas | bench | loadtest | recovery
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,7 +10,7 @@ KAFKA_CONTROLLER_PORT ?= 19093
 KAFKA_DATA_DIR        ?= $(CURDIR)/deploy/kafka/.data
 KAFKA_ENV := KAFKA_PORT=$(KAFKA_PORT) KAFKA_CONTROLLER_PORT=$(KAFKA_CONTROLLER_PORT) KAFKA_DATA_DIR=$(KAFKA_DATA_DIR)
 
-.PHONY: setup demo test test-fast kafka-up kafka-down up schemas bench loadtest recovery clean
+.PHONY: ui setup demo test test-fast kafka-up kafka-down up schemas bench loadtest recovery clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,11 @@ $(STAMP): pyproject.toml
 
 demo: setup
 	$(BIN)/arbiter demo
+
+# Rebuild the browser pages' bundle (services/gateway/static, committed) from the locked npm
+# packages of services/gateway/web; only after changing those: CI and users need no npm.
+ui:
+	cd services/gateway/web && npm ci --no-audit --no-fund && node build.mjs
 
 # The whole suite, Kafka integration tests included: the kafka_bootstrap fixture starts a broker
 # of its own (deploy/kafka on free ports, temporary data folder, stopped at the end) when

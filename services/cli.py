@@ -90,9 +90,17 @@ def demo(bus: str = typer.Option("memory", help=BUS_HELP),
          time_control: Optional[str] = typer.Option(None, help="time control, real clocks (default: "
                                                     "4 s; Go: '20 3x2 byo-yomi')"),
          game: str = typer.Option("chess", help="chess, xiangqi or go (9x9)"),
-         json_out: Optional[Path] = typer.Option(None, "--json", help="write the result as JSON")):
+         json_out: Optional[Path] = typer.Option(None, "--json", help="write the result as JSON"),
+         serve: bool = typer.Option(False, "--serve", help="instead: keep a live demo in the browser "
+                                    "(you against a bot, bots' games for spectators; memory bus) "
+                                    "until Ctrl-C"),
+         port: int = typer.Option(8080, min=0, max=65535, help="--serve: the port on 127.0.0.1")):
     """Host a self-contained round robin of bot players on real clocks, all services in one
-    process (memory bus) or through Kafka; print the crosstable and final standings."""
+    process (memory bus) or through Kafka; print the crosstable and final standings. With
+    --serve: a live demo of --game at http://127.0.0.1:PORT/, printing the URLs and tokens of a
+    player, an arbiter and a spectator."""
+    if serve:
+        return _serve_demo(port, seed, game)
     from services.tools.demo import run_demo
     try:
         if game not in ("chess", "xiangqi", "go"):
@@ -105,6 +113,28 @@ def demo(bus: str = typer.Option("memory", help=BUS_HELP),
     out.print(f"{result['games']} games, {result['moves']} moves, results by reason: {result['reasons']}; "
               f"{result['seconds']:.1f} s")
     _write_json(json_out, result)
+
+
+def _serve_demo(port: int, seed: int, game: str) -> None:
+    from services.tools import demo_serve
+
+    async def main() -> None:
+        async with demo_serve.start(port=port, seed=seed, game=game) as d:
+            urls = d.urls()
+            out.print(f"Arbiter demo at [bold]{urls['index']}[/bold] (Ctrl-C stops it)", soft_wrap=True)
+            out.print(f"player (you, {'Red' if game == 'xiangqi' else 'White'} against a bot):\n  {urls['player']}", soft_wrap=True)
+            out.print(f"arbiter (chief, every game):\n  {urls['arbiter']}", soft_wrap=True)
+            out.print(f"spectator (bots' live games; no token):\n  {urls['spectator']}", soft_wrap=True)
+            out.print(f"tokens (Authorization: Bearer ...):\n  player  {d.tokens['player']}\n"
+                      f"  arbiter {d.tokens['arbiter']}", soft_wrap=True)
+            await asyncio.Event().wait()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    except (OSError, RuntimeError, ValueError) as e:
+        _fail(f"demo --serve: {e}", 1)
 
 
 @app.command("run-tournament")

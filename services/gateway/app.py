@@ -68,7 +68,7 @@ from contracts.messages import (
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import identity, readmodel
+from services.gateway import identity, readmodel, ui
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
 
@@ -1027,5 +1027,6 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
 
         return EventSourceResponse(gen(), ping=15)
 
+    ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app
 

@@ -105,7 +105,7 @@ def go_dead(text: str) -> list[str]:
     return sorted(go.to_gtp(p, board.size) for p in estimate_dead(board))
 
 
-async def _go_turn(c, gid: str, g: dict, white: str, black: str, rng: random.Random) -> None:
+async def go_turn(c, gid: str, g: dict, white: str, black: str, rng: random.Random) -> None:
     """One step of a Go game for the bots: a move, or the dead-stone agreement once play stopped
     (Black proposes the estimate, White accepts it)."""
     seat = {"white": white, "black": black}
@@ -130,33 +130,50 @@ def material(board: chess.Board, colour: bool) -> int:
     return sum(VALUES[p.piece_type] for p in board.piece_map().values() if p.color == colour)
 
 
-async def bot_game(c, gid: str, white: str, black: str, rng: random.Random) -> dict:
-    """Play one game for both bots until it ends; returns the final game view."""
+async def bot_game(c, gid: str, white: str, black: str, rng: random.Random,
+                   pace: float = 0.0) -> dict:
+    """Play one game for both bots until it ends; returns the final game view. ``pace``:
+    seconds each bot waits before thinking (0: the quick demo; ``demo --serve`` plays at a pace
+    a person can follow)."""
     while True:
         g = (await c.get(f"/games/{gid}")).json()
         if g["status"] == "ended":
             return g
-        if g["game"] == "go":
-            await _go_turn(c, gid, g, white, black, rng)
-            continue
-        if g["game"] == "xiangqi":
-            me = white if g["fen"].split()[1] == "w" else black
-            await asyncio.sleep(rng.uniform(0.005, 0.04) if rng.random() < 0.85 else rng.uniform(0.1, 0.6))
-            await c.post(f"/games/{gid}/moves", json={"player_id": me, "move": choose_xiangqi(g["fen"], rng)})
-            continue
-        board = chess.Board(g["fen"])
-        me = white if board.turn == chess.WHITE else black
-        r = rng.random()
-        think = rng.uniform(0.005, 0.04) if r < 0.85 else rng.uniform(0.1, 0.6)
-        await asyncio.sleep(think)
-        if board.can_claim_threefold_repetition() and rng.random() < 0.5:
-            await c.post(f"/games/{gid}/draw/claim", json={"player_id": me, "reason": "threefold"})
-            continue
-        if material(board, board.turn) + 12 < material(board, not board.turn) and rng.random() < 0.05:
-            await c.post(f"/games/{gid}/resign", json={"player_id": me})
-            continue
-        mv = choose(board, rng)
-        await c.post(f"/games/{gid}/moves", json={"player_id": me, "move": mv.uci()})
+        await bot_turn(c, gid, g, white, black, rng, pace)
+
+
+def to_move(g: dict) -> str:
+    """The colour to move in a game view (``GET /games/{gid}``)."""
+    if g["game"] == "go":
+        return g["go"]["to_move"]
+    return "white" if g["fen"].split()[1] == "w" else "black"
+
+
+async def bot_turn(c, gid: str, g: dict, white: str, black: str, rng: random.Random,
+                   pace: float = 0.0) -> None:
+    """One step of the bot to move in game view ``g``: think, then move, claim or resign."""
+    if pace:
+        await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
+    if g["game"] == "go":
+        await go_turn(c, gid, g, white, black, rng)
+        return
+    me = white if to_move(g) == "white" else black
+    if g["game"] == "xiangqi":
+        await asyncio.sleep(rng.uniform(0.005, 0.04) if rng.random() < 0.85 else rng.uniform(0.1, 0.6))
+        await c.post(f"/games/{gid}/moves", json={"player_id": me, "move": choose_xiangqi(g["fen"], rng)})
+        return
+    board = chess.Board(g["fen"])
+    r = rng.random()
+    think = rng.uniform(0.005, 0.04) if r < 0.85 else rng.uniform(0.1, 0.6)
+    await asyncio.sleep(think)
+    if board.can_claim_threefold_repetition() and rng.random() < 0.5:
+        await c.post(f"/games/{gid}/draw/claim", json={"player_id": me, "reason": "threefold"})
+        return
+    if material(board, board.turn) + 12 < material(board, not board.turn) and rng.random() < 0.05:
+        await c.post(f"/games/{gid}/resign", json={"player_id": me})
+        return
+    mv = choose(board, rng)
+    await c.post(f"/games/{gid}/moves", json={"player_id": me, "move": mv.uci()})
 
 
 @asynccontextmanager

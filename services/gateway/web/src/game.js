@@ -1,0 +1,200 @@
+// The game page (/ui/games/{gid}): board, clocks, move list, a player's commands, live over the
+// gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
+// of the stream makes the page read it again; a refusal is shown from the command's answer.
+import {createBoard, toMove} from "./boards.js"
+import {identity, api, serverClock, formatClock, describeRule} from "./common.js"
+import {t, setupLanguage} from "./i18n.js"
+
+const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
+const $ = (id) => document.getElementById(id)
+const me = identity()
+let game = null        // the last GET /games/{gid}
+let board = null
+let myColour = null    // "white" / "black" when the signed-in player plays this game
+let clockOffset = 0    // server epoch ms minus local epoch ms
+
+function seatOf(g) {
+    if (!me.sub) return null
+    if (g.white === me.sub) return "white"
+    if (g.black === me.sub) return "black"
+    return null
+}
+
+function showRefusal(text) {
+    const el = $("refusal")
+    el.textContent = text || ""
+    el.hidden = !text
+}
+
+async function command(path, body) {
+    showRefusal(null)
+    const {ok, data} = await api(`/games/${encodeURIComponent(gid)}${path}`, body, me.token)
+    if (!ok) {
+        const rule = data.payload && data.payload.rule ? ` (${describeRule(data.payload.rule)})` : ""
+        const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail)
+        showRefusal(`${t("Refused")}${data.code ? " (" + data.code + ")" : ""}: ${detail}${rule}`)
+    }
+    await refresh()
+    return ok
+}
+
+function submitMove(move) {
+    return command("/moves", {player_id: me.sub, move})
+}
+
+function renderMoves(g) {
+    const ol = $("moves")
+    ol.replaceChildren()
+    let li = null
+    const first = g.game === "go" ? "black" : "white"  // who opens a numbered move
+    for (const m of g.moves) {
+        if (m.colour === first || !li) {
+            li = document.createElement("li")
+            ol.append(li)
+            if (m.colour !== first) li.append(Object.assign(document.createElement("span"), {className: "ply", textContent: "…"}))
+        }
+        const span = document.createElement("span")
+        span.className = "ply"
+        span.dataset.ply = m.ply
+        span.textContent = m.san || m.uci
+        if (m.wxf) span.title = m.wxf
+        li.append(span)
+    }
+    ol.scrollTop = ol.scrollHeight
+}
+
+// the notations the gateway reads, as examples
+const PLACEHOLDERS = {chess: "e4, Nf3, e7e8q", xiangqi: "h2e2, C2.5, 炮二平五", go: "D4, pass"}
+
+// xiangqi: Red sits in the white seat
+function sideName(g, side) {
+    if (g.game === "xiangqi") return t(side === "white" ? "Red" : "Black")
+    return t(side === "white" ? "White" : "Black")
+}
+
+// in the visitor's language: "white" / "black" / "red" (xiangqi's white seat)
+function seatWord(g, side) {
+    return t(g.game === "xiangqi" && side === "white" ? "red" : side)
+}
+
+function renderStatus(g) {
+    const el = $("status")
+    el.replaceChildren()
+    if (g.status === "ended") {
+        el.append(t("Game over: {result}", {result: g.result || t("result pending")})
+                  + (g.reason ? ` (${t(g.reason)})` : ""))
+        if (g.rule) {
+            el.append(Object.assign(document.createElement("span"), {className: "rule", textContent: describeRule(g.rule)}))
+        }
+    } else if (g.status === "created") {
+        el.append(t("Waiting for the game to start"))
+    } else {
+        const side = toMove(g)
+        el.append(t("{side} to move", {side: sideName(g, side)}) + (myColour === side ? t(" (you)") : ""))
+        if (g.go && g.go.phase !== "play") el.append(Object.assign(document.createElement("span"), {className: "rule",
+            textContent: `${t(g.go.phase)}: ` + (Object.entries(g.go.proposals || {})
+                .map(([c, dead]) => t("{side} proposes as dead: {stones}", {side: seatWord(g, c), stones: dead.join(" ") || t("none")}))
+                .join("; ") || t("no proposal yet"))}))
+        if (g.draw_offer) el.append(Object.assign(document.createElement("span"), {className: "rule",
+            textContent: t("{side} offers a draw", {side: sideName(g, g.draw_offer.colour)})}))
+    }
+    el.dataset.result = g.result || ""
+}
+
+function renderActions(g) {
+    const live = myColour && g.status === "ongoing"
+    $("actions").hidden = !live
+    $("move-form").hidden = !live
+    const offered = g.draw_offer && g.draw_offer.colour !== myColour
+    $("accept-draw").hidden = !offered
+    $("decline-draw").hidden = !offered
+    $("offer-draw").hidden = !!offered
+    const go = g.go || {}
+    $("pass").hidden = g.game !== "go" || go.phase !== "play"
+    const proposed = go.phase === "scoring" && Object.keys(go.proposals || {}).some((c) => c !== myColour)
+    $("accept-dead").hidden = $("reject-dead").hidden = !proposed
+}
+
+function seatNames(g) {
+    const bottom = myColour === "black" ? "black" : "white"
+    const top = bottom === "white" ? "black" : "white"
+    $("top-name").textContent = `${g[top] || "?"} (${seatWord(g, top)})`
+    $("bottom-name").textContent = `${g[bottom] || "?"} (${seatWord(g, bottom)})`
+    $("top-clock").dataset.side = top
+    $("bottom-clock").dataset.side = bottom
+}
+
+function renderClocks() {
+    if (!game) return
+    const c = game.clock
+    for (const el of [$("top-clock"), $("bottom-clock")]) {
+        const side = el.dataset.side
+        let ms = c[`${side}_ms`]
+        const running = c.running === side && game.status === "ongoing"
+        if (running && c.deadline_ms != null) ms = c.deadline_ms - (Date.now() + clockOffset)
+        el.textContent = ms == null ? "–" : formatClock(Math.max(0, ms))
+        el.classList.toggle("running", running)
+        el.classList.toggle("low", ms != null && ms < 10000 && running)
+    }
+}
+
+function render(g) {
+    game = g
+    myColour = seatOf(g)
+    document.title = `${g.white} – ${g.black} · Arbiter`
+    $("title").textContent = `${g.white} – ${g.black}${g.tournament_id ? ` · ${g.tournament_id} round ${g.round} board ${g.board}` : ""}`
+    $("who").textContent = me.sub ? `${me.sub} (${myColour ? seatWord(g, myColour) : t(me.role)})` : t("spectator")
+    $("move-input").placeholder = PLACEHOLDERS[g.game]
+    seatNames(g)
+    if (!board) board = createBoard($("board"), g, myColour === "black" ? "black" : "white", submitMove)
+    board.update(g, g.status === "ongoing" ? myColour : null)
+    $("board").dataset.fen = g.fen
+    renderMoves(g)
+    renderStatus(g)
+    renderActions(g)
+    renderClocks()
+}
+
+let refreshing = null, again = false
+async function refresh() {
+    // one read at a time; events that come during a read cause one more read after it
+    if (refreshing) { again = true; return refreshing }
+    refreshing = (async () => {
+        do {
+            again = false
+            const r = await fetch(`/games/${encodeURIComponent(gid)}`)
+            if (r.ok) render(await r.json())
+            else $("status").textContent = (await r.json()).detail
+        } while (again)
+        refreshing = null
+    })()
+    return refreshing
+}
+
+function follow() {
+    const es = new EventSource(`/games/${encodeURIComponent(gid)}/events`)
+    es.onmessage = refresh
+    // every message type is its own SSE event name; the page names the game events (ui.py)
+    for (const t of document.querySelector("main").dataset.events.split(" ")) es.addEventListener(t, refresh)
+}
+
+$("move-form").addEventListener("submit", (e) => {
+    e.preventDefault()
+    const input = $("move-input")
+    const mv = input.value.trim()
+    if (mv) submitMove(mv).then((ok) => { if (ok) input.value = "" })
+})
+$("offer-draw").addEventListener("click", () => command("/draw/offer", {player_id: me.sub}))
+$("accept-draw").addEventListener("click", () => command("/draw/accept", {player_id: me.sub}))
+$("decline-draw").addEventListener("click", () => command("/draw/decline", {player_id: me.sub}))
+$("pass").addEventListener("click", () => submitMove("pass"))
+$("accept-dead").addEventListener("click", () => command("/dead/accept", {player_id: me.sub}))
+$("reject-dead").addEventListener("click", () => command("/dead/reject", {player_id: me.sub}))
+$("resign").addEventListener("click", () => {
+    if (confirm(t("Resign this game?"))) command("/resign", {player_id: me.sub})
+})
+
+setupLanguage(() => { if (game) render(game) })
+serverClock().then((off) => { clockOffset = off })
+setInterval(renderClocks, 200)
+refresh().then(follow)

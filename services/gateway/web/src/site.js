@@ -1,0 +1,4 @@
+// The pages without a script of their own (/): the language switch.
+import {setupLanguage} from "./i18n.js"
+
+setupLanguage()

@@ -1,0 +1,47 @@
+"""The gateway's pages without a browser: what / lists, the game page and its 404, the static
+bundle and the gateway clock (the browser tests are in tests/browser)."""
+from __future__ import annotations
+
+import re
+
+from services.tools.embedded import arbiter_client
+
+
+async def test_index_lists_games_with_links_and_results():
+    async with arbiter_client("memory") as c:
+        r = await c.post("/games", json={"game_id": "g<1>", "white": "alice", "black": "bob"})
+        assert r.status_code == 422  # ids are [A-Za-z0-9_-]: nothing to escape wrongly below
+        await c.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
+        await c.post("/games", json={"game_id": "g2", "white": "carol", "black": "dan"})
+        await c.post("/games/g2/resign", json={"player_id": "dan"})
+        r = await c.get("/")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        rows = re.findall(r'<tr><td><a href="/ui/games/(\w+)">.*?</tr>', r.text)
+        assert rows == ["g2", "g1"]  # the most recent first
+        assert ('carol – dan</td><td></td><td data-i18n="ended">ended</td><td>1-0 (resignation)'
+                in r.text)
+        assert 'alice – bob</td><td></td><td data-i18n="ongoing">ongoing</td><td></td>' in r.text
+        assert '<script type="module" src="/ui/static/site.js">' in r.text  # the language switch
+
+
+async def test_game_page_and_unknown_game():
+    async with arbiter_client("memory") as c:
+        await c.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
+        r = await c.get("/ui/games/g1")
+        assert r.status_code == 200
+        assert '<script type="module" src="/ui/static/game.js">' in r.text
+        assert '<div id="board" class="board"' in r.text
+        r = await c.get("/ui/games/nope")
+        assert r.status_code == 404 and "No such game: nope" in r.text
+        r = await c.get("/ui/games/%3Cb%3E")
+        assert r.status_code == 404 and "No such game: &lt;b&gt;" in r.text and "<b>" not in r.text
+
+
+async def test_static_bundle_and_gateway_clock():
+    async with arbiter_client("memory", now_ms=lambda: 1_700_000_000_123) as c:
+        js = await c.get("/ui/static/game.js")
+        assert js.status_code == 200 and "javascript" in js.headers["content-type"]
+        sprite = await c.get("/ui/static/cm-chessboard/pieces/standard.svg")
+        assert sprite.status_code == 200 and sprite.text.lstrip().startswith("<")
+        assert (await c.get("/ui/static/nope.js")).status_code == 404
+        assert (await c.get("/ui/now")).json() == {"now_ms": 1_700_000_000_123}

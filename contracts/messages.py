@@ -429,8 +429,8 @@ class TournamentFinished(_TEvt):
 #: The codes of a TournamentCommandRejected the platform writes (pairing and standings, and a
 #: decision too large for the log). On the wire the field stays a string, so that events of
 #: older code keep parsing; :class:`TournamentCommandRejected` lists these in its schema.
-TournamentRejectCode = Literal["invalid", "already-exists", "no-such-tournament", "closed",
-                               "running", "round-running", "decision-too-large"]
+TournamentRejectCode = Literal["invalid", "malformed", "already-exists", "no-such-tournament",
+                               "closed", "running", "round-running", "decision-too-large"]
 
 
 class TournamentCommandRejected(_TEvt):

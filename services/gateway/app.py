@@ -223,9 +223,10 @@ class CommandRoute:
         return "arbiter" if self.role == "arbiter" else f"{self.aggregate}s"
 
 
-#: The command endpoints that differ only in path, command, role and body (creation, player
-#: registration and result correction have handlers of their own in :func:`create_app`).
+#: The command endpoints that differ only in path, command, role and body (creation and result
+#: correction have handlers of their own in :func:`create_app`).
 COMMAND_ROUTES = (
+    CommandRoute("/tournaments/{tid}/players", RegisterPlayer, RegisterPlayerBody, "organiser"),
     CommandRoute("/tournaments/{tid}/lots", DrawLots, DrawLotsBody, "organiser"),
     CommandRoute("/tournaments/{tid}/rounds", StartRound, StartRoundBody, "organiser"),
     CommandRoute("/tournaments/{tid}/lineups", SubmitLineup, LineupBody, "organiser"),
@@ -249,7 +250,6 @@ COMMAND_ROUTES = (
     CommandRoute("/games/{gid}/clock/resume", ResumeClock, ClockPauseBody, "arbiter"),
     CommandRoute("/games/{gid}/cycle/ruling", RuleEndlessCycle, CycleRulingBody, "arbiter"),
 )
-_REGISTER = CommandRoute("/tournaments/{tid}/players", RegisterPlayer, RegisterPlayerBody, "organiser")
 
 
 @dataclass(frozen=True)
@@ -282,35 +282,6 @@ async def command_context(
         _scheme: Any = Depends(_BEARER)) -> CommandContext:
     """The :class:`CommandContext` of a request (a FastAPI dependency)."""
     return CommandContext(wait, x_arbiter_token, x_correlation_id, authorization)
-
-
-def _check_go_settings(data: dict) -> None:
-    """A Go game's or event's settings must be playable (board size, rules, handicap placement):
-    else 422 with the engine's reason, before anything is published."""
-    if data.get("game") != "go":
-        return
-    from shared.rules.games import go_settings, position
-
-    try:
-        st = go_settings(data.get("board_size"), data.get("go_rules"), data.get("komi"),
-                         data.get("handicap"))
-        position("go", data.get("start_fen"), **st)
-    except ValueError as e:
-        raise HTTPError(422, f"bad Go settings: {e}") from None
-
-
-def _check_grade(grade: str | None) -> None:
-    """A player's grade must be one of the Chinese amateur dan/kyu system (7d .. 1d, 1k .. 25k,
-    also written 3段 / 5级): else 422 naming the grade (the McMahon pairing's reading)."""
-    if grade is None:
-        return
-    from services.pairing.core import PairingError
-    from services.pairing.mcmahon import rank_value
-
-    try:
-        rank_value(grade)
-    except PairingError as e:
-        raise HTTPError(422, f"grade: {e}") from None
 
 
 def _short_id() -> str:
@@ -866,7 +837,6 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         p = gw.caller(ctx)
         actor = org_actor(ctx.token) if p is None else identity.creator_actor(p)
         data = body.model_dump()
-        _check_go_settings(data)
         tid = data.pop("tournament_id") or _short_id()
         known = gw.rm.tournament(tid)
         # Only a created tournament (TournamentCreated seen) is refused here: a creation still
@@ -906,21 +876,6 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
         return {"tournament_id": tid, "role": body.role, "chief": body.chief, "events": [tid],
                 "expires_at_s": now + body.ttl_s, "tokens": tokens}
 
-    @app.post("/tournaments/{tid}/players", tags=["tournaments"])
-    async def register_player(tid: str, body: RegisterPlayerBody,  # type: ignore[valid-type]
-                              ctx: CommandContext = CONTEXT) -> JSONResponse:
-        _check_grade(body.grade)
-        if body.team is not None:  # trimmed; a name equal to a team's up to case/spaces: 422
-            from services.pairing.core import PairingError
-            from services.pairing.service import canonical_team
-            t = tournament_or_404(tid)
-            try:
-                team = canonical_team(body.team, [p.get("team") for p in t.players.values()])
-            except PairingError as e:
-                raise HTTPError(422, str(e), code="invalid") from None
-            body = body.model_copy(update={"team": team})
-        return await command(_REGISTER, tid, body, ctx)
-
     @app.get("/tournaments/{tid}", tags=["tournaments"])
     async def get_tournament(tid: str) -> dict:
         return tournament_or_404(tid).to_dict(gw.rm.games)
@@ -958,9 +913,6 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
             if body.at_ms is not None:  # a recorded time: an arbiter's
                 identity.arbiter_actor(p, tid, code="arbiters-only")
         gid = data.pop("game_id") or _short_id()
-        if gw.rm.game(gid) is not None:
-            raise HTTPError(409, f"game {gid} already exists", code="already-exists")
-        _check_go_settings(data)
         payload = build(CreateGame, game_id=gid, **data)
         cmd, resp = await gw.send(payload, f"game-{gid}", actor,
                                   at_ms=body.at_ms, wait=ctx.wait, correlation=ctx.correlation)

@@ -52,7 +52,8 @@ from contracts.messages import (
     TournamentCommandRejected, TournamentCreated, TournamentRejectCode, TournamentFinished,
     WithdrawPlayer, FinishTournament, GameStarted, PenaltyApplied,
 )
-from services.pairing import core as pc
+from services.pairing import core as pc, creation
+from services.pairing.creation import KNOCKOUTS
 from shared.domain.timecontrol import ClockError, TimeControl
 from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
 from shared.service import Core, Emit
@@ -71,14 +72,11 @@ DOUBLE_ELIMINATION_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="
                                        "(replayed after the losers'-bracket player wins it)")
 TEAM_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="12.1-12.4, 13.2, 13.3; appendix 1",
                  summary="团体循环: Berger tables over teams, line-ups by board order, colours by board")
-KNOCKOUTS = ("knockout", "double-elimination")
 #: Play-off games a level knockout match takes at most unless the event sets ``playoff_games``
 #: (art. 15.6 leaves the bound to the event's rules); then the ``playoff_decider`` settles it.
 DEFAULT_PLAYOFF_GAMES = 4
 #: Late entries: not in the 积分编排制, whose draw numbers are fixed by round 1's lots (appendix 2).
 LATE_ENTRY_SYSTEMS = ("swiss", "mcmahon")
-AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
-             "team-round-robin", "double-elimination")
 
 
 @dataclass
@@ -150,65 +148,14 @@ class PairingCore(KeepsRecords, Core):
             code=code, reason=reason))]
 
     def _on_CreateTournament(self, msg, p: CreateTournament):
-        from services.standings.core import TIEBREAKS, StandingsError, default_ruleset, tiebreak_edition
+        """Create the event when its settings meet :mod:`services.pairing.creation`'s rules,
+        with the defaults a replay must not depend on recorded (play-offs, tie-break order and
+        edition)."""
+        from services.standings.core import StandingsError, default_ruleset, tiebreak_edition
         if p.tournament_id in self.tournaments:
             return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")
-        bad = [t[:20] for t in p.tiebreaks if t not in TIEBREAKS]
-        if bad:
-            return self._reject(msg, "invalid", f"unknown tie-break(s) {bad[:10]}; known: {list(TIEBREAKS)}")
-        if len(set(p.tiebreaks)) != len(p.tiebreaks):  # standings would refuse the order later
-            twice = sorted({t for t in p.tiebreaks if p.tiebreaks.count(t) > 1})
-            return self._reject(msg, "invalid", f"tie-break order repeats {twice[:10]}: each code once")
-        if p.system not in AVAILABLE:
-            return self._reject(msg, "invalid", f"pairing system {p.system} is not available yet; "
-                                                f"available: {', '.join(AVAILABLE)}")
-        if p.system in ("round-robin", "double-round-robin", "team-round-robin") and p.rounds is not None:
-            return self._reject(msg, "invalid", "a round robin's rounds follow from the number of "
-                                                "players: leave rounds out")
-        if p.system in KNOCKOUTS:
-            from services.pairing.knockout import check_unshared
-            if p.rounds is not None:
-                return self._reject(msg, "invalid", "a knockout's rounds follow from the field and the "
-                                                    "play-offs: leave rounds out")
-            try:
-                check_unshared(p.unshared_places)
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", str(e))
-        elif p.games_per_match != 1 or p.unshared_places or p.playoff_games is not None:
-            return self._reject(msg, "invalid", "games_per_match, unshared_places and playoff_games "
-                                                "are for knockouts")
-        if not p.grand_final_reset and p.system != "double-elimination":
-            return self._reject(msg, "invalid", "grand_final_reset is for a double-elimination")
-        if p.team_format is not None and (p.team_format == "member-total") == (p.system == "team-round-robin"):
-            return self._reject(msg, "invalid", "team_format member-total (12.5) goes with an individual "
-                                                "event; fixed, reserves, per-match and all-play-all "
-                                                "(12.1-12.4) with a team-round-robin")
-        if p.team_format == "member-total" and p.system in KNOCKOUTS:
-            return self._reject(msg, "invalid", "member-total (15.5) ranks teams by places of a round "
-                                                "robin or Swiss event, not of a knockout")
-        if (p.system == "team-round-robin") != (p.team_boards is not None):
-            return self._reject(msg, "invalid", "a team-round-robin needs team_boards (boards a match), "
-                                                "and only it takes them")
-        if p.system in ("swiss", "chinese-swiss", "mcmahon") and not p.rounds:
-            return self._reject(msg, "invalid", f"a {p.system} tournament needs the number of rounds")
-        if p.system == "mcmahon":
-            from services.pairing.mcmahon import initial_mms
-            if not p.mcmahon_bar or not p.mcmahon_floor:
-                return self._reject(msg, "invalid", "McMahon needs mcmahon_bar and mcmahon_floor grades")
-            try:
-                initial_mms(p.mcmahon_bar, p.mcmahon_bar, p.mcmahon_floor)
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", str(e))
-        try:
-            TimeControl.parse(p.time_control)
-        except ClockError as e:
-            return self._reject(msg, "invalid", f"bad time control: {e}")
-        if p.start_fen:
-            from shared.rules.games import position
-            try:
-                position(p.game, p.start_fen)
-            except ValueError as e:
-                return self._reject(msg, "invalid", f"bad start FEN: {e}")
+        if (refused := creation.refusal(p)) is not None:
+            return self._reject(msg, *refused)
         if p.system in KNOCKOUTS and p.playoff_games is None:  # recorded: a replay needs no default
             p = p.model_copy(update={"playoff_games": DEFAULT_PLAYOFF_GAMES})
         rs = default_ruleset(p.game, p.system)
@@ -239,23 +186,12 @@ class PairingCore(KeepsRecords, Core):
             late = {"from_round": len(t.rounds) + 1, "missed": t.created.late_entries}
         if any(x.player_id == p.player_id for x in t.players):
             return self._reject(msg, "already-exists", f"player {p.player_id} is already registered")
-        if t.created.system == "mcmahon":
-            from services.pairing.mcmahon import rank_value
-            try:
-                rank_value(p.grade or "")
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", f"a McMahon event needs each player's grade: {e}")
-        if p.grade is not None:  # one stored form, "3d" / "15k" (the gateway refuses others)
-            from services.pairing.mcmahon import normalise_grade
-            try:
-                p = p.model_copy(update={"grade": normalise_grade(p.grade)})
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", f"grade: {e}")
-        if p.team is not None:
-            try:
-                p = p.model_copy(update={"team": canonical_team(p.team, [x.team for x in t.players])})
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", str(e))
+        try:
+            p = entry_form(p, [x.team for x in t.players])
+        except pc.PairingError as e:
+            return self._reject(msg, "malformed", str(e))
+        if t.created.system == "mcmahon" and p.grade is None:
+            return self._reject(msg, "invalid", "a McMahon event needs each player's grade")
         if t.created.system == "team-round-robin" or t.created.team_format == "member-total":
             if not p.team:
                 return self._reject(msg, "invalid", "a team event needs each player's team")
@@ -744,6 +680,20 @@ def canonical_team(name: str, known: list[str | None]) -> str:
             raise pc.PairingError(f"team {name!r} differs from the registered team {k!r} only by "
                                   f"case, spaces or character width: register the player in {k!r}")
     return clean
+
+
+def entry_form(p: RegisterPlayer, teams: list[str | None]) -> RegisterPlayer:
+    """A registration in its one stored form: the grade as :func:`normalise_grade` writes it
+    (``"3d"``, ``"15k"``: Chinese amateur grading, 7 dan to 25 kyu) and the team name as
+    :func:`canonical_team` does (``teams``: those registered so far). Raises ``PairingError``
+    naming the grade or the team name refused."""
+    from services.pairing.mcmahon import normalise_grade
+    try:
+        grade = None if p.grade is None else normalise_grade(p.grade)
+    except pc.PairingError as e:
+        raise pc.PairingError(f"grade: {e}") from None
+    team = None if p.team is None else canonical_team(p.team, teams)
+    return p.model_copy(update={"grade": grade, "team": team})
 
 
 def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:

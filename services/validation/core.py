@@ -245,7 +245,7 @@ class ValidationCore(Core):
             game = t.game if t else "chess"
             go: dict = {}
             fen = t.start_fen if t and t.start_fen else start_fen(game)
-            if game == "go" and t is not None:  # the event's settings (the gateway checks them)
+            if game == "go" and t is not None:  # the event's settings (checked at its creation)
                 try:
                     go = go_settings(t.board_size, t.go_rules, t.komi, t.handicap, t.stone_removal_s)
                     fen = position("go", t.start_fen, **go).fen()
@@ -273,6 +273,9 @@ class ValidationCore(Core):
         try:
             if p.game == "go":
                 go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap, p.stone_removal_s)
+        except ValueError as e:  # settings no game can be played with: 422 at the gateway
+            return [self._reject(msg, p, "malformed", f"bad Go settings: {e}")]
+        try:
             pos = position(p.game, p.start_fen, **go)
         except ValueError as e:
             return [self._reject(msg, p, "invalid", f"bad start FEN or Go settings: {e}")]

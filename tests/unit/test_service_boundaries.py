@@ -12,7 +12,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: (importing service, imported service) still left, and why.
 LEFT = {
-    ("gateway", "pairing"): "the gateway's grade and team-name pre-checks (issue 11 item 2)",
     ("pairing", "standings"): "tie-break codes and editions checked at event creation",
     ("standings", "pairing"): "knockout brackets, team rosters and standings, McMahon scores, TRF",
     ("standings", "ratings"): "FIDE rating tables for TPR",

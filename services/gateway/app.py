@@ -628,12 +628,21 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
 # ------------------------------------------------------------------------------------ lookups
 # The read model's answers a route needs before publishing: an unknown id is 404, a command for
 # a game that is over or an event that is finished is 409 (nothing published).
+def _known(view: Any, kind: str, key: str) -> Any:
+    """``view`` when the gateway knows the ``kind`` ``key``; else :class:`HTTPError` 404."""
+    if view is None:
+        raise HTTPError(404, f"no such {kind}: {key}")
+    return view
+
+
 def game_or_404(gw: Gateway, gid: str) -> readmodel.GameView:
-    """The view of game ``gid``; :class:`HTTPError` 404 when the gateway knows no such game."""
-    g = gw.rm.game(gid)
-    if g is None:
-        raise HTTPError(404, f"no such game: {gid}")
-    return g
+    """The view of game ``gid``; 404 when the gateway knows no such game."""
+    return _known(gw.rm.game(gid), "game", gid)
+
+
+def tournament_or_404(gw: Gateway, tid: str) -> readmodel.TournamentView:
+    """The view of tournament ``tid``; 404 when the gateway knows none."""
+    return _known(gw.rm.tournament(tid), "tournament", tid)
 
 
 def live_game(gw: Gateway, gid: str) -> readmodel.GameView:
@@ -643,14 +652,6 @@ def live_game(gw: Gateway, gid: str) -> readmodel.GameView:
         raise HTTPError(409, f"game {gid} is over ({g.result or 'result pending'}"
                              f"{', ' + g.reason if g.reason else ''})", code="game-over")
     return g
-
-
-def tournament_or_404(gw: Gateway, tid: str) -> readmodel.TournamentView:
-    """The view of tournament ``tid``; :class:`HTTPError` 404 when the gateway knows none."""
-    t = gw.rm.tournament(tid)
-    if t is None:
-        raise HTTPError(404, f"no such tournament: {tid}")
-    return t
 
 
 def live_tournament(gw: Gateway, tid: str) -> readmodel.TournamentView:

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from contracts.envelope import Envelope
+from contracts.messages import PlayerRegistered, RoundPaired
 from shared.domain.record import Cell, Records, TournamentRecord
 from shared.rules.chess import Seats
 
@@ -358,9 +359,15 @@ def _cell_text(c: Cell, numbers: dict[str, int]) -> str:
     return {"annulled": "annulled", "bye": "bye", "rest": "bye", "absent": ""}.get(c.kind, c.letter)
 
 
+#: The fields of a PlayerRegistered a tournament's ``players`` list shows.
+PLAYER_FIELDS = ("player_id", "name", "rating", "fide_id", "title", "grade", "team", "from_round",
+                 "missed")
+
+
 class TournamentView:
-    """A tournament: players, draw numbers, rounds with boards and results, standings, and its
-    record (set by :class:`ReadModel` from TournamentCreated on)."""
+    """A tournament: its settings and status, the latest standings, and its record (set by
+    :class:`ReadModel` from TournamentCreated on: the typed players, draw numbers, rounds and
+    results every tournament view reads)."""
 
     def __init__(self, tournament_id: str) -> None:
         self.tournament_id = tournament_id
@@ -372,9 +379,6 @@ class TournamentView:
         self.tiebreaks: list[str] = []
         self.tiebreak_edition: str | None = None
         self.status = "created"  # created -> open -> running -> finished
-        self.players: dict[str, dict] = {}
-        self.numbers: dict[str, int] = {}
-        self.rounds: dict[int, dict] = {}
         self.standings: dict | None = None
         self.standings_withheld: str | None = None
         self.game: str = "chess"
@@ -384,6 +388,16 @@ class TournamentView:
         self.created_by: str | None = None
         self.creations: dict[str, str] = {}
         self.created_cause: str | None = None
+
+    @property
+    def players(self) -> dict[str, PlayerRegistered]:
+        """Player id -> registration, in registration order (none before TournamentCreated)."""
+        return {x.player_id: x for x in self.record.players} if self.record is not None else {}
+
+    @property
+    def rounds(self) -> list[RoundPaired]:
+        """The rounds paired, round 1 first."""
+        return self.record.rounds if self.record is not None else []
 
     def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
         return {
@@ -397,29 +411,31 @@ class TournamentView:
             "tiebreak_edition": self.tiebreak_edition,
             "status": self.status,
             "players": self.player_list(),
-            "rounds": [self._round_dict(r, games) for r in sorted(self.rounds)],
+            "rounds": [self._round_dict(r, games) for r in self.rounds],
         }
 
     def player_list(self) -> list[dict]:
-        out = []
-        for i, (pid, p) in enumerate(self.players.items(), start=1):
-            out.append({**p, "number": self.numbers.get(pid, i)})
-        return out
+        """Each registered player: :data:`PLAYER_FIELDS`, ``withdrawn_from`` (the first round
+        missed, None) and ``number`` (the drawn lot, else the registration order)."""
+        rec = self.record
+        numbers = (rec.numbers if rec is not None else None) or {}
+        return [{**{k: getattr(x, k) for k in PLAYER_FIELDS}, "withdrawn_from": rec.withdrawn.get(pid),
+                 "number": numbers.get(pid, i)}
+                for i, (pid, x) in enumerate(self.players.items(), start=1)]
 
-    def _round_dict(self, r: int, games: dict[str, GameView] | None) -> dict:
+    def _round_dict(self, r: RoundPaired, games: dict[str, GameView] | None) -> dict:
         """Round ``r``: each board with its game's view (``result``, ``reason``, ``status``)
         and ``code``, the result code the tournament counts for it (the record's: a
         correction, a Go replay's result; None while it runs)."""
-        rd = self.rounds[r]
         boards = []
-        for b in rd["boards"]:
-            g = (games or {}).get(b["game_id"])
-            boards.append({**b, "result": g.result if g else None, "reason": g.reason if g else None,
-                           "status": g.status if g else None,
-                           "code": self.record.result(b["game_id"]) if self.record else None})
-        return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"],
-                "requested_byes": rd.get("requested_byes", {}),
-                "withdrawn_boards": rd.get("withdrawn_boards", [])}
+        for b in r.boards:
+            g = (games or {}).get(b.game_id)
+            boards.append({"board": b.board, "game_id": b.game_id, "white": b.white, "black": b.black,
+                           "result": g.result if g else None, "reason": g.reason if g else None,
+                           "status": g.status if g else None, "code": self.record.result(b.game_id)})
+        return {"round": r.round, "boards": boards, "bye": r.bye, "manual": r.manual,
+                "requested_byes": dict(r.requested_byes),
+                "withdrawn_boards": [{"white": b.white, "black": b.black} for b in r.withdrawn_boards]}
 
     def standings_dict(self) -> dict:
         """The latest standings published; ``withheld``: the reason the standings of a later
@@ -444,12 +460,13 @@ class TournamentView:
         numbers = {p["player_id"]: p["number"] for p in self.player_list()}
         ranks = {r["player_id"]: r["rank"] for r in (self.standings or {}).get("rows", [])}
         cells = self.record.cells() if self.record is not None else {}
-        rows = [{"number": numbers[pid], "player_id": pid, "name": p.get("name"), "rating": p.get("rating"),
+        rows = [{"number": numbers[pid], "player_id": pid, "name": p.name, "rating": p.rating,
                  "rank": ranks.get(pid), "score": sum(c.points for c in cells.get(pid, ())),
                  "cells": [_cell_text(c, numbers) for c in cells.get(pid, ())]}
                 for pid, p in self.players.items()]
         rows.sort(key=lambda x: x["number"])
-        return {"tournament_id": self.tournament_id, "rounds": sorted(self.rounds), "rows": rows}
+        return {"tournament_id": self.tournament_id, "rounds": [r.round for r in self.rounds],
+                "rows": rows}
 
     def apply(self, msg: Envelope) -> None:
         p = msg.payload
@@ -474,24 +491,7 @@ class TournamentView:
             self.game, self.tiebreak_edition = p.game, p.tiebreak_edition
             if self.status == "created":
                 self.status = "open"
-        elif t == "PlayerRegistered":
-            self.players[p.player_id] = {"player_id": p.player_id, "name": p.name,
-                                         "rating": p.rating, "fide_id": p.fide_id,
-                                         "title": p.title, "grade": p.grade, "team": p.team,
-                                         "from_round": p.from_round, "missed": p.missed,
-                                         "withdrawn_from": None}
-        elif t == "PlayerWithdrawn":
-            if p.player_id in self.players:
-                self.players[p.player_id]["withdrawn_from"] = p.from_round
-        elif t == "LotsDrawn":
-            self.numbers = dict(p.numbers)
         elif t == "RoundPaired":
-            self.rounds[p.round] = {
-                "boards": [{"board": b.board, "game_id": b.game_id, "white": b.white,
-                            "black": b.black} for b in p.boards],
-                "bye": p.bye, "manual": p.manual, "requested_byes": dict(p.requested_byes),
-                "withdrawn_boards": [{"white": b.white, "black": b.black} for b in p.withdrawn_boards],
-            }
             if self.status in ("created", "open"):
                 self.status = "running"
         elif (t == "TournamentCommandRejected" and p.code == "decision-too-large"

@@ -12,7 +12,7 @@ from contracts.messages import CreateTournament
 from services.pairing.core import PairingError
 from services.pairing.knockout import check_unshared
 from services.pairing.mcmahon import initial_mms
-from services.standings.core import TIEBREAKS
+from shared.domain.tiebreaks import TIEBREAKS
 from shared.domain.timecontrol import ClockError, TimeControl
 from shared.rules.games import go_settings, position
 
@@ -117,7 +117,7 @@ def clock_and_start_problem(p: CreateTournament) -> str | None:
     return None
 
 
-#: (code, check) in the order they are applied.
+#: (code, check) in the order they are applied; the codes are TournamentRejectCode's.
 CHECKS: tuple[tuple[str, Callable[[CreateTournament], str | None]], ...] = (
     ("malformed", go_settings_problem), ("invalid", tiebreak_problem), ("invalid", system_problem),
     ("invalid", knockout_problem), ("invalid", team_problem), ("invalid", mcmahon_problem),

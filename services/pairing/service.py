@@ -54,7 +54,9 @@ from contracts.messages import (
 )
 from services.pairing import core as pc, creation
 from services.pairing.creation import KNOCKOUTS
+from shared.domain.tiebreaks import default_ruleset, tiebreak_edition
 from shared.domain.timecontrol import ClockError, TimeControl
+from shared.errors import StandingsError
 from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
 from shared.service import Core, Emit
 
@@ -151,7 +153,6 @@ class PairingCore(KeepsRecords, Core):
         """Create the event when its settings meet :mod:`services.pairing.creation`'s rules,
         with the defaults a replay must not depend on recorded (play-offs, tie-break order and
         edition)."""
-        from services.standings.core import StandingsError, default_ruleset, tiebreak_edition
         if p.tournament_id in self.tournaments:
             return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")
         if (refused := creation.refusal(p)) is not None:
@@ -497,7 +498,7 @@ class PairingCore(KeepsRecords, Core):
         forfeits ``+``/``-``, a late entry's missed rounds ``Z`` or ``H``); ``absent``: players
         left out this round (withdrawn ``-``, requested byes ``F``/``H``/``Z``)."""
         from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch
-        from services.pairing.trf import entries_from_cells
+        from shared.domain.trf import entries_from_cells
         absent = absent or {}
         order = pairing_order(t.players)
         no = {x.player_id: i + 1 for i, x in enumerate(order)}

@@ -12,10 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: (importing service, imported service) still left, and why.
 LEFT = {
-    ("pairing", "standings"): "tie-break codes and editions checked at event creation",
-    ("standings", "pairing"): "knockout brackets, team rosters and standings, McMahon scores, TRF",
-    ("standings", "ratings"): "FIDE rating tables for TPR",
-    ("ratings", "pairing"): "the TRF reader",
+    ("standings", "pairing"): "knockout brackets, team rosters and standings, McMahon scores",
 }
 
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from contracts.messages import CreateTournament
-from services.pairing.core import PairingError
-from services.pairing.knockout import check_unshared
-from services.pairing.mcmahon import initial_mms
+from shared.domain.grades import initial_mms
+from shared.domain.knockout import KNOCKOUTS, check_unshared
 from shared.domain.tiebreaks import TIEBREAKS
 from shared.domain.timecontrol import ClockError, TimeControl
+from shared.errors import PairingError
 from shared.rules.games import go_settings, position
 
-KNOCKOUTS = ("knockout", "double-elimination")
 ROUND_ROBINS = ("round-robin", "double-round-robin", "team-round-robin")
 AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
              "team-round-robin", "double-elimination")

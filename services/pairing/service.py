@@ -17,15 +17,15 @@ Dutch, :func:`services.pairing.core.dutch_pair`, is its cross-check in tests);
 ``mcmahon``: :func:`services.pairing.mcmahon.mcmahon_pair` from the players' grades (Go);
 ``chinese-swiss``: the 积分编排制 of the xiangqi rules' appendix 2
 (:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
-``knockout``: single elimination (:class:`services.pairing.knockout.Bracket`: seeds written as
+``knockout``: single elimination (:class:`shared.domain.knockout.Bracket`: seeds written as
 LotsDrawn before round 1, one round per game of a match, play-off games for level matches
 (at most ``playoff_games``, default 4, then lots or the higher seed, art. 15.6), the
 match for third place when place 3 may not be shared, classification play-offs for places from
 5 on that may not be shared, art. 15.6); ``double-elimination``: 双败淘汰制
-(:class:`services.pairing.knockout.DoubleElimination`: winners' and losers' brackets, grand
+(:class:`shared.domain.knockout.DoubleElimination`: winners' and losers' brackets, grand
 final and its replay, seeded and played like ``knockout``); ``team-round-robin``: Berger tables
 over the teams, boards of a match by board order or the team's line-up (SubmitLineup, art.
-12.1-12.3), or all-play-all matches over several rounds (12.4) (:mod:`services.pairing.teams`);
+12.1-12.3), or all-play-all matches over several rounds (12.4) (:mod:`shared.domain.teams`);
 or the organiser's manual pairing (StartRound with boards, ``bye`` and ``requested_byes``).
 
 Withdrawals, late entries, requested byes (FIDE TRF letters): a withdrawn player is not paired
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from dataclasses import astuple, dataclass, field
 
 from contracts.envelope import Envelope, stream_for
@@ -53,7 +52,9 @@ from contracts.messages import (
     WithdrawPlayer, FinishTournament, GameStarted, PenaltyApplied,
 )
 from services.pairing import core as pc, creation
-from services.pairing.creation import KNOCKOUTS
+from shared.domain.grades import initial_mms, normalise_grade, rank_value
+from shared.domain.knockout import KNOCKOUTS, knockout_bracket
+from shared.domain.teams import canonical_team, team_key, team_match_rounds, team_rosters
 from shared.domain.tiebreaks import default_ruleset, tiebreak_edition
 from shared.domain.timecontrol import ClockError, TimeControl
 from shared.errors import StandingsError
@@ -270,7 +271,7 @@ class PairingCore(KeepsRecords, Core):
         any order; 12.1 fixed boards take only the board order), before that match's first
         round is paired. The Berger table of the teams follows from the teams registered, so a
         line-up is checked again when its round is paired."""
-        from services.pairing.teams import check_lineup
+        from shared.domain.teams import check_lineup
         t = self.tournaments[p.tournament_id]
         c = t.created
         if c.system != "team-round-robin":
@@ -426,7 +427,7 @@ class PairingCore(KeepsRecords, Core):
         """Seeds (by the tournament's ``seeding``, or DrawLots numbers) fixed at round 1 and
         written as LotsDrawn; each round from the bracket (single or double elimination) folded
         over the rounds so far."""
-        from services.pairing.knockout import seed_order
+        from shared.domain.knockout import seed_order
         c = t.created
         inputs: dict = {"round": rnd}
         if t.numbers is None:
@@ -454,8 +455,8 @@ class PairingCore(KeepsRecords, Core):
         ``team_format``) or else its first ``team_boards`` members by board order (12.1), the
         first-listed team Red (white seat) on odd boards, Black on even ones (13.2, 13.3).
         ``all-play-all`` (12.4): a match takes ``team_boards`` rounds, round ``i`` of the match
-        pairing by :func:`services.pairing.teams.all_play_all`."""
-        from services.pairing.teams import all_play_all, check_lineup, match_boards
+        pairing by :func:`shared.domain.teams.all_play_all`."""
+        from shared.domain.teams import all_play_all, check_lineup, match_boards
         rosters = team_rosters(t.players)
         names = list(rosters)
         nb = t.created.team_boards
@@ -553,7 +554,7 @@ class PairingCore(KeepsRecords, Core):
         """McMahon players from the record: MMS = initial (grade, bar, floor) + points (scores,
         opponents, colours and byes as for the Swiss systems); floats of earlier rounds from the
         scores each board's players had before it."""
-        from services.pairing.mcmahon import McMahonPlayer, initial_mms, mcmahon_pair, rank_value
+        from services.pairing.mcmahon import McMahonPlayer, mcmahon_pair
         c = t.created
         base = {x.player_id: float(initial_mms(x.grade, c.mcmahon_bar, c.mcmahon_floor)) for x in t.players}
         running = {pid: 0.0 for pid in base}
@@ -617,27 +618,6 @@ class PairingCore(KeepsRecords, Core):
         return []
 
 
-def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds, results: dict[str, str]):
-    """The :class:`services.pairing.knockout.Bracket` (``knockout``) or
-    :class:`services.pairing.knockout.DoubleElimination` (``double-elimination``) of a tournament
-    folded over its rounds (RoundPaired) and results (game id -> result code); ``numbers``: the
-    seeds (LotsDrawn). Used by the pairing and the standings services. Raises ``PairingError``
-    for a record that does not fit the bracket."""
-    from services.pairing.knockout import Bracket, DoubleElimination
-    seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
-    bound = {"playoff_games": created.playoff_games, "decider": created.playoff_decider}
-    if created.system == "double-elimination":
-        br = DoubleElimination(seeded, games=created.games_per_match, seed=created.lots_seed,
-                               reset=created.grand_final_reset, unshared=tuple(created.unshared_places),
-                               **bound)
-    else:
-        br = Bracket(seeded, games=created.games_per_match, unshared=tuple(created.unshared_places),
-                     seed=created.lots_seed, **bound)
-    for r in rounds:
-        br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
-    return br
-
-
 def _new_rule_decisions(br, rounds) -> list[str]:
     """Matches the play-off rule settled (art. 15.6) not yet written in a RoundPaired."""
     seen = {d for r in rounds for d in r.decisions}
@@ -650,37 +630,9 @@ _LINEUP_ARTICLE = {None: "12.1", "fixed": "12.1", "reserves": "12.2", "per-match
 
 
 def _lineup_system(created: TournamentCreated) -> str:
-    """The :func:`services.pairing.teams.check_lineup` system of a team format: all-play-all
+    """The :func:`shared.domain.teams.check_lineup` system of a team format: all-play-all
     line-ups may take any members in any order (their board only sets colours)."""
     return {None: "fixed", "all-play-all": "per-match"}.get(created.team_format, created.team_format)
-
-
-def team_match_rounds(created: TournamentCreated) -> int:
-    """Rounds of play a team match takes: ``team_boards`` for all-play-all (12.4), else 1."""
-    return created.team_boards if created.team_format == "all-play-all" else 1
-
-
-def team_key(name: str) -> str:
-    """The identity of a team name: Unicode NFKC-normalised (full-width ``"Ｄ"`` is ``"D"``,
-    a no-break space a space), spaces trimmed and runs of spaces made one, case folded
-    (``" A "``, ``"a"``, ``"Ａ"`` and ``"A"`` are one team)."""
-    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
-
-
-def canonical_team(name: str, known: list[str | None]) -> str:
-    """A team name as registered: trimmed (runs of spaces made one); ``known``: the team names
-    registered so far. Raises ``PairingError`` naming the existing team when ``name`` differs
-    from one only by case, spaces or character width (:func:`team_key`: a second, one-member
-    team nobody meant), or when nothing
-    is left after trimming."""
-    clean = " ".join(name.split())
-    if not clean:
-        raise pc.PairingError("a team name needs a visible character")
-    for k in known:
-        if k is not None and k != clean and team_key(k) == team_key(clean):
-            raise pc.PairingError(f"team {name!r} differs from the registered team {k!r} only by "
-                                  f"case, spaces or character width: register the player in {k!r}")
-    return clean
 
 
 def entry_form(p: RegisterPlayer, teams: list[str | None]) -> RegisterPlayer:
@@ -688,30 +640,12 @@ def entry_form(p: RegisterPlayer, teams: list[str | None]) -> RegisterPlayer:
     (``"3d"``, ``"15k"``: Chinese amateur grading, 7 dan to 25 kyu) and the team name as
     :func:`canonical_team` does (``teams``: those registered so far). Raises ``PairingError``
     naming the grade or the team name refused."""
-    from services.pairing.mcmahon import normalise_grade
     try:
         grade = None if p.grade is None else normalise_grade(p.grade)
     except pc.PairingError as e:
         raise pc.PairingError(f"grade: {e}") from None
     team = None if p.team is None else canonical_team(p.team, teams)
     return p.model_copy(update={"grade": grade, "team": team})
-
-
-def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:
-    """Team -> member ids in board order, teams in order of registration: by the ``board``
-    numbers given, else by rating (art. 12.1: higher first, unrated after rated, as registered);
-    members with a board number come before those without."""
-    from services.pairing.teams import Member, board_order
-    teams: dict[str, list[PlayerRegistered]] = {}
-    for x in players:
-        if x.team:
-            teams.setdefault(x.team, []).append(x)
-    out = {}
-    for name, xs in teams.items():
-        numbered = sorted((x for x in xs if x.board is not None), key=lambda x: x.board)
-        rest = board_order([Member(x.player_id, x.rating) for x in xs if x.board is None])
-        out[name] = [x.player_id for x in numbered] + rest
-    return out
 
 
 def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:

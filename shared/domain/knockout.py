@@ -18,8 +18,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from services.pairing.core import PairingError
+from contracts.messages import TournamentCreated
+
+from shared.errors import PairingError
 from shared.domain.results import points
+
+#: The knockout systems (xiangqi 1999 art. 11.1: 淘汰制; a double elimination).
+KNOCKOUTS = ("knockout", "double-elimination")
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
            "match_winner", "playoff_groups", "losers_round", "double_elimination", "seed_order",
@@ -758,3 +763,23 @@ class DoubleElimination:
             out[champ] = 1  # type: ignore[index]
             out[gf.match.b if champ == gf.match.a else gf.match.a] = 2  # type: ignore[union-attr,index]
         return out
+
+
+def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds, results: dict[str, str]):
+    """The :class:`Bracket` (``knockout``) or
+    :class:`DoubleElimination` (``double-elimination``) of a tournament
+    folded over its rounds (RoundPaired) and results (game id -> result code); ``numbers``: the
+    seeds (LotsDrawn). Used by the pairing and the standings services. Raises ``PairingError``
+    for a record that does not fit the bracket."""
+    seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
+    bound = {"playoff_games": created.playoff_games, "decider": created.playoff_decider}
+    if created.system == "double-elimination":
+        br = DoubleElimination(seeded, games=created.games_per_match, seed=created.lots_seed,
+                               reset=created.grand_final_reset, unshared=tuple(created.unshared_places),
+                               **bound)
+    else:
+        br = Bracket(seeded, games=created.games_per_match, unshared=tuple(created.unshared_places),
+                     seed=created.lots_seed, **bound)
+    for r in rounds:
+        br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
+    return br

@@ -346,8 +346,18 @@ class Playoffs:
                 out[pid] = place - 1 + p
 
 
+class _Event:
+    """What a knockout event and a double elimination share: it is ``finished`` when its final
+    (``_final_decided``: a double elimination's grand final and its replay, if due) and every
+    classification play-off (``playoffs``: the match for third place ...) are decided."""
+
+    @property
+    def finished(self) -> bool:
+        return self._final_decided and self.playoffs.finished  # type: ignore[attr-defined]
+
+
 @dataclass
-class Bracket:
+class Bracket(_Event):
     """A single-elimination event (art. 11.1) folded from its record, round by round.
 
     ``seeded``: players, best seed first; ``games``: games a match (13.5: 2 = a second game with
@@ -401,12 +411,6 @@ class Bracket:
     @property
     def _final_decided(self) -> bool:
         return len(self.current) == 1 and self._decided(self.current)
-
-    @property
-    def finished(self) -> bool:
-        """The final and every classification play-off (the match for third place ...) are
-        decided."""
-        return self._final_decided and self.playoffs.finished
 
     @property
     def champion(self) -> str | None:
@@ -533,7 +537,7 @@ def _points(m: MatchState) -> dict[str, float]:
 
 # ------------------------------------------------------------- double elimination, round by round
 @dataclass
-class DoubleElimination:
+class DoubleElimination(_Event):
     """A double-elimination event (双败淘汰制: xiangqi 1999 art. 11.1; Chinese chess and Go
     rules 1988, 竞赛制度 一: a player is out after two lost matches) folded from its record.
 
@@ -678,12 +682,6 @@ class DoubleElimination:
         if not self.reset or gf.winner(self.games) == gf.match.a:  # type: ignore[union-attr]
             return True
         return self._decided("GF2")
-
-    @property
-    def finished(self) -> bool:
-        """The grand final (and its replay, if due) and every classification play-off are
-        decided."""
-        return self._final_decided and self.playoffs.finished
 
     @property
     def champion(self) -> str | None:

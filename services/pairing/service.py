@@ -56,7 +56,6 @@ from shared.domain.grades import initial_mms, normalise_grade, rank_value
 from shared.domain.knockout import KNOCKOUTS, knockout_bracket
 from shared.domain.teams import canonical_team, team_key, team_match_rounds, team_rosters
 from shared.domain.tiebreaks import default_ruleset, tiebreak_edition
-from shared.domain.timecontrol import ClockError, TimeControl
 from shared.errors import StandingsError
 from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
 from shared.service import Core, Emit

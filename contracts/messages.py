@@ -79,6 +79,33 @@ class GoSettings(BaseModel):
     stone_removal_s: int | None = Field(default=None, ge=1, le=86_400)
 
 
+#: The bounds a command's field may carry that its recorded event drops (annotated-types).
+_BOUNDS = ("Ge", "Gt", "Le", "Lt", "MinLen", "MaxLen")
+
+
+def _recorded(name: str, command: type[BaseModel], base: type[Payload], *, loose: tuple[str, ...] = (),
+              required: tuple[str, ...] = (), fields: dict | None = None, doc: str | None = None):
+    """The event ``name`` that records the settings of ``command``, declared once there: the
+    command's own fields (those of ``base`` and :class:`GoSettings` come from the bases), in its
+    order, with its types and defaults, but without its bounds (``ge``, ``max_length``...: an
+    event written by older code keeps parsing whatever they become), the ``loose`` ones as
+    plain strings (a ``Literal`` on the command, ``str`` on the event, None kept), the
+    ``required`` ones without a default; ``fields``: name -> (annotation, default) replacing or
+    adding a field, in its order (a new name goes last, or before the field it replaces)."""
+    own = [n for n in command.model_fields if n not in base.model_fields and n not in GoSettings.model_fields]
+    spec: dict = {}
+    for n in own:
+        f = command.model_fields[n]
+        ann = f.annotation
+        if n in loose:
+            ann = str | None if type(None) in get_args(ann) else str
+        kept = [m for m in f.metadata if type(m).__name__ not in _BOUNDS]
+        spec[n] = (Annotated[(ann, *kept)] if kept else ann, ... if n in required else f.default)
+    for n, v in (fields or {}).items():
+        spec[n] = v
+    return create_model(name, __base__=(base, GoSettings), __module__=__name__, __doc__=doc, **spec)
+
+
 class Rule(_M):
     """The rule a decision applied: game, ruleset and article, e.g. chess / FIDE-1994 / 10.1."""
 
@@ -271,36 +298,16 @@ class _TEvt(Payload):
     tournament_id: GameId
 
 
-class TournamentCreated(_TEvt, GoSettings):
-    name: str
-    system: str
-    rounds: int | None
-    time_control: str
-    tiebreaks: tuple[str, ...]
-    start_fen: str | None = None
-    default_time_s: int = 3600
-    game: GameKind = "chess"
-    natural_limit_moves: int = 60
-    repetition_rulings: RepetitionRulings = "automatic"
-    lots_seed: int = 0
-    mcmahon_bar: str | None = None
-    mcmahon_floor: str | None = None
-    games_per_match: int = 1
-    seeding: str = "rating"
-    unshared_places: tuple[int, ...] = ()
-    team_boards: int | None = None
-    grand_final_reset: bool = True
-    team_format: str | None = None
-    #: a knockout's play-off bound (None in events recorded before it: unbounded) and its decider
-    playoff_games: int | None = None
-    playoff_decider: str = "lots"
-    late_entries: str = "Z"
-    trf_headers: tuple[str, ...] = ()
-    #: the FIDE tie-break edition the event is ranked by (None: an event ranked by other rules,
-    #: or one recorded before events named it, ranked by the 2023 text)
-    tiebreak_edition: str | None = None
-    #: Swiss: round 1's initial colour (events recorded before it: white)
-    initial_colour: str = "white"
+#: What the pairing service records of a CreateTournament it accepts: its settings, as declared
+#: there (:func:`_recorded`); the pairing system, seeding, team format, play-off decider, late
+#: entries and initial colour as strings, and the defaults it filled in given (``rounds`` None
+#: for a system whose rounds follow from the field; ``playoff_games`` None in events recorded
+#: before the bound: unbounded; ``tiebreak_edition`` None for an event ranked by other rules,
+#: or recorded before events named it: the 2023 text; ``initial_colour`` white before it).
+TournamentCreated = _recorded(
+    "TournamentCreated", CreateTournament, _TEvt,
+    loose=("system", "seeding", "team_format", "playoff_decider", "late_entries", "initial_colour"),
+    required=("system", "rounds", "time_control", "tiebreaks"))
 
 
 class PlayerRegistered(_TEvt):
@@ -429,8 +436,8 @@ class TournamentFinished(_TEvt):
 #: The codes of a TournamentCommandRejected the platform writes (pairing and standings, and a
 #: decision too large for the log). On the wire the field stays a string, so that events of
 #: older code keep parsing; :class:`TournamentCommandRejected` lists these in its schema.
-TournamentRejectCode = Literal["invalid", "already-exists", "no-such-tournament", "closed",
-                               "running", "round-running", "decision-too-large"]
+TournamentRejectCode = Literal["invalid", "malformed", "already-exists", "no-such-tournament",
+                               "closed", "running", "round-running", "decision-too-large"]
 
 
 class TournamentCommandRejected(_TEvt):
@@ -474,8 +481,8 @@ class CreateGame(_GCmd, GoSettings):
 
     white: PlayerId
     black: PlayerId
-    time_control: str = "300"
     start_fen: str | None = None
+    time_control: str = "300"
     tournament_id: str | None = None
     round: int | None = None
     board: int | None = None
@@ -655,23 +662,18 @@ class _GEvt(Payload):
     game_id: GameId
 
 
-class GameStarted(_GEvt, GoSettings):
-    """A game starts. Go: ``start_fen`` is the engine's one-line position (``go 9 chinese black
+#: A game starts: the settings of its CreateGame (or of its event's RoundPaired board), as
+#: declared on CreateGame (:func:`_recorded`), resolved: ``start_fen`` the position (Go: the
+#: engine's one-line position, ``go 9 chinese black ...``), ``time_control`` given; Go's size,
+#: rules, komi, handicap and, since the stone-removal limit was added, ``stone_removal_s`` all
+#: given (None in older records = the default); ``replay_of``: the game this one replays (Go,
+#: 1988 art. 20.3).
+GameStarted = _recorded(
+    "GameStarted", CreateGame, _GEvt, required=("time_control",),
+    fields={"start_fen": (str, ...), "replay_of": (str | None, None)},
+    doc="""A game starts. Go: ``start_fen`` is the engine's one-line position (``go 9 chinese black
     ...``) and the settings are resolved (size, rules, komi, handicap and, since the stone-removal
-    limit was added, ``stone_removal_s`` all given; None in older records = the default)."""
-
-    white: PlayerId
-    black: PlayerId
-    start_fen: str
-    time_control: str
-    tournament_id: str | None = None
-    round: int | None = None
-    board: int | None = None
-    default_time_s: int = 3600
-    game: GameKind = "chess"
-    natural_limit_moves: int = 60
-    repetition_rulings: RepetitionRulings = "automatic"
-    replay_of: str | None = None  # Go: the game this one replays (1988 art. 20.3)
+    limit was added, ``stone_removal_s`` all given; None in older records = the default).""")
 
 
 #: ``scoring``: Go, two passes in a row stopped play (Japanese rules 1989 art. 9-1); the dead

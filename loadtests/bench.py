@@ -66,7 +66,7 @@ def _fast_history(n: int, rounds: int, seed: int = 7):
     (no rematches, alternating colours) so that large fields are cheap to generate; only the
     timed round is paired by the Dutch engine."""
     from services.pairing.dutch import DutchPlayer
-    from services.pairing.trf import RoundEntry
+    from shared.domain.trf import RoundEntry
 
     rng = random.Random(seed)
     hist: dict[int, list] = {i: [] for i in range(1, n + 1)}

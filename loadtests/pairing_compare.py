@@ -15,7 +15,7 @@ import warnings
 from services.pairing.check import check_pairings
 from services.pairing.core import PairingError, SwissPlayer, SwissRound, dutch_pair
 from services.pairing.dutch import pair_dutch
-from services.pairing.trf import read_trf, write_trf
+from shared.domain.trf import read_trf, write_trf
 
 FILES = sorted(glob.glob("../shared/data/chess/trf/*.trf"))
 

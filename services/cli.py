@@ -351,7 +351,7 @@ def check_pairings_cmd(
     """Re-pair every round of a TRF from the rounds before it and compare with the record (FIDE
     endorsement-style check): per round official vs ours; exit 0 only when all rounds match."""
     from services.pairing.check import check_pairings
-    from services.pairing.trf import TrfError
+    from shared.domain.trf import TrfError
     try:
         rep = check_pairings(trf, system=system)
     except (TrfError, ValueError) as e:
@@ -433,7 +433,7 @@ def ratings_cmd(
     amended 1 October 2025): K, games, score W, expected We, K(W - We), performance Rp."""
     from dataclasses import asdict
 
-    from services.pairing.trf import TrfError, read_trf
+    from shared.domain.trf import TrfError, read_trf
     from services.ratings.report import event_changes
     if k <= 0:
         _fail(f"--k must be a positive whole number (B.02 art. 8.3.3), got {k}")
@@ -503,7 +503,7 @@ def import_cmd(what: str = typer.Argument(..., help="trf"),
     pairing entered manually with byes, results and forfeits), hosted through the gateway on
     --bus; --log writes its messages to a file (read by export trf --log, audit --log)."""
     from contracts.messages import TOPICS
-    from services.pairing.trf import TrfError, read_trf
+    from shared.domain.trf import TrfError, read_trf
     from services.tools.embedded import arbiter_client
     from services.tools.host import HostError
     from services.tools.logio import select

@@ -47,7 +47,7 @@ from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.security import HTTPBearer
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -223,9 +223,10 @@ class CommandRoute:
         return "arbiter" if self.role == "arbiter" else f"{self.aggregate}s"
 
 
-#: The command endpoints that differ only in path, command, role and body (creation, player
-#: registration and result correction have handlers of their own in :func:`create_app`).
+#: The command endpoints that differ only in path, command, role and body (creation and result
+#: correction have handlers of their own in :func:`create_app`).
 COMMAND_ROUTES = (
+    CommandRoute("/tournaments/{tid}/players", RegisterPlayer, RegisterPlayerBody, "organiser"),
     CommandRoute("/tournaments/{tid}/lots", DrawLots, DrawLotsBody, "organiser"),
     CommandRoute("/tournaments/{tid}/rounds", StartRound, StartRoundBody, "organiser"),
     CommandRoute("/tournaments/{tid}/lineups", SubmitLineup, LineupBody, "organiser"),
@@ -249,7 +250,6 @@ COMMAND_ROUTES = (
     CommandRoute("/games/{gid}/clock/resume", ResumeClock, ClockPauseBody, "arbiter"),
     CommandRoute("/games/{gid}/cycle/ruling", RuleEndlessCycle, CycleRulingBody, "arbiter"),
 )
-_REGISTER = CommandRoute("/tournaments/{tid}/players", RegisterPlayer, RegisterPlayerBody, "organiser")
 
 
 @dataclass(frozen=True)
@@ -282,35 +282,6 @@ async def command_context(
         _scheme: Any = Depends(_BEARER)) -> CommandContext:
     """The :class:`CommandContext` of a request (a FastAPI dependency)."""
     return CommandContext(wait, x_arbiter_token, x_correlation_id, authorization)
-
-
-def _check_go_settings(data: dict) -> None:
-    """A Go game's or event's settings must be playable (board size, rules, handicap placement):
-    else 422 with the engine's reason, before anything is published."""
-    if data.get("game") != "go":
-        return
-    from shared.rules.games import go_settings, position
-
-    try:
-        st = go_settings(data.get("board_size"), data.get("go_rules"), data.get("komi"),
-                         data.get("handicap"))
-        position("go", data.get("start_fen"), **st)
-    except ValueError as e:
-        raise HTTPError(422, f"bad Go settings: {e}") from None
-
-
-def _check_grade(grade: str | None) -> None:
-    """A player's grade must be one of the Chinese amateur dan/kyu system (7d .. 1d, 1k .. 25k,
-    also written 3段 / 5级): else 422 naming the grade (the McMahon pairing's reading)."""
-    if grade is None:
-        return
-    from services.pairing.core import PairingError
-    from services.pairing.mcmahon import rank_value
-
-    try:
-        rank_value(grade)
-    except PairingError as e:
-        raise HTTPError(422, f"grade: {e}") from None
 
 
 def _short_id() -> str:
@@ -654,6 +625,400 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
     return JSONResponse({**body, **base, "outcome": "accepted", **info}, status_code=200)
 
 
+# ------------------------------------------------------------------------------------ lookups
+# The read model's answers a route needs before publishing: an unknown id is 404, a command for
+# a game that is over or an event that is finished is 409 (nothing published).
+def _known(view: Any, kind: str, key: str) -> Any:
+    """``view`` when the gateway knows the ``kind`` ``key``; else :class:`HTTPError` 404."""
+    if view is None:
+        raise HTTPError(404, f"no such {kind}: {key}")
+    return view
+
+
+def game_or_404(gw: Gateway, gid: str) -> readmodel.GameView:
+    """The view of game ``gid``; 404 when the gateway knows no such game."""
+    return _known(gw.rm.game(gid), "game", gid)
+
+
+def tournament_or_404(gw: Gateway, tid: str) -> readmodel.TournamentView:
+    """The view of tournament ``tid``; 404 when the gateway knows none."""
+    return _known(gw.rm.tournament(tid), "tournament", tid)
+
+
+def live_game(gw: Gateway, gid: str) -> readmodel.GameView:
+    """The view of game ``gid`` still in play; 404 unknown, 409 ``game-over``."""
+    g = game_or_404(gw, gid)
+    if g.over:
+        raise HTTPError(409, f"game {gid} is over ({g.result or 'result pending'}"
+                             f"{', ' + g.reason if g.reason else ''})", code="game-over")
+    return g
+
+
+def live_tournament(gw: Gateway, tid: str) -> readmodel.TournamentView:
+    """The view of tournament ``tid`` not finished; 404 unknown, 409 ``finished``."""
+    t = tournament_or_404(gw, tid)
+    if t.status == "finished":
+        raise HTTPError(409, f"tournament {tid} is finished", code="finished")
+    return t
+
+
+def build(cls: type[Payload], **fields: Any) -> Payload:
+    """Command ``cls`` from ``fields``; :class:`HTTPError` 422 naming each invalid field."""
+    try:
+        return cls(**fields)
+    except ValidationError as exc:
+        raise HTTPError(422, _validation_detail(exc)) from None
+
+
+def org_actor(gw: Gateway, token: str | None) -> Actor:
+    """Identity off: the organiser, or the arbiter when ``token`` is the administrator's."""
+    return ARBITER if token is not None and gw.is_arbiter(token) else ORGANISER
+
+
+async def gateway_of(request: Request) -> Gateway:
+    """The app's :class:`Gateway` (a FastAPI dependency; async: no thread-pool hop)."""
+    return request.app.state.gateway
+
+
+GW = Depends(gateway_of)
+CONTEXT = Depends(command_context)
+
+
+# ------------------------------------------------------------------------------------ commands
+def game_actor(p: Principal, route: CommandRoute, g: readmodel.GameView, body: BaseModel,
+               at_ms: int | None) -> Actor:
+    """Identity on: the actor of ``route``'s command in game ``g`` (403 when ``p`` may not
+    send it; ``at_ms`` only from an arbiter of the game's event)."""
+    if at_ms is not None:
+        identity.arbiter_actor(p, g.tournament_id, code="arbiters-only")
+    if route.role == "arbiter":
+        return identity.arbiter_actor(p, g.tournament_id)
+    return identity.player_actor(p, body.player_id, (g.white, g.black),  # type: ignore[attr-defined]
+                                 g.tournament_id)
+
+
+async def tournament_command(gw: Gateway, route: CommandRoute, tid: str, body: BaseModel,
+                             ctx: CommandContext) -> JSONResponse:
+    """Publish ``route``'s command on tournament ``tid`` (404 unknown; 409 finished when the
+    route is ``live``); the actor is the organiser (:func:`identity.organiser_actor`)."""
+    p = gw.caller(ctx)
+    t = live_tournament(gw, tid) if route.live else tournament_or_404(gw, tid)
+    actor = org_actor(gw, ctx.token) if p is None else identity.organiser_actor(p, tid, t.created_by)
+    payload = build(route.command, tournament_id=tid, **body.model_dump())
+    cmd, resp = await gw.send(payload, f"tournament-{tid}", actor, at_ms=None, wait=ctx.wait,
+                              correlation=ctx.correlation)
+    return outcome(cmd, resp, tournament_id=tid)
+
+
+def command_actor(gw: Gateway, route: CommandRoute, g: readmodel.GameView, body: BaseModel,
+                  ctx: CommandContext, at_ms: int | None) -> Actor:
+    """The actor of ``route``'s command in game ``g``: identity on, the principal's role
+    (:func:`game_actor`); off, the arbiter for arbiter routes (403 without the token), else the
+    player the body names (the arbiter when the token is presented)."""
+    p = gw.caller(ctx)
+    if p is not None:
+        return game_actor(p, route, g, body, at_ms)
+    if route.role == "arbiter":
+        return ARBITER
+    return gw.player_actor(body.player_id, ctx.token, at_ms)  # type: ignore[attr-defined]
+
+
+async def game_command(gw: Gateway, route: CommandRoute, gid: str, body: BaseModel,
+                       ctx: CommandContext) -> JSONResponse:
+    """Publish ``route``'s command on game ``gid`` (404 unknown; 409 over when the route is
+    ``live``); a ``follow`` route's answer also carries the decision its event leads to, or is
+    that decision when it is a rejection."""
+    if gw.caller(ctx) is None and route.role == "arbiter":
+        gw.require_arbiter(ctx.token)
+    g = live_game(gw, gid) if route.live else game_or_404(gw, gid)
+    at_ms = getattr(body, "at_ms", None)
+    actor = command_actor(gw, route, g, body, ctx, at_ms)
+    payload = build(route.command, game_id=gid, **body.model_dump(exclude={"at_ms"}))
+    t0 = time.monotonic()
+    cmd, resp = await gw.send(payload, f"game-{gid}", actor, at_ms=at_ms, wait=ctx.wait,
+                              correlation=ctx.correlation)
+    if not route.follow or resp is None or resp.type in REJECTIONS:
+        return outcome(cmd, resp)
+    decision = await gw.follow(resp, gw.wait_timeout - (time.monotonic() - t0))
+    if decision is not None and decision.type in REJECTIONS:  # e.g. an absence reported too early
+        return outcome(cmd, decision)
+    return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
+
+
+def command_router(routes: tuple[CommandRoute, ...] = COMMAND_ROUTES) -> APIRouter:
+    """One ``POST`` endpoint per :class:`CommandRoute` (OpenAPI: the command's name and
+    docstring, the body model, the game or tournament id from the path)."""
+    router = APIRouter()
+    for route in routes:
+        param = "gid" if route.aggregate == "game" else "tid"
+        send = game_command if route.aggregate == "game" else tournament_command
+
+        async def endpoint(route: CommandRoute = route, param: str = param, send=send,
+                           **kw: Any) -> JSONResponse:
+            return await send(kw["gw"], route, kw[param], kw["body"], kw["ctx"])
+
+        endpoint.__signature__ = Signature([  # type: ignore[attr-defined]
+            Parameter(param, Parameter.KEYWORD_ONLY, annotation=str),
+            Parameter("body", Parameter.KEYWORD_ONLY, annotation=route.body),
+            Parameter("ctx", Parameter.KEYWORD_ONLY, annotation=CommandContext, default=CONTEXT),
+            Parameter("gw", Parameter.KEYWORD_ONLY, annotation=Gateway, default=GW)],
+            return_annotation=JSONResponse)
+        name = route.command.__name__
+        router.add_api_route(route.path, endpoint, methods=["POST"], tags=[route.tag], name=name,
+                             summary=" ".join(re.findall(r"[A-Z][a-z]*", name)).lower().capitalize(),
+                             description=route.command.__doc__, response_class=JSONResponse)
+    return router
+
+
+# ---------------------------------------------------------------------------------------- ops
+ops = APIRouter(tags=["ops"])
+
+
+@ops.get("/healthz")
+async def healthz(gw: Gateway = GW) -> JSONResponse:
+    """200 when ready: the read model is restored and commands get published (none has
+    waited on the log for 5 s, the last one did not fail); else 503, saying why."""
+    waiting = time.monotonic() - min(gw.publishing.values(), default=time.monotonic())
+    ready = gw.ready and gw.publish_failed is None and waiting < PUBLISH_STALLED_S
+    body = {"status": "ok", "ready": ready, "applied": gw.rm.applied,
+            **({"publish_failed": gw.publish_failed} if gw.publish_failed else {}),
+            **({"publish_waiting_s": round(waiting, 1)} if waiting >= PUBLISH_STALLED_S else {}),
+            "from_snapshot": bool(gw.restored), "snapshot_messages": gw.snapshot_messages,
+            "replayed": gw.replayed, "snapshot_applied": gw.snapshot_applied,
+            "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments),
+            # where the read model is in the log: "topic/partition" -> next offset to apply
+            "positions": {f"{t}/{n}": o for (t, n), o in sorted(
+                (gw.follower.positions if gw.follower is not None else {}).items())}}
+    return JSONResponse(body, status_code=200 if ready else 503)
+
+
+@ops.get("/metrics")
+async def metrics() -> Response:
+    """The Prometheus metrics of this process."""
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+# -------------------------------------------------------------------------------- tournaments
+tournaments = APIRouter(tags=["tournaments"])
+
+
+@tournaments.post("/tournaments")
+async def create_tournament(body: CreateTournamentBody,  # type: ignore[valid-type]
+                            ctx: CommandContext = CONTEXT, gw: Gateway = GW) -> JSONResponse:
+    """Create an event (CreateTournament). Identity on: an organiser's or the
+    administrator's, who then organises it (the read model records its creator)."""
+    p = gw.caller(ctx)
+    actor = org_actor(gw, ctx.token) if p is None else identity.creator_actor(p)
+    data = body.model_dump()
+    tid = data.pop("tournament_id") or _short_id()
+    known = gw.rm.tournament(tid)
+    # Only a created tournament (TournamentCreated seen) is refused here: a creation still
+    # pending may yet be rejected, so the pairing service (the owner of the record) decides
+    # between concurrent creations; a rejected one reserves nothing.
+    if known is not None and known.status != "created":
+        raise HTTPError(409, f"tournament {tid} already exists", code="already-exists")
+    payload = build(CreateTournament, tournament_id=tid, **data)
+    cmd, resp = await gw.send(payload, f"tournament-{tid}", actor,
+                              at_ms=None, wait=ctx.wait, correlation=ctx.correlation)
+    return outcome(cmd, resp, tournament_id=tid)
+
+
+@tournaments.post("/tournaments/{tid}/tokens")
+async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CONTEXT,
+                       gw: Gateway = GW) -> dict:
+    """Identity on: bearer tokens for the event's players (each must be registered in it)
+    or its arbiters, scoped to this event (``events: [tid]``), valid ``ttl_s`` seconds.
+    Issued by the administrator or the event's organiser; the event's chief arbiter may
+    issue deputies' (arbiter, not chief). Answer ``{"tournament_id", "role", "chief",
+    "events", "expires_at_s" (epoch s), "tokens": {id: token}}``; nothing is published or
+    stored (a token is valid until it expires). 409 ``identity-off`` without
+    ARBITER_JWT_SECRET, 422 ``not-registered`` naming players not registered, 401/403."""
+    if gw.jwt_secret is None:
+        raise HTTPError(409, "identity is off (ARBITER_JWT_SECRET is not set): no tokens to issue",
+                        code="identity-off")
+    p = gw.caller(ctx)
+    t = tournament_or_404(gw, tid)
+    identity.may_issue(p, body.role, body.chief, tid, t.created_by)
+    ids = list(dict.fromkeys(body.ids))
+    if body.role == "player" and (missing := [i for i in ids if i not in t.players]):
+        raise HTTPError(422, f"not registered in {tid}: {', '.join(missing[:20])}"
+                             f"{' ...' if len(missing) > 20 else ''}", code="not-registered")
+    now = int(time.time())
+    tokens = {i: identity.issue_token(gw.jwt_secret, body.role, i, [tid], ttl_s=body.ttl_s,
+                                      chief=body.chief, now_s=now) for i in ids}
+    logger.info("gateway: %s %s issued %d %s token(s) for %s, valid %d s", p.role, p.sub,
+                len(tokens), body.role, tid, body.ttl_s)
+    return {"tournament_id": tid, "role": body.role, "chief": body.chief, "events": [tid],
+            "expires_at_s": now + body.ttl_s, "tokens": tokens}
+
+
+@tournaments.get("/tournaments/{tid}")
+async def get_tournament(tid: str, gw: Gateway = GW) -> dict:
+    """The event: settings, status, players with draw numbers, rounds with boards and results."""
+    return tournament_or_404(gw, tid).to_dict(gw.rm.games)
+
+
+@tournaments.get("/tournaments/{tid}/standings")
+async def get_standings(tid: str, gw: Gateway = GW) -> dict:
+    """The latest standings published (StandingsUpdated)."""
+    return tournament_or_404(gw, tid).standings_dict()
+
+
+@tournaments.get("/tournaments/{tid}/crosstable")
+async def get_crosstable(tid: str, gw: Gateway = GW) -> dict:
+    """The crosstable, read from the tournament record."""
+    return tournament_or_404(gw, tid).crosstable()
+
+
+@tournaments.get("/tournaments/{tid}/events")
+async def tournament_events(tid: str, follow: bool = True, gw: Gateway = GW):
+    """The event's messages: a JSON list (``follow=false``) or server-sent events."""
+    tournament_or_404(gw, tid)
+    return _events(gw, f"tournament-{tid}", follow)
+
+
+# -------------------------------------------------------------------------------------- games
+games = APIRouter()
+
+
+@games.post("/games", tags=["games"])
+async def create_game(body: CreateGameBody,  # type: ignore[valid-type]
+                      ctx: CommandContext = CONTEXT, gw: Gateway = GW) -> JSONResponse:
+    """Create a game (CreateGame). Identity on: an organiser's or the administrator's; a
+    game of an event only by the event's organiser; ``at_ms`` only by an arbiter of it."""
+    p = gw.caller(ctx)
+    data = body.model_dump(exclude={"at_ms"})
+    if p is None:
+        if body.at_ms is not None:
+            gw.require_arbiter(ctx.token)
+        actor = org_actor(gw, ctx.token)
+    else:
+        actor = identity.creator_actor(p)
+        if (tid := body.tournament_id) is not None:
+            t = gw.rm.tournament(tid)
+            identity.organiser_actor(p, tid, t.created_by if t else None)
+        if body.at_ms is not None:  # a recorded time: an arbiter's
+            identity.arbiter_actor(p, tid, code="arbiters-only")
+    gid = data.pop("game_id") or _short_id()
+    payload = build(CreateGame, game_id=gid, **data)
+    cmd, resp = await gw.send(payload, f"game-{gid}", actor,
+                              at_ms=body.at_ms, wait=ctx.wait, correlation=ctx.correlation)
+    return outcome(cmd, resp, game_id=gid)
+
+
+@games.post("/games/{gid}/correction", tags=["arbiter"])
+async def correct_result(gid: str, body: CorrectionBody,  # type: ignore[valid-type]
+                         ctx: CommandContext = CONTEXT, gw: Gateway = GW) -> JSONResponse:
+    """Arbiter only: correct the recorded result of a finished tournament game (``result``
+    a result code: 1-0, 0-1, 1/2-1/2, +- / -+ forfeits, -- double forfeit; ``reason``).
+    Published on the tournament (CorrectResult); answer ResultCorrected, or 409 (no result
+    yet, same result, a knockout whose next round is paired). Identity on: an arbiter of the
+    event, once it is finished its chief arbiter (or the administrator): else 403."""
+    p = gw.caller(ctx)
+    if p is None:
+        gw.require_arbiter(ctx.token)
+    g = game_or_404(gw, gid)
+    if not g.tournament_id:
+        raise HTTPError(409, f"game {gid} is not a tournament game: only a tournament game's "
+                             "result is corrected", code="invalid")
+    t = tournament_or_404(gw, g.tournament_id)
+    actor = ARBITER if p is None else identity.corrector_actor(p, t.tournament_id,
+                                                               t.status == "finished")
+    payload = build(CorrectResult, tournament_id=g.tournament_id, game_id=gid, **body.model_dump())
+    cmd, resp = await gw.send(payload, f"tournament-{g.tournament_id}", actor, at_ms=None,
+                              wait=ctx.wait, correlation=ctx.correlation)
+    return outcome(cmd, resp, tournament_id=g.tournament_id)
+
+
+@games.get("/games/{gid}", tags=["games"])
+async def get_game(gid: str, gw: Gateway = GW) -> dict:
+    """The game: players, position, clocks, moves, result, PGN (chess, xiangqi), Go state."""
+    g = game_or_404(gw, gid)
+    t = gw.rm.tournament(g.tournament_id) if g.tournament_id else None
+    return g.to_dict(event=(t.name if t and t.name else "?"))
+
+
+@games.get("/games/{gid}/events", tags=["games"])
+async def game_events(gid: str, follow: bool = True, gw: Gateway = GW):
+    """The game's messages: a JSON list (``follow=false``) or server-sent events."""
+    game_or_404(gw, gid)
+    return _events(gw, f"game-{gid}", follow)
+
+
+def _events(gw: Gateway, key: str, follow: bool):
+    """Every message of aggregate ``key``: a JSON list so far (``follow=false``) or an SSE
+    stream (history, then live; event = message type, id = ``<stream>:<seq>``)."""
+    if not follow:
+        body = ",".join(r.json for r in gw.rm.history.get(key, ()))
+        return Response(f"[{body}]", media_type="application/json")
+
+    async def gen():
+        backlog, q = gw.open_stream(key)
+        SSE_CLIENTS.inc()
+        try:
+            for r in backlog:
+                yield {"event": r.type, "id": f"{r.stream}:{r.seq}", "data": r.json}
+            while True:
+                m = await q.get()
+                if m is None:
+                    return
+                yield {"event": m.type, "id": f"{m.stream}:{m.seq}", "data": m.model_dump_json()}
+        finally:
+            gw.close_stream(key, q)
+            SSE_CLIENTS.dec()
+
+    return EventSourceResponse(gen(), ping=15)
+
+
+# ------------------------------------------------------------------------------------ refusals
+def refused(status: int, detail: Any, code: str | None = None, headers=None, **extra) -> JSONResponse:
+    """Every refusal's answer: ``{"detail", "code", ...extra}`` (``code`` by default from
+    :data:`STATUS_CODES`), counted by status."""
+    REJECTED.labels(str(status)).inc()
+    return JSONResponse({"detail": detail, "code": code or STATUS_CODES.get(status, "refused"),
+                         **extra}, status_code=status, headers=headers)
+
+
+async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
+    return refused(exc.status, exc.detail, **exc.extra)
+
+
+async def _auth_error(request: Request, exc: AuthError) -> JSONResponse:
+    """401 (no, expired, forged or malformed credentials; RFC 6750's challenge) or 403 (the
+    principal may not do this), with the rule's ``code``: nothing was published."""
+    return refused(exc.status, exc.detail, code=exc.code,
+                   headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
+
+
+async def _starlette_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """No such route (404), method (405) or a body that is not JSON: the same shape."""
+    return refused(exc.status_code, exc.detail, headers=getattr(exc, "headers", None))
+
+
+async def _request_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A malformed body or query: each problem's location and message, without echoing the
+    input back (a 5 MB field must not come back in the answer)."""
+    return refused(422, [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg"))[:300],
+                          "type": e.get("type")} for e in exc.errors()][:20])
+
+
+async def _validation_error(request: Request, exc: ValidationError) -> JSONResponse:
+    return refused(422, _validation_detail(exc))
+
+
+async def _crash(request: Request, exc: Exception) -> JSONResponse:
+    logger.error("gateway: unhandled error on %s %s\n%s", request.method, request.url.path,
+                 "".join(traceback.format_exception(exc)))
+    return JSONResponse({"detail": "internal error", "code": "internal"}, status_code=500)
+
+
+#: Exception class -> its handler: every error answer is ``{"detail", "code"}``.
+ERROR_HANDLERS: dict[type[Exception], Callable] = {
+    HTTPError: _http_error, AuthError: _auth_error, StarletteHTTPException: _starlette_error,
+    RequestValidationError: _request_error, ValidationError: _validation_error, Exception: _crash,
+}
+
+
 # ----------------------------------------------------------------------------------------- the app
 def create_app(log: EventLog, *, admin_token: str | None = None,
                now_ms: Callable[[], int] | None = None, manage_log: bool = True,
@@ -672,7 +1037,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     ``load_snapshots=False``: read the whole log at start (a benchmark's baseline).
     ``jwt_secret`` (at least 32 characters; None: identity off, behaviour as without it):
     every write needs a bearer token signed with it or ``admin_token``, and the roles of
-    :mod:`services.gateway.identity` are enforced (401/403, nothing published).
+    :mod:`services.gateway.identity` are enforced (401/403, nothing published). Raises
+    ``ValueError`` for a shorter ``jwt_secret`` or a ``snapshot_every_s`` not above 0.
     """
     if jwt_secret is not None and len(jwt_secret) < identity.MIN_SECRET_CHARS:
         raise ValueError(f"jwt_secret must have at least {identity.MIN_SECRET_CHARS} characters")
@@ -696,337 +1062,9 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                 await log.stop()
 
     app = FastAPI(title="Arbiter gateway", version="1", lifespan=lifespan,
-                  description=__doc__.split("Usage::")[0])
+                  description=__doc__.split("Usage::")[0], exception_handlers=ERROR_HANDLERS)
     app.state.gateway = gw
-
-    def refused(status: int, detail: Any, code: str | None = None, headers=None, **extra) -> JSONResponse:
-        """Every refusal's answer: ``{"detail", "code", ...extra}`` (``code`` by default from
-        :data:`STATUS_CODES`), counted by status."""
-        REJECTED.labels(str(status)).inc()
-        return JSONResponse({"detail": detail, "code": code or STATUS_CODES.get(status, "refused"),
-                             **extra}, status_code=status, headers=headers)
-
-    @app.exception_handler(HTTPError)
-    async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
-        return refused(exc.status, exc.detail, **exc.extra)
-
-    @app.exception_handler(AuthError)
-    async def _auth_error(request: Request, exc: AuthError) -> JSONResponse:
-        """401 (no, expired, forged or malformed credentials; RFC 6750's challenge) or 403 (the
-        principal may not do this), with the rule's ``code``: nothing was published."""
-        return refused(exc.status, exc.detail, code=exc.code,
-                       headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _starlette_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        """No such route (404), method (405) or a body that is not JSON: the same shape."""
-        return refused(exc.status_code, exc.detail, headers=getattr(exc, "headers", None))
-
-    @app.exception_handler(RequestValidationError)
-    async def _request_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        """A malformed body or query: each problem's location and message, without echoing the
-        input back (a 5 MB field must not come back in the answer)."""
-        return refused(422, [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg"))[:300],
-                              "type": e.get("type")} for e in exc.errors()][:20])
-
-    @app.exception_handler(ValidationError)
-    async def _validation_error(request: Request, exc: ValidationError) -> JSONResponse:
-        return refused(422, _validation_detail(exc))
-
-    @app.exception_handler(Exception)
-    async def _crash(request: Request, exc: Exception) -> JSONResponse:
-        logger.error("gateway: unhandled error on %s %s\n%s", request.method, request.url.path,
-                     "".join(traceback.format_exception(exc)))
-        return JSONResponse({"detail": "internal error", "code": "internal"}, status_code=500)
-
-    # ---------------------------------------------------------------------------- helpers
-    def game_or_404(gid: str):
-        g = gw.rm.game(gid)
-        if g is None:
-            raise HTTPError(404, f"no such game: {gid}")
-        return g
-
-    def live_game(gid: str):
-        g = game_or_404(gid)
-        if g.over:
-            raise HTTPError(409, f"game {gid} is over ({g.result or 'result pending'}"
-                                 f"{', ' + g.reason if g.reason else ''})", code="game-over")
-        return g
-
-    def tournament_or_404(tid: str):
-        t = gw.rm.tournament(tid)
-        if t is None:
-            raise HTTPError(404, f"no such tournament: {tid}")
-        return t
-
-    def live_tournament(tid: str):
-        t = tournament_or_404(tid)
-        if t.status == "finished":
-            raise HTTPError(409, f"tournament {tid} is finished", code="finished")
-        return t
-
-    def build(cls: type[Payload], **fields: Any) -> Payload:
-        try:
-            return cls(**fields)
-        except ValidationError as exc:
-            raise HTTPError(422, _validation_detail(exc)) from None
-
-    def org_actor(token: str | None) -> Actor:
-        return ARBITER if token is not None and gw.is_arbiter(token) else ORGANISER
-
-    CONTEXT = Depends(command_context)
-
-    def game_actor(p: Principal, route: CommandRoute, g: readmodel.GameView, body: BaseModel,
-                   at_ms: int | None) -> Actor:
-        """Identity on: the actor of ``route``'s command in game ``g`` (403 when ``p`` may not
-        send it; ``at_ms`` only from an arbiter of the game's event)."""
-        if at_ms is not None:
-            identity.arbiter_actor(p, g.tournament_id, code="arbiters-only")
-        if route.role == "arbiter":
-            return identity.arbiter_actor(p, g.tournament_id)
-        return identity.player_actor(p, body.player_id, (g.white, g.black),  # type: ignore[attr-defined]
-                                     g.tournament_id)
-
-    async def command(route: CommandRoute, key: str, body: BaseModel, ctx: CommandContext) -> JSONResponse:
-        """Publish ``route``'s command for game or tournament ``key`` (see :class:`CommandRoute`).
-        Identity on: 401 without a valid credential, 403 (nothing published) when the
-        principal may not send it (:mod:`services.gateway.identity`)."""
-        p = gw.caller(ctx)
-        if route.aggregate == "tournament":
-            t = live_tournament(key) if route.live else tournament_or_404(key)
-            actor = org_actor(ctx.token) if p is None else identity.organiser_actor(p, key, t.created_by)
-            payload = build(route.command, tournament_id=key, **body.model_dump())
-            cmd, resp = await gw.send(payload, f"tournament-{key}", actor, at_ms=None,
-                                      wait=ctx.wait, correlation=ctx.correlation)
-            return outcome(cmd, resp, tournament_id=key)
-        at_ms = getattr(body, "at_ms", None)
-        if p is None and route.role == "arbiter":
-            gw.require_arbiter(ctx.token)
-        g = live_game(key) if route.live else game_or_404(key)
-        if p is not None:
-            actor = game_actor(p, route, g, body, at_ms)
-        else:
-            actor = (ARBITER if route.role == "arbiter" else org_actor(ctx.token) if route.role == "organiser"
-                     else gw.player_actor(body.player_id, ctx.token, at_ms))  # type: ignore[attr-defined]
-        payload = build(route.command, game_id=key, **body.model_dump(exclude={"at_ms"}))
-        t0 = time.monotonic()
-        cmd, resp = await gw.send(payload, f"game-{key}", actor, at_ms=at_ms, wait=ctx.wait,
-                                  correlation=ctx.correlation)
-        if not route.follow or resp is None or resp.type in REJECTIONS:
-            return outcome(cmd, resp)
-        decision = await gw.follow(resp, gw.wait_timeout - (time.monotonic() - t0))
-        if decision is not None and decision.type in REJECTIONS:  # e.g. an absence reported too early
-            return outcome(cmd, decision)
-        return outcome(cmd, resp, decision=_event_info(decision) if decision else None)
-
-    def add_command_route(route: CommandRoute) -> None:
-        param = "gid" if route.aggregate == "game" else "tid"
-
-        async def endpoint(**kw: Any) -> JSONResponse:
-            return await command(route, kw[param], kw["body"], kw["ctx"])
-
-        endpoint.__signature__ = Signature([  # type: ignore[attr-defined]
-            Parameter(param, Parameter.KEYWORD_ONLY, annotation=str),
-            Parameter("body", Parameter.KEYWORD_ONLY, annotation=route.body),
-            Parameter("ctx", Parameter.KEYWORD_ONLY, annotation=CommandContext, default=CONTEXT)],
-            return_annotation=JSONResponse)
-        name = route.command.__name__
-        app.add_api_route(route.path, endpoint, methods=["POST"], tags=[route.tag], name=name,
-                          summary=" ".join(w.lower() for w in re.findall(r"[A-Z][a-z]*", name)).capitalize(),
-                          description=route.command.__doc__, response_class=JSONResponse)
-
-    # ------------------------------------------------------------------------------ health
-    @app.get("/healthz", tags=["ops"])
-    async def healthz() -> JSONResponse:
-        """200 when ready: the read model is restored and commands get published (none has
-        waited on the log for 5 s, the last one did not fail); else 503, saying why."""
-        waiting = time.monotonic() - min(gw.publishing.values(), default=time.monotonic())
-        ready = gw.ready and gw.publish_failed is None and waiting < PUBLISH_STALLED_S
-        body = {"status": "ok", "ready": ready, "applied": gw.rm.applied,
-                **({"publish_failed": gw.publish_failed} if gw.publish_failed else {}),
-                **({"publish_waiting_s": round(waiting, 1)} if waiting >= PUBLISH_STALLED_S else {}),
-                "from_snapshot": bool(gw.restored), "snapshot_messages": gw.snapshot_messages,
-                "replayed": gw.replayed, "snapshot_applied": gw.snapshot_applied,
-                "games": len(gw.rm.games), "tournaments": len(gw.rm.tournaments),
-                # where the read model is in the log: "topic/partition" -> next offset to apply
-                "positions": {f"{t}/{n}": o for (t, n), o in sorted(
-                    (gw.follower.positions if gw.follower is not None else {}).items())}}
-        return JSONResponse(body, status_code=200 if ready else 503)
-
-    @app.get("/metrics", tags=["ops"])
-    async def metrics() -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-
-    # -------------------------------------------------------------------------- tournaments
-    @app.post("/tournaments", tags=["tournaments"])
-    async def create_tournament(body: CreateTournamentBody,  # type: ignore[valid-type]
-                                ctx: CommandContext = CONTEXT) -> JSONResponse:
-        """Create an event (CreateTournament). Identity on: an organiser's or the
-        administrator's, who then organises it (the read model records its creator)."""
-        p = gw.caller(ctx)
-        actor = org_actor(ctx.token) if p is None else identity.creator_actor(p)
-        data = body.model_dump()
-        _check_go_settings(data)
-        tid = data.pop("tournament_id") or _short_id()
-        known = gw.rm.tournament(tid)
-        # Only a created tournament (TournamentCreated seen) is refused here: a creation still
-        # pending may yet be rejected, so the pairing service (the owner of the record) decides
-        # between concurrent creations; a rejected one reserves nothing.
-        if known is not None and known.status != "created":
-            raise HTTPError(409, f"tournament {tid} already exists", code="already-exists")
-        payload = build(CreateTournament, tournament_id=tid, **data)
-        cmd, resp = await gw.send(payload, f"tournament-{tid}", actor,
-                                  at_ms=None, wait=ctx.wait, correlation=ctx.correlation)
-        return outcome(cmd, resp, tournament_id=tid)
-
-    @app.post("/tournaments/{tid}/tokens", tags=["tournaments"])
-    async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CONTEXT) -> dict:
-        """Identity on: bearer tokens for the event's players (each must be registered in it)
-        or its arbiters, scoped to this event (``events: [tid]``), valid ``ttl_s`` seconds.
-        Issued by the administrator or the event's organiser; the event's chief arbiter may
-        issue deputies' (arbiter, not chief). Answer ``{"tournament_id", "role", "chief",
-        "events", "expires_at_s" (epoch s), "tokens": {id: token}}``; nothing is published or
-        stored (a token is valid until it expires). 409 ``identity-off`` without
-        ARBITER_JWT_SECRET, 422 ``not-registered`` naming players not registered, 401/403."""
-        if gw.jwt_secret is None:
-            raise HTTPError(409, "identity is off (ARBITER_JWT_SECRET is not set): no tokens to issue",
-                            code="identity-off")
-        p = gw.caller(ctx)
-        t = tournament_or_404(tid)
-        identity.may_issue(p, body.role, body.chief, tid, t.created_by)
-        ids = list(dict.fromkeys(body.ids))
-        if body.role == "player" and (missing := [i for i in ids if i not in t.players]):
-            raise HTTPError(422, f"not registered in {tid}: {', '.join(missing[:20])}"
-                                 f"{' ...' if len(missing) > 20 else ''}", code="not-registered")
-        now = int(time.time())
-        tokens = {i: identity.issue_token(gw.jwt_secret, body.role, i, [tid], ttl_s=body.ttl_s,
-                                          chief=body.chief, now_s=now) for i in ids}
-        logger.info("gateway: %s %s issued %d %s token(s) for %s, valid %d s", p.role, p.sub,
-                    len(tokens), body.role, tid, body.ttl_s)
-        return {"tournament_id": tid, "role": body.role, "chief": body.chief, "events": [tid],
-                "expires_at_s": now + body.ttl_s, "tokens": tokens}
-
-    @app.post("/tournaments/{tid}/players", tags=["tournaments"])
-    async def register_player(tid: str, body: RegisterPlayerBody,  # type: ignore[valid-type]
-                              ctx: CommandContext = CONTEXT) -> JSONResponse:
-        _check_grade(body.grade)
-        if body.team is not None:  # trimmed; a name equal to a team's up to case/spaces: 422
-            from services.pairing.core import PairingError
-            from services.pairing.service import canonical_team
-            t = tournament_or_404(tid)
-            try:
-                team = canonical_team(body.team, [p.get("team") for p in t.players.values()])
-            except PairingError as e:
-                raise HTTPError(422, str(e), code="invalid") from None
-            body = body.model_copy(update={"team": team})
-        return await command(_REGISTER, tid, body, ctx)
-
-    @app.get("/tournaments/{tid}", tags=["tournaments"])
-    async def get_tournament(tid: str) -> dict:
-        return tournament_or_404(tid).to_dict(gw.rm.games)
-
-    @app.get("/tournaments/{tid}/standings", tags=["tournaments"])
-    async def get_standings(tid: str) -> dict:
-        return tournament_or_404(tid).standings_dict()
-
-    @app.get("/tournaments/{tid}/crosstable", tags=["tournaments"])
-    async def get_crosstable(tid: str) -> dict:
-        return tournament_or_404(tid).crosstable()
-
-    @app.get("/tournaments/{tid}/events", tags=["tournaments"])
-    async def tournament_events(tid: str, follow: bool = True):
-        tournament_or_404(tid)
-        return _events(f"tournament-{tid}", follow)
-
-    # -------------------------------------------------------------------------------- games
-    @app.post("/games", tags=["games"])
-    async def create_game(body: CreateGameBody,  # type: ignore[valid-type]
-                          ctx: CommandContext = CONTEXT) -> JSONResponse:
-        """Create a game (CreateGame). Identity on: an organiser's or the administrator's; a
-        game of an event only by the event's organiser; ``at_ms`` only by an arbiter of it."""
-        p = gw.caller(ctx)
-        data = body.model_dump(exclude={"at_ms"})
-        if p is None:
-            if body.at_ms is not None:
-                gw.require_arbiter(ctx.token)
-            actor = org_actor(ctx.token)
-        else:
-            actor = identity.creator_actor(p)
-            if (tid := body.tournament_id) is not None:
-                t = gw.rm.tournament(tid)
-                identity.organiser_actor(p, tid, t.created_by if t else None)
-            if body.at_ms is not None:  # a recorded time: an arbiter's
-                identity.arbiter_actor(p, tid, code="arbiters-only")
-        gid = data.pop("game_id") or _short_id()
-        if gw.rm.game(gid) is not None:
-            raise HTTPError(409, f"game {gid} already exists", code="already-exists")
-        _check_go_settings(data)
-        payload = build(CreateGame, game_id=gid, **data)
-        cmd, resp = await gw.send(payload, f"game-{gid}", actor,
-                                  at_ms=body.at_ms, wait=ctx.wait, correlation=ctx.correlation)
-        return outcome(cmd, resp, game_id=gid)
-
-    for route in COMMAND_ROUTES:
-        add_command_route(route)
-
-    @app.post("/games/{gid}/correction", tags=["arbiter"])
-    async def correct_result(gid: str, body: CorrectionBody,  # type: ignore[valid-type]
-                             ctx: CommandContext = CONTEXT) -> JSONResponse:
-        """Arbiter only: correct the recorded result of a finished tournament game (``result``
-        a result code: 1-0, 0-1, 1/2-1/2, +- / -+ forfeits, -- double forfeit; ``reason``).
-        Published on the tournament (CorrectResult); answer ResultCorrected, or 409 (no result
-        yet, same result, a knockout whose next round is paired). Identity on: an arbiter of the
-        event, once it is finished its chief arbiter (or the administrator): else 403."""
-        p = gw.caller(ctx)
-        if p is None:
-            gw.require_arbiter(ctx.token)
-        g = game_or_404(gid)
-        if not g.tournament_id:
-            raise HTTPError(409, f"game {gid} is not a tournament game: only a tournament game's "
-                                 "result is corrected", code="invalid")
-        t = tournament_or_404(g.tournament_id)
-        actor = ARBITER if p is None else identity.corrector_actor(p, t.tournament_id,
-                                                                   t.status == "finished")
-        payload = build(CorrectResult, tournament_id=g.tournament_id, game_id=gid, **body.model_dump())
-        cmd, resp = await gw.send(payload, f"tournament-{g.tournament_id}", actor, at_ms=None,
-                                  wait=ctx.wait, correlation=ctx.correlation)
-        return outcome(cmd, resp, tournament_id=g.tournament_id)
-
-    @app.get("/games/{gid}", tags=["games"])
-    async def get_game(gid: str) -> dict:
-        g = game_or_404(gid)
-        t = gw.rm.tournament(g.tournament_id) if g.tournament_id else None
-        return g.to_dict(event=(t.name if t and t.name else "?"))
-
-    @app.get("/games/{gid}/events", tags=["games"])
-    async def game_events(gid: str, follow: bool = True):
-        game_or_404(gid)
-        return _events(f"game-{gid}", follow)
-
-    def _events(key: str, follow: bool):
-        """Every message of aggregate ``key``: a JSON list so far (``follow=false``) or an SSE
-        stream (history, then live; event = message type, id = ``<stream>:<seq>``)."""
-        if not follow:
-            body = ",".join(r.json for r in gw.rm.history.get(key, ()))
-            return Response(f"[{body}]", media_type="application/json")
-
-        async def gen():
-            backlog, q = gw.open_stream(key)
-            SSE_CLIENTS.inc()
-            try:
-                for r in backlog:
-                    yield {"event": r.type, "id": f"{r.stream}:{r.seq}", "data": r.json}
-                while True:
-                    m = await q.get()
-                    if m is None:
-                        return
-                    yield {"event": m.type, "id": f"{m.stream}:{m.seq}", "data": m.model_dump_json()}
-            finally:
-                gw.close_stream(key, q)
-                SSE_CLIENTS.dec()
-
-        return EventSourceResponse(gen(), ping=15)
-
+    for router in (ops, tournaments, games, command_router()):
+        app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app
-

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from contracts.envelope import Envelope
+from contracts.messages import PlayerRegistered, RoundPaired
 from shared.domain.record import Cell, Records, TournamentRecord
 from shared.rules.chess import Seats
 
@@ -47,6 +48,45 @@ def _pgn_escape(v: Any) -> str:
     return str(v).replace("\\", "\\\\").replace('"', '\\"')
 
 
+def _wrap(tokens: list[str], width: int) -> list[str]:
+    """``tokens`` joined by spaces into lines of at most ``width`` characters (a longer token
+    has a line of its own)."""
+    lines, line = [], ""
+    for t in tokens:
+        if line and len(line) + 1 + len(t) > width:
+            lines.append(line)
+            line = t
+        else:
+            line = f"{line} {t}" if line else t
+    lines.append(line)
+    return lines
+
+
+class Move(NamedTuple):
+    """A move accepted (MoveAccepted): ``ply`` (1 = the first move), ``san`` and ``uci`` (Go:
+    the point, ``pass``), ``colour``, the ``player_id`` who moved, ``at_ms`` its event time
+    (epoch ms), xiangqi's ``wxf`` notation and a Go void move's ``void`` (None otherwise)."""
+
+    ply: int
+    san: str | None
+    uci: str | None
+    colour: str
+    player_id: str
+    at_ms: int
+    wxf: str | None = None
+    void: dict | None = None
+
+    def to_dict(self, clock: tuple[int, int] | None) -> dict:
+        """The move as the game view lists it, with the clocks after it (``white_ms``,
+        ``black_ms``; None without a reading); ``wxf`` and ``void`` only when set."""
+        out = self._asdict()
+        for k in ("wxf", "void"):
+            if out[k] is None:
+                del out[k]
+        out["white_ms"], out["black_ms"] = clock if clock else (None, None)
+        return out
+
+
 class GameView(Seats):
     """What a player, arbiter or spectator sees of one game."""
 
@@ -61,7 +101,7 @@ class GameView(Seats):
         self.round: int | None = None
         self.board: int | None = None
         self.started_at_ms: int | None = None
-        self.moves: dict[int, dict] = {}
+        self.moves: dict[int, Move] = {}
         self.clocks_by_ply: dict[int, tuple[int, int]] = {}
         self.clock: dict[str, Any] = {"white_ms": None, "black_ms": None, "running": None,
                                       "deadline_ms": None}
@@ -87,13 +127,8 @@ class GameView(Seats):
         return self.status == "ended"
 
     def move_list(self) -> list[dict]:
-        out = []
-        for ply in sorted(self.moves):
-            m = dict(self.moves[ply])
-            clk = self.clocks_by_ply.get(ply)
-            m["white_ms"], m["black_ms"] = clk if clk else (None, None)
-            out.append(m)
-        return out
+        """The moves in ply order (:meth:`Move.to_dict`)."""
+        return [self.moves[ply].to_dict(self.clocks_by_ply.get(ply)) for ply in sorted(self.moves)]
 
     def to_dict(self, event: str = "?") -> dict:
         return {
@@ -149,11 +184,18 @@ class GameView(Seats):
 
     def pgn(self, event: str = "?", site: str = "Arbiter") -> str:
         """The game as PGN: seven-tag roster, TimeControl, FEN/SetUp when not the standard start,
-        SAN movetext with ``[%clk]`` comments where clock readings exist, and the result."""
+        SAN movetext with ``[%clk]`` comments where clock readings exist, and the result
+        (``*`` for none and for ``0-0``, which PGN cannot write), lines of at most 79 characters."""
+        result = self.result if self.result in ("1-0", "0-1", "1/2-1/2") else "*"
+        head = "\n".join(f'[{k} "{_pgn_escape(v)}"]' for k, v in self._pgn_tags(event, site, result))
+        return head + "\n\n" + "\n".join(_wrap([*self._movetext(), result], 79)) + "\n"
+
+    def _pgn_tags(self, event: str, site: str, result: str) -> list[tuple[str, str]]:
+        """The PGN tag pairs: the seven-tag roster, Board, TimeControl, the start position
+        (xiangqi's tags as its PGN files write them) and Termination."""
         date = "????.??.??"
         if self.started_at_ms is not None:
             date = datetime.fromtimestamp(self.started_at_ms / 1000, tz=timezone.utc).strftime("%Y.%m.%d")
-        result = self.result if self.result in ("1-0", "0-1", "1/2-1/2") else "*"  # PGN has no 0-0
         tags = [
             ("Event", event if event != "?" else (self.tournament_id or "?")),
             ("Site", site), ("Date", date),
@@ -164,45 +206,38 @@ class GameView(Seats):
             tags.append(("Board", str(self.board)))
         if self.time_control:
             tags.append(("TimeControl", self.time_control))
-        if self.game == "xiangqi":  # as xiangqi PGN files write it; moves in Chinese notation
+        if self.game == "xiangqi":  # moves in Chinese notation
             tags += [("Game", "Chinese Chess"), ("Variant", "xiangqi"), ("Format", "Chinese"),
                      ("FEN", self.start_fen)]
         elif self.start_fen and self.start_fen != STANDARD_FEN:
             tags += [("SetUp", "1"), ("FEN", self.start_fen)]
         if self.reason:
             tags.append(("Termination", self.reason))
-        head = "\n".join(f'[{k} "{_pgn_escape(v)}"]' for k, v in tags)
+        return tags
 
+    def _movetext(self) -> list[str]:
+        """Move numbers (from the start FEN's fullmove number; ``N...`` when Black moves
+        first), each move's SAN (else UCI) and the mover's clock after it (``[%clk]``)."""
         fields = self.start_fen.split()
-        black_first = len(fields) > 1 and fields[1] == "b"
+        black_to_move = len(fields) > 1 and fields[1] == "b"
         try:
             number = int(fields[-1]) if len(fields) >= 6 else 1
         except ValueError:
             number = 1
         tokens: list[str] = []
-        black_to_move = black_first
-        for i, m in enumerate(self.move_list()):
+        for i, ply in enumerate(sorted(self.moves)):
+            m = self.moves[ply]
             if not black_to_move:
                 tokens.append(f"{number}.")
             elif i == 0:
                 tokens.append(f"{number}...")
-            tokens.append(m["san"] or m["uci"] or "?")
-            own_ms = m["white_ms"] if m["colour"] == "white" else m["black_ms"]
-            if own_ms is not None:
-                tokens.append(f"{{[%clk {format_clk(own_ms)}]}}")
-            if black_to_move:
-                number += 1
+            tokens.append(m.san or m.uci or "?")
+            clk = self.clocks_by_ply.get(ply)
+            if clk is not None and (own := clk[m.colour != "white"]) is not None:
+                tokens.append(f"{{[%clk {format_clk(own)}]}}")
+            number += black_to_move
             black_to_move = not black_to_move
-        tokens.append(result)
-        lines, line = [], ""
-        for t in tokens:
-            if line and len(line) + 1 + len(t) > 79:
-                lines.append(line)
-                line = t
-            else:
-                line = f"{line} {t}" if line else t
-        lines.append(line)
-        return head + "\n\n" + "\n".join(lines) + "\n"
+        return tokens
 
     # ---------------------------------------------------------------------------------- updates
     def _end(self, result: str | None, reason: str | None) -> None:
@@ -253,101 +288,119 @@ class GameView(Seats):
                 g["phase"], g["dead"] = "counting", list(p.dead)
 
     def apply(self, msg: Envelope) -> None:
-        p = msg.payload
+        """Fold one message of the game's streams (the handler ``_on_<type>``; others are
+        ignored)."""
         t = msg.type
-        if t == "CreateGame":
-            if self.status == "created":
-                self.white, self.black = p.white, p.black
-                self.start_fen = self.fen = p.start_fen or STANDARD_FEN
-                self.time_control = p.time_control
-                self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
-        elif t == "GameStarted":
-            self.game = p.game
-            if p.game == "go" and self.go is None:
-                self.go = {"board_size": p.board_size, "go_rules": p.go_rules, "komi": p.komi,
-                           "handicap": p.handicap, "void_moves": p.void_moves,
-                           "stone_removal_s": p.stone_removal_s, "phase": "play",
-                           "proposals": {}, "dead": None, "ruling": None, "resumptions": [],
-                           "count": None}
-            self.white, self.black = p.white, p.black
-            self.start_fen = p.start_fen
-            if not self.moves:
-                self.fen = p.start_fen
-            self.time_control = p.time_control
-            self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
-            self.started_at_ms = msg.at_ms
-            if self.status == "created":
-                self.status = "ongoing"
-        elif t == "MoveAccepted":
-            self.moves[p.ply] = {"ply": p.ply, "san": p.san, "uci": p.uci, "colour": p.colour,
-                                 "player_id": p.player_id, "at_ms": msg.at_ms}
-            if p.wxf:
-                self.moves[p.ply]["wxf"] = p.wxf
-            if p.void is not None:
-                self.moves[p.ply]["void"] = _dump(p.void)
-            if self.go is not None and p.ply >= max(self.moves):
-                self.go["phase"] = "scoring" if p.status == "scoring" else "play"
-                self.go["proposals"] = {}
-            if p.ply >= max(self.moves):
-                self.fen = p.fen_after
-            if self.draw_offer and self.draw_offer.get("colour") != p.colour:
-                self.draw_offer = None  # the opponent moved instead of answering
-            if p.status == "checkmate" or (p.status == "stalemate" and self.game == "xiangqi"):
-                self._end(_win_for(p.colour), p.status)  # xiangqi 困毙 loses (art. 4.1.3)
-            elif p.status in _TERMINAL_DRAWS:
-                self._end("1/2-1/2", p.status)
-        elif t == "DrawOffered":
-            self.draw_offer = {"player_id": p.player_id, "colour": p.colour, "ply": p.ply}
-        elif t in ("DrawOfferDeclined",):
-            self.draw_offer = None
-        elif t == "DrawAgreed":
-            self._end("1/2-1/2", "agreement")
-        elif t == "Resigned":
-            self._end(_win_for(_OTHER[p.colour]), "resignation")
-        elif t == "ResultRecorded":
-            self._end(p.result, p.reason)
-        elif t == "ClockStarted":
-            self.time_control = self.time_control or p.time_control
+        if t in _GO_EVENTS:
+            if self.go is not None:
+                self._go_event(t, msg.payload)
+            return
+        handler = getattr(self, f"_on_{t}", None)
+        if handler is not None:
+            handler(msg.payload, msg)
+
+    def _placed(self, p: Any) -> None:
+        """Players, time control and place in an event, from CreateGame or GameStarted."""
+        self.white, self.black = p.white, p.black
+        self.time_control = p.time_control
+        self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
+
+    def _on_CreateGame(self, p: Any, msg: Envelope) -> None:
+        if self.status == "created":
+            self._placed(p)
+            self.start_fen = self.fen = p.start_fen or STANDARD_FEN
+
+    def _on_GameStarted(self, p: Any, msg: Envelope) -> None:
+        self.game = p.game
+        if p.game == "go" and self.go is None:
+            self.go = {"board_size": p.board_size, "go_rules": p.go_rules, "komi": p.komi,
+                       "handicap": p.handicap, "void_moves": p.void_moves,
+                       "stone_removal_s": p.stone_removal_s, "phase": "play",
+                       "proposals": {}, "dead": None, "ruling": None, "resumptions": [],
+                       "count": None}
+        self._placed(p)
+        self.start_fen = p.start_fen
+        if not self.moves:
+            self.fen = p.start_fen
+        self.started_at_ms = msg.at_ms
+        if self.status == "created":
+            self.status = "ongoing"
+
+    def _on_MoveAccepted(self, p: Any, msg: Envelope) -> None:
+        self.moves[p.ply] = Move(p.ply, p.san, p.uci, p.colour, p.player_id, msg.at_ms, p.wxf,
+                                 None if p.void is None else _dump(p.void))
+        latest = p.ply >= max(self.moves)
+        if self.go is not None and latest:
+            self.go["phase"] = "scoring" if p.status == "scoring" else "play"
+            self.go["proposals"] = {}
+        if latest:
+            self.fen = p.fen_after
+        if self.draw_offer and self.draw_offer.get("colour") != p.colour:
+            self.draw_offer = None  # the opponent moved instead of answering
+        if p.status == "checkmate" or (p.status == "stalemate" and self.game == "xiangqi"):
+            self._end(_win_for(p.colour), p.status)  # xiangqi 困毙 loses (art. 4.1.3)
+        elif p.status in _TERMINAL_DRAWS:
+            self._end("1/2-1/2", p.status)
+
+    def _on_DrawOffered(self, p: Any, msg: Envelope) -> None:
+        self.draw_offer = {"player_id": p.player_id, "colour": p.colour, "ply": p.ply}
+
+    def _on_DrawOfferDeclined(self, p: Any, msg: Envelope) -> None:
+        self.draw_offer = None
+
+    def _on_DrawAgreed(self, p: Any, msg: Envelope) -> None:
+        self._end("1/2-1/2", "agreement")
+
+    def _on_Resigned(self, p: Any, msg: Envelope) -> None:
+        self._end(_win_for(_OTHER[p.colour]), "resignation")
+
+    def _on_ResultRecorded(self, p: Any, msg: Envelope) -> None:
+        self._end(p.result, p.reason)
+
+    def _on_ClockStarted(self, p: Any, msg: Envelope) -> None:
+        self.time_control = self.time_control or p.time_control
+        self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running,
+                          deadline_ms=getattr(p, "deadline_ms", None))
+
+    def _on_ClockUpdated(self, p: Any, msg: Envelope) -> None:
+        self.clocks_by_ply[p.ply] = (p.white_ms, p.black_ms)
+        if not self.over:
             self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running,
-                              deadline_ms=getattr(p, "deadline_ms", None))
-        elif t == "ClockUpdated":
-            self.clocks_by_ply[p.ply] = (p.white_ms, p.black_ms)
-            if not self.over:
-                self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running,
-                                  deadline_ms=p.deadline_ms)
-        elif t == "ClockAdjusted":
-            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, deadline_ms=p.deadline_ms)
-        elif t == "ClockStopped":
-            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=None,
-                              deadline_ms=None)
-        elif t == "FlagFell":
-            self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms)
-            self._end(None, "timeout")
-            if self.rule is None:
-                self.rule = p.rule.model_dump(mode="json")
-        elif t == "GameEnded":
-            self.score = p.score or self.score
-            self.status = "ended"
-            self.result, self.reason = p.result, p.reason
+                              deadline_ms=p.deadline_ms)
+
+    def _on_ClockAdjusted(self, p: Any, msg: Envelope) -> None:
+        self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, deadline_ms=p.deadline_ms)
+
+    def _on_ClockStopped(self, p: Any, msg: Envelope) -> None:
+        self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=None, deadline_ms=None)
+
+    def _on_FlagFell(self, p: Any, msg: Envelope) -> None:
+        self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms)
+        self._end(None, "timeout")
+        if self.rule is None:
             self.rule = p.rule.model_dump(mode="json")
-            self.winner = p.winner
-            self.draw_offer = None
-            self.clock["running"] = None
-            self.clock["deadline_ms"] = None
-            if self.go is not None and self.go.get("phase") != "counted":
-                self.go["phase"] = "ended"
-        elif t == "PenaltyApplied":
-            self.penalties.append({**_dump(p), "at_ms": msg.at_ms})
-            if p.kind == "forfeit":
-                self._end(_win_for(_OTHER[p.colour]), "forfeit")
-            elif p.kind == "double-forfeit":
-                self._end("0-0", "double-forfeit")
-        elif t == "RepetitionRuled":
-            self.rulings.append(_dump(p))
-        elif self.go is not None and t in _GO_EVENTS:
-            self._go_event(t, p)
-        elif t in ("MoveRejected", "GameCommandRejected", "DrawClaimRejected"):
-            self.last_rejection = {"type": t, **_dump(p)}
+
+    def _on_GameEnded(self, p: Any, msg: Envelope) -> None:
+        self.score = p.score or self.score
+        self.result, self.reason = p.result, p.reason
+        self.rule = p.rule.model_dump(mode="json")
+        self.winner = p.winner
+        self._end(None, None)
+
+    def _on_PenaltyApplied(self, p: Any, msg: Envelope) -> None:
+        self.penalties.append({**_dump(p), "at_ms": msg.at_ms})
+        if p.kind == "forfeit":
+            self._end(_win_for(_OTHER[p.colour]), "forfeit")
+        elif p.kind == "double-forfeit":
+            self._end("0-0", "double-forfeit")
+
+    def _on_RepetitionRuled(self, p: Any, msg: Envelope) -> None:
+        self.rulings.append(_dump(p))
+
+    def _rejected(self, p: Any, msg: Envelope) -> None:
+        self.last_rejection = {"type": msg.type, **_dump(p)}
+
+    _on_MoveRejected = _on_GameCommandRejected = _on_DrawClaimRejected = _rejected
 
 
 def _cell_text(c: Cell, numbers: dict[str, int]) -> str:
@@ -358,9 +411,15 @@ def _cell_text(c: Cell, numbers: dict[str, int]) -> str:
     return {"annulled": "annulled", "bye": "bye", "rest": "bye", "absent": ""}.get(c.kind, c.letter)
 
 
+#: The fields of a PlayerRegistered a tournament's ``players`` list shows.
+PLAYER_FIELDS = ("player_id", "name", "rating", "fide_id", "title", "grade", "team", "from_round",
+                 "missed")
+
+
 class TournamentView:
-    """A tournament: players, draw numbers, rounds with boards and results, standings, and its
-    record (set by :class:`ReadModel` from TournamentCreated on)."""
+    """A tournament: its settings and status, the latest standings, and its record (set by
+    :class:`ReadModel` from TournamentCreated on: the typed players, draw numbers, rounds and
+    results every tournament view reads)."""
 
     def __init__(self, tournament_id: str) -> None:
         self.tournament_id = tournament_id
@@ -372,9 +431,6 @@ class TournamentView:
         self.tiebreaks: list[str] = []
         self.tiebreak_edition: str | None = None
         self.status = "created"  # created -> open -> running -> finished
-        self.players: dict[str, dict] = {}
-        self.numbers: dict[str, int] = {}
-        self.rounds: dict[int, dict] = {}
         self.standings: dict | None = None
         self.standings_withheld: str | None = None
         self.game: str = "chess"
@@ -384,6 +440,16 @@ class TournamentView:
         self.created_by: str | None = None
         self.creations: dict[str, str] = {}
         self.created_cause: str | None = None
+
+    @property
+    def players(self) -> dict[str, PlayerRegistered]:
+        """Player id -> registration, in registration order (none before TournamentCreated)."""
+        return {x.player_id: x for x in self.record.players} if self.record is not None else {}
+
+    @property
+    def rounds(self) -> list[RoundPaired]:
+        """The rounds paired, round 1 first."""
+        return self.record.rounds if self.record is not None else []
 
     def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
         return {
@@ -397,29 +463,31 @@ class TournamentView:
             "tiebreak_edition": self.tiebreak_edition,
             "status": self.status,
             "players": self.player_list(),
-            "rounds": [self._round_dict(r, games) for r in sorted(self.rounds)],
+            "rounds": [self._round_dict(r, games) for r in self.rounds],
         }
 
     def player_list(self) -> list[dict]:
-        out = []
-        for i, (pid, p) in enumerate(self.players.items(), start=1):
-            out.append({**p, "number": self.numbers.get(pid, i)})
-        return out
+        """Each registered player: :data:`PLAYER_FIELDS`, ``withdrawn_from`` (the first round
+        missed, None) and ``number`` (the drawn lot, else the registration order)."""
+        rec = self.record
+        numbers = (rec.numbers if rec is not None else None) or {}
+        return [{**{k: getattr(x, k) for k in PLAYER_FIELDS}, "withdrawn_from": rec.withdrawn.get(pid),
+                 "number": numbers.get(pid, i)}
+                for i, (pid, x) in enumerate(self.players.items(), start=1)]
 
-    def _round_dict(self, r: int, games: dict[str, GameView] | None) -> dict:
+    def _round_dict(self, r: RoundPaired, games: dict[str, GameView] | None) -> dict:
         """Round ``r``: each board with its game's view (``result``, ``reason``, ``status``)
         and ``code``, the result code the tournament counts for it (the record's: a
         correction, a Go replay's result; None while it runs)."""
-        rd = self.rounds[r]
         boards = []
-        for b in rd["boards"]:
-            g = (games or {}).get(b["game_id"])
-            boards.append({**b, "result": g.result if g else None, "reason": g.reason if g else None,
-                           "status": g.status if g else None,
-                           "code": self.record.result(b["game_id"]) if self.record else None})
-        return {"round": r, "boards": boards, "bye": rd["bye"], "manual": rd["manual"],
-                "requested_byes": rd.get("requested_byes", {}),
-                "withdrawn_boards": rd.get("withdrawn_boards", [])}
+        for b in r.boards:
+            g = (games or {}).get(b.game_id)
+            boards.append({"board": b.board, "game_id": b.game_id, "white": b.white, "black": b.black,
+                           "result": g.result if g else None, "reason": g.reason if g else None,
+                           "status": g.status if g else None, "code": self.record.result(b.game_id)})
+        return {"round": r.round, "boards": boards, "bye": r.bye, "manual": r.manual,
+                "requested_byes": dict(r.requested_byes),
+                "withdrawn_boards": [{"white": b.white, "black": b.black} for b in r.withdrawn_boards]}
 
     def standings_dict(self) -> dict:
         """The latest standings published; ``withheld``: the reason the standings of a later
@@ -444,12 +512,13 @@ class TournamentView:
         numbers = {p["player_id"]: p["number"] for p in self.player_list()}
         ranks = {r["player_id"]: r["rank"] for r in (self.standings or {}).get("rows", [])}
         cells = self.record.cells() if self.record is not None else {}
-        rows = [{"number": numbers[pid], "player_id": pid, "name": p.get("name"), "rating": p.get("rating"),
+        rows = [{"number": numbers[pid], "player_id": pid, "name": p.name, "rating": p.rating,
                  "rank": ranks.get(pid), "score": sum(c.points for c in cells.get(pid, ())),
                  "cells": [_cell_text(c, numbers) for c in cells.get(pid, ())]}
                 for pid, p in self.players.items()]
         rows.sort(key=lambda x: x["number"])
-        return {"tournament_id": self.tournament_id, "rounds": sorted(self.rounds), "rows": rows}
+        return {"tournament_id": self.tournament_id, "rounds": [r.round for r in self.rounds],
+                "rows": rows}
 
     def apply(self, msg: Envelope) -> None:
         p = msg.payload
@@ -474,24 +543,7 @@ class TournamentView:
             self.game, self.tiebreak_edition = p.game, p.tiebreak_edition
             if self.status == "created":
                 self.status = "open"
-        elif t == "PlayerRegistered":
-            self.players[p.player_id] = {"player_id": p.player_id, "name": p.name,
-                                         "rating": p.rating, "fide_id": p.fide_id,
-                                         "title": p.title, "grade": p.grade, "team": p.team,
-                                         "from_round": p.from_round, "missed": p.missed,
-                                         "withdrawn_from": None}
-        elif t == "PlayerWithdrawn":
-            if p.player_id in self.players:
-                self.players[p.player_id]["withdrawn_from"] = p.from_round
-        elif t == "LotsDrawn":
-            self.numbers = dict(p.numbers)
         elif t == "RoundPaired":
-            self.rounds[p.round] = {
-                "boards": [{"board": b.board, "game_id": b.game_id, "white": b.white,
-                            "black": b.black} for b in p.boards],
-                "bye": p.bye, "manual": p.manual, "requested_byes": dict(p.requested_byes),
-                "withdrawn_boards": [{"white": b.white, "black": b.black} for b in p.withdrawn_boards],
-            }
             if self.status in ("created", "open"):
                 self.status = "running"
         elif (t == "TournamentCommandRejected" and p.code == "decision-too-large"

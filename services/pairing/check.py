@@ -26,7 +26,7 @@ from pathlib import Path
 
 from services.pairing.core import PairingError
 from services.pairing.dutch import ENGINE, DutchPlayer, pair_dutch, players_from_trf
-from services.pairing.trf import RoundEntry, Tournament, read_trf
+from shared.domain.trf import RoundEntry, Tournament, read_trf
 
 __all__ = ["check_pairings", "official_round", "compare_round", "differing_boards",
            "initial_colour", "is_lichess", "lichess_order"]

@@ -10,7 +10,7 @@ pairings (``reference=True`` runs py4swiss's own classes with the amendments).  
 ``core.dutch_pair`` stays as the cross-check engine in tests.
 
 Interface: :func:`pair_dutch` takes each player's full round history in TRF terms
-(:class:`services.pairing.trf.RoundEntry`: opponent, colour, result; ``None`` = not in the
+(:class:`shared.domain.trf.RoundEntry`: opponent, colour, result; ``None`` = not in the
 event that round) and returns a :class:`services.pairing.core.SwissRound` with
 ``(white_no, black_no)`` boards (as strings of start numbers) and the bye.  It is pure and
 deterministic: the history is written as TRF text and handed to py4swiss in memory (no I/O).
@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from services.pairing.core import PairingError, SwissRound
-from services.pairing.trf import RoundEntry, TrfPlayer, Tournament, player_line
+from shared.domain.trf import RoundEntry, TrfPlayer, Tournament, player_line
 
 __all__ = ["ENGINE", "DutchPlayer", "pair_dutch", "history_trf", "players_from_trf"]
 

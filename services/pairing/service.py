@@ -17,15 +17,15 @@ Dutch, :func:`services.pairing.core.dutch_pair`, is its cross-check in tests);
 ``mcmahon``: :func:`services.pairing.mcmahon.mcmahon_pair` from the players' grades (Go);
 ``chinese-swiss``: the 积分编排制 of the xiangqi rules' appendix 2
 (:func:`services.pairing.chinese_swiss.pair_round`), its lots seeded and the seed recorded;
-``knockout``: single elimination (:class:`services.pairing.knockout.Bracket`: seeds written as
+``knockout``: single elimination (:class:`shared.domain.knockout.Bracket`: seeds written as
 LotsDrawn before round 1, one round per game of a match, play-off games for level matches
 (at most ``playoff_games``, default 4, then lots or the higher seed, art. 15.6), the
 match for third place when place 3 may not be shared, classification play-offs for places from
 5 on that may not be shared, art. 15.6); ``double-elimination``: 双败淘汰制
-(:class:`services.pairing.knockout.DoubleElimination`: winners' and losers' brackets, grand
+(:class:`shared.domain.knockout.DoubleElimination`: winners' and losers' brackets, grand
 final and its replay, seeded and played like ``knockout``); ``team-round-robin``: Berger tables
 over the teams, boards of a match by board order or the team's line-up (SubmitLineup, art.
-12.1-12.3), or all-play-all matches over several rounds (12.4) (:mod:`services.pairing.teams`);
+12.1-12.3), or all-play-all matches over several rounds (12.4) (:mod:`shared.domain.teams`);
 or the organiser's manual pairing (StartRound with boards, ``bye`` and ``requested_byes``).
 
 Withdrawals, late entries, requested byes (FIDE TRF letters): a withdrawn player is not paired
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from dataclasses import astuple, dataclass, field
 
 from contracts.envelope import Envelope, stream_for
@@ -52,8 +51,12 @@ from contracts.messages import (
     TournamentCommandRejected, TournamentCreated, TournamentRejectCode, TournamentFinished,
     WithdrawPlayer, FinishTournament, GameStarted, PenaltyApplied,
 )
-from services.pairing import core as pc
-from shared.domain.timecontrol import ClockError, TimeControl
+from services.pairing import core as pc, creation
+from shared.domain.grades import initial_mms, normalise_grade, rank_value
+from shared.domain.knockout import KNOCKOUTS, knockout_bracket
+from shared.domain.teams import canonical_team, team_key, team_match_rounds, team_rosters
+from shared.domain.tiebreaks import default_ruleset, tiebreak_edition
+from shared.errors import StandingsError
 from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
 from shared.service import Core, Emit
 
@@ -71,14 +74,11 @@ DOUBLE_ELIMINATION_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="
                                        "(replayed after the losers'-bracket player wins it)")
 TEAM_RULE = Rule(game="xiangqi", ruleset="xiangqi-1999", article="12.1-12.4, 13.2, 13.3; appendix 1",
                  summary="团体循环: Berger tables over teams, line-ups by board order, colours by board")
-KNOCKOUTS = ("knockout", "double-elimination")
 #: Play-off games a level knockout match takes at most unless the event sets ``playoff_games``
 #: (art. 15.6 leaves the bound to the event's rules); then the ``playoff_decider`` settles it.
 DEFAULT_PLAYOFF_GAMES = 4
 #: Late entries: not in the 积分编排制, whose draw numbers are fixed by round 1's lots (appendix 2).
 LATE_ENTRY_SYSTEMS = ("swiss", "mcmahon")
-AVAILABLE = ("round-robin", "double-round-robin", "swiss", "chinese-swiss", "mcmahon", "knockout",
-             "team-round-robin", "double-elimination")
 
 
 @dataclass
@@ -150,65 +150,13 @@ class PairingCore(KeepsRecords, Core):
             code=code, reason=reason))]
 
     def _on_CreateTournament(self, msg, p: CreateTournament):
-        from services.standings.core import TIEBREAKS, StandingsError, default_ruleset, tiebreak_edition
+        """Create the event when its settings meet :mod:`services.pairing.creation`'s rules,
+        with the defaults a replay must not depend on recorded (play-offs, tie-break order and
+        edition)."""
         if p.tournament_id in self.tournaments:
             return self._reject(msg, "already-exists", f"tournament {p.tournament_id} already exists")
-        bad = [t[:20] for t in p.tiebreaks if t not in TIEBREAKS]
-        if bad:
-            return self._reject(msg, "invalid", f"unknown tie-break(s) {bad[:10]}; known: {list(TIEBREAKS)}")
-        if len(set(p.tiebreaks)) != len(p.tiebreaks):  # standings would refuse the order later
-            twice = sorted({t for t in p.tiebreaks if p.tiebreaks.count(t) > 1})
-            return self._reject(msg, "invalid", f"tie-break order repeats {twice[:10]}: each code once")
-        if p.system not in AVAILABLE:
-            return self._reject(msg, "invalid", f"pairing system {p.system} is not available yet; "
-                                                f"available: {', '.join(AVAILABLE)}")
-        if p.system in ("round-robin", "double-round-robin", "team-round-robin") and p.rounds is not None:
-            return self._reject(msg, "invalid", "a round robin's rounds follow from the number of "
-                                                "players: leave rounds out")
-        if p.system in KNOCKOUTS:
-            from services.pairing.knockout import check_unshared
-            if p.rounds is not None:
-                return self._reject(msg, "invalid", "a knockout's rounds follow from the field and the "
-                                                    "play-offs: leave rounds out")
-            try:
-                check_unshared(p.unshared_places)
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", str(e))
-        elif p.games_per_match != 1 or p.unshared_places or p.playoff_games is not None:
-            return self._reject(msg, "invalid", "games_per_match, unshared_places and playoff_games "
-                                                "are for knockouts")
-        if not p.grand_final_reset and p.system != "double-elimination":
-            return self._reject(msg, "invalid", "grand_final_reset is for a double-elimination")
-        if p.team_format is not None and (p.team_format == "member-total") == (p.system == "team-round-robin"):
-            return self._reject(msg, "invalid", "team_format member-total (12.5) goes with an individual "
-                                                "event; fixed, reserves, per-match and all-play-all "
-                                                "(12.1-12.4) with a team-round-robin")
-        if p.team_format == "member-total" and p.system in KNOCKOUTS:
-            return self._reject(msg, "invalid", "member-total (15.5) ranks teams by places of a round "
-                                                "robin or Swiss event, not of a knockout")
-        if (p.system == "team-round-robin") != (p.team_boards is not None):
-            return self._reject(msg, "invalid", "a team-round-robin needs team_boards (boards a match), "
-                                                "and only it takes them")
-        if p.system in ("swiss", "chinese-swiss", "mcmahon") and not p.rounds:
-            return self._reject(msg, "invalid", f"a {p.system} tournament needs the number of rounds")
-        if p.system == "mcmahon":
-            from services.pairing.mcmahon import initial_mms
-            if not p.mcmahon_bar or not p.mcmahon_floor:
-                return self._reject(msg, "invalid", "McMahon needs mcmahon_bar and mcmahon_floor grades")
-            try:
-                initial_mms(p.mcmahon_bar, p.mcmahon_bar, p.mcmahon_floor)
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", str(e))
-        try:
-            TimeControl.parse(p.time_control)
-        except ClockError as e:
-            return self._reject(msg, "invalid", f"bad time control: {e}")
-        if p.start_fen:
-            from shared.rules.games import position
-            try:
-                position(p.game, p.start_fen)
-            except ValueError as e:
-                return self._reject(msg, "invalid", f"bad start FEN: {e}")
+        if (refused := creation.refusal(p)) is not None:
+            return self._reject(msg, *refused)
         if p.system in KNOCKOUTS and p.playoff_games is None:  # recorded: a replay needs no default
             p = p.model_copy(update={"playoff_games": DEFAULT_PLAYOFF_GAMES})
         rs = default_ruleset(p.game, p.system)
@@ -239,23 +187,12 @@ class PairingCore(KeepsRecords, Core):
             late = {"from_round": len(t.rounds) + 1, "missed": t.created.late_entries}
         if any(x.player_id == p.player_id for x in t.players):
             return self._reject(msg, "already-exists", f"player {p.player_id} is already registered")
-        if t.created.system == "mcmahon":
-            from services.pairing.mcmahon import rank_value
-            try:
-                rank_value(p.grade or "")
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", f"a McMahon event needs each player's grade: {e}")
-        if p.grade is not None:  # one stored form, "3d" / "15k" (the gateway refuses others)
-            from services.pairing.mcmahon import normalise_grade
-            try:
-                p = p.model_copy(update={"grade": normalise_grade(p.grade)})
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", f"grade: {e}")
-        if p.team is not None:
-            try:
-                p = p.model_copy(update={"team": canonical_team(p.team, [x.team for x in t.players])})
-            except pc.PairingError as e:
-                return self._reject(msg, "invalid", str(e))
+        try:
+            p = entry_form(p, [x.team for x in t.players])
+        except pc.PairingError as e:
+            return self._reject(msg, "malformed", str(e))
+        if t.created.system == "mcmahon" and p.grade is None:
+            return self._reject(msg, "invalid", "a McMahon event needs each player's grade")
         if t.created.system == "team-round-robin" or t.created.team_format == "member-total":
             if not p.team:
                 return self._reject(msg, "invalid", "a team event needs each player's team")
@@ -333,7 +270,7 @@ class PairingCore(KeepsRecords, Core):
         any order; 12.1 fixed boards take only the board order), before that match's first
         round is paired. The Berger table of the teams follows from the teams registered, so a
         line-up is checked again when its round is paired."""
-        from services.pairing.teams import check_lineup
+        from shared.domain.teams import check_lineup
         t = self.tournaments[p.tournament_id]
         c = t.created
         if c.system != "team-round-robin":
@@ -489,7 +426,7 @@ class PairingCore(KeepsRecords, Core):
         """Seeds (by the tournament's ``seeding``, or DrawLots numbers) fixed at round 1 and
         written as LotsDrawn; each round from the bracket (single or double elimination) folded
         over the rounds so far."""
-        from services.pairing.knockout import seed_order
+        from shared.domain.knockout import seed_order
         c = t.created
         inputs: dict = {"round": rnd}
         if t.numbers is None:
@@ -517,8 +454,8 @@ class PairingCore(KeepsRecords, Core):
         ``team_format``) or else its first ``team_boards`` members by board order (12.1), the
         first-listed team Red (white seat) on odd boards, Black on even ones (13.2, 13.3).
         ``all-play-all`` (12.4): a match takes ``team_boards`` rounds, round ``i`` of the match
-        pairing by :func:`services.pairing.teams.all_play_all`."""
-        from services.pairing.teams import all_play_all, check_lineup, match_boards
+        pairing by :func:`shared.domain.teams.all_play_all`."""
+        from shared.domain.teams import all_play_all, check_lineup, match_boards
         rosters = team_rosters(t.players)
         names = list(rosters)
         nb = t.created.team_boards
@@ -625,7 +562,7 @@ class PairingCore(KeepsRecords, Core):
         """McMahon players from the record: MMS = initial (grade, bar, floor) + points (scores,
         opponents, colours and byes as for the Swiss systems); floats of earlier rounds from the
         scores each board's players had before it."""
-        from services.pairing.mcmahon import McMahonPlayer, initial_mms, mcmahon_pair, rank_value
+        from services.pairing.mcmahon import McMahonPlayer, mcmahon_pair
         c = t.created
         base = {x.player_id: float(initial_mms(x.grade, c.mcmahon_bar, c.mcmahon_floor)) for x in t.players}
         running = {pid: 0.0 for pid in base}
@@ -701,7 +638,7 @@ def _dutch_problem(t: _Tournament, rnd: int, absent: dict[str, str]):
     (None when at most one player is to be paired and nothing is: a round of byes only), the
     pairing numbers (player id -> number: rating then name) and each player's TRF history."""
     from services.pairing.dutch import DutchPlayer
-    from services.pairing.trf import entries_from_cells
+    from shared.domain.trf import entries_from_cells
     order = pairing_order(t.players)
     no = {x.player_id: i + 1 for i, x in enumerate(order)}
     hist = entries_from_cells(t.cells(), no)  # all results are in: the round ended
@@ -712,27 +649,6 @@ def _dutch_problem(t: _Tournament, rnd: int, absent: dict[str, str]):
     if len(present) <= 1 and (present or any(k in "FHZ" for k in absent.values())):
         return None, no, hist
     return (players, rnd, t.created.rounds, t.created.initial_colour == "white"), no, hist
-
-
-def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds, results: dict[str, str]):
-    """The :class:`services.pairing.knockout.Bracket` (``knockout``) or
-    :class:`services.pairing.knockout.DoubleElimination` (``double-elimination``) of a tournament
-    folded over its rounds (RoundPaired) and results (game id -> result code); ``numbers``: the
-    seeds (LotsDrawn). Used by the pairing and the standings services. Raises ``PairingError``
-    for a record that does not fit the bracket."""
-    from services.pairing.knockout import Bracket, DoubleElimination
-    seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
-    bound = {"playoff_games": created.playoff_games, "decider": created.playoff_decider}
-    if created.system == "double-elimination":
-        br = DoubleElimination(seeded, games=created.games_per_match, seed=created.lots_seed,
-                               reset=created.grand_final_reset, unshared=tuple(created.unshared_places),
-                               **bound)
-    else:
-        br = Bracket(seeded, games=created.games_per_match, unshared=tuple(created.unshared_places),
-                     seed=created.lots_seed, **bound)
-    for r in rounds:
-        br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
-    return br
 
 
 def _new_rule_decisions(br, rounds) -> list[str]:
@@ -747,54 +663,22 @@ _LINEUP_ARTICLE = {None: "12.1", "fixed": "12.1", "reserves": "12.2", "per-match
 
 
 def _lineup_system(created: TournamentCreated) -> str:
-    """The :func:`services.pairing.teams.check_lineup` system of a team format: all-play-all
+    """The :func:`shared.domain.teams.check_lineup` system of a team format: all-play-all
     line-ups may take any members in any order (their board only sets colours)."""
     return {None: "fixed", "all-play-all": "per-match"}.get(created.team_format, created.team_format)
 
 
-def team_match_rounds(created: TournamentCreated) -> int:
-    """Rounds of play a team match takes: ``team_boards`` for all-play-all (12.4), else 1."""
-    return created.team_boards if created.team_format == "all-play-all" else 1
-
-
-def team_key(name: str) -> str:
-    """The identity of a team name: Unicode NFKC-normalised (full-width ``"Ｄ"`` is ``"D"``,
-    a no-break space a space), spaces trimmed and runs of spaces made one, case folded
-    (``" A "``, ``"a"``, ``"Ａ"`` and ``"A"`` are one team)."""
-    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
-
-
-def canonical_team(name: str, known: list[str | None]) -> str:
-    """A team name as registered: trimmed (runs of spaces made one); ``known``: the team names
-    registered so far. Raises ``PairingError`` naming the existing team when ``name`` differs
-    from one only by case, spaces or character width (:func:`team_key`: a second, one-member
-    team nobody meant), or when nothing
-    is left after trimming."""
-    clean = " ".join(name.split())
-    if not clean:
-        raise pc.PairingError("a team name needs a visible character")
-    for k in known:
-        if k is not None and k != clean and team_key(k) == team_key(clean):
-            raise pc.PairingError(f"team {name!r} differs from the registered team {k!r} only by "
-                                  f"case, spaces or character width: register the player in {k!r}")
-    return clean
-
-
-def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:
-    """Team -> member ids in board order, teams in order of registration: by the ``board``
-    numbers given, else by rating (art. 12.1: higher first, unrated after rated, as registered);
-    members with a board number come before those without."""
-    from services.pairing.teams import Member, board_order
-    teams: dict[str, list[PlayerRegistered]] = {}
-    for x in players:
-        if x.team:
-            teams.setdefault(x.team, []).append(x)
-    out = {}
-    for name, xs in teams.items():
-        numbered = sorted((x for x in xs if x.board is not None), key=lambda x: x.board)
-        rest = board_order([Member(x.player_id, x.rating) for x in xs if x.board is None])
-        out[name] = [x.player_id for x in numbered] + rest
-    return out
+def entry_form(p: RegisterPlayer, teams: list[str | None]) -> RegisterPlayer:
+    """A registration in its one stored form: the grade as :func:`normalise_grade` writes it
+    (``"3d"``, ``"15k"``: Chinese amateur grading, 7 dan to 25 kyu) and the team name as
+    :func:`canonical_team` does (``teams``: those registered so far). Raises ``PairingError``
+    naming the grade or the team name refused."""
+    try:
+        grade = None if p.grade is None else normalise_grade(p.grade)
+    except pc.PairingError as e:
+        raise pc.PairingError(f"grade: {e}") from None
+    team = None if p.team is None else canonical_team(p.team, teams)
+    return p.model_copy(update={"grade": grade, "team": team})
 
 
 def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:

@@ -1,6 +1,6 @@
 """Each player's FIDE rating change over the games a TRF records (``arbiter ratings --trf``).
 
-The TRF is read with the pairing service's reader (:func:`services.pairing.trf.read_trf`);
+The TRF is read with the pairing service's reader (:func:`shared.domain.trf.read_trf`);
 :func:`event_changes` is pure.  Rated games are those played over the board against an
 opponent with a rating (results ``1 0 =``); forfeits (``+ -``), byes (``H F U Z``) and games
 marked unrated (``W D L``) are not rated (B.02 art. 5.1).  A rating of 0 or a blank rating
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from services.pairing.trf import Tournament, TrfPlayer
-from services.ratings import fide
+from shared.domain.trf import Tournament, TrfPlayer
+from shared.domain import fide
 from shared.domain.results import LETTER_POINTS
 
 __all__ = ["PlayerChange", "event_changes"]

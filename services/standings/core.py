@@ -106,14 +106,17 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import date
 from itertools import combinations
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
-from services.ratings import fide
-from services.ratings.fide import DP_TABLE  # noqa: F401  (re-exported: B.02 table 8.1.a)
+from shared.domain import fide
+from shared.domain.fide import DP_TABLE  # noqa: F401  (re-exported: B.02 table 8.1.a)
 from shared.checks import player_ids
 from shared.domain import results
+from shared.domain.tiebreaks import (  # re-exported: the codes, rulesets and editions
+    LOWER_IS_BETTER, RULESETS, TIEBREAK_EDITIONS, TIEBREAKS, UNPLAYED_RULES, XIANGQI_ROUND_ROBIN,
+    XIANGQI_SWISS, Edition, Ruleset, default_ruleset, tiebreak_edition,
+)
 from shared.errors import StandingsError  # the standings layer's error (re-exported)
 
 __all__ = [
@@ -140,15 +143,6 @@ __all__ = [
     "xiangqi_standings",
 ]
 
-# base codes; BH, SB, ARO also take -C1 -C2 -M1 -M2 and PS takes -C1 -C2 (see _parse_code)
-TIEBREAKS = (
-    "DE", "WIN", "WON", "BPG", "BWG", "PS", "BH", "BH-C1", "BH-C2", "BH-M1", "BH-M2", "SB",
-    "SB-C1", "KS", "ARO", "TPR", "SOS", "SOSOS", "SODOS", "MMS", "FOULS", "PEN", "SNO",
-)
-LOWER_IS_BETTER = frozenset({"FOULS", "PEN", "SNO"})
-UNPLAYED_RULES = ("fide2023", "fide2009", "forfeit-draw", "none")
-XIANGQI_ROUND_ROBIN = ("SB", "WIN", "DE", "FOULS")  # 1999 art. 15.1: 小分, 胜局, 直胜, 犯规
-XIANGQI_SWISS = ("BH", "WIN", "FOULS")  # 1999 art. 15.2: 对手分, 胜局, 犯规
 _CODE = re.compile(r"^(?:(BH|SB|ARO)(?:-([CM])([12]))?|(PS)(?:-C([12]))?)$")
 _SIMPLE = frozenset({"DE", "WIN", "WON", "BPG", "BWG", "KS", "TPR", "SOS", "SOSOS", "SODOS",
                      "MMS", "FOULS", "PEN", "SNO"})
@@ -163,100 +157,11 @@ def _round_half_up(x: float, digits: int = 0) -> float:
 
 def dp(p: float) -> int:
     """FIDE dp for fractional score ``p`` (0..1), ``p`` rounded to the nearest 0.01 first
-    (B.02 8.1.1: :func:`services.ratings.fide.dp`); ``StandingsError`` outside 0..1."""
+    (B.02 8.1.1: :func:`shared.domain.fide.dp`); ``StandingsError`` outside 0..1."""
     try:
         return fide.dp(p)
     except ValueError as e:
         raise StandingsError(str(e)) from None
-
-
-@dataclass(frozen=True)
-class Ruleset:
-    """A named ranking rule: tie-break ``order`` (codes), the ``unplayed`` rule for BH/SB/KS,
-    whether players with no entry in the last round are left ``unranked`` (rank 0, listed last,
-    as the TRF rank column of the pairing programs shows withdrawn players), and its ``source``."""
-
-    order: tuple[str, ...]
-    unplayed: str
-    source: str
-    unranked_withdrawn: bool = False
-
-
-RULESETS: dict[str, Ruleset] = {
-    "xiangqi-round-robin": Ruleset(XIANGQI_ROUND_ROBIN, "none",
-                                   "xiangqi competition rules 1999 art. 15.1 (小分, 胜局, 直胜, 犯规); "
-                                   "real opponents, forfeits + = 1 and - = 0 (21.4)"),
-    "xiangqi-swiss": Ruleset(XIANGQI_SWISS, "none",
-                             "xiangqi competition rules 1999 art. 15.2 (对手分, 胜局, 犯规); real "
-                             "opponents, forfeits + = 1 and - = 0 (21.4)"),
-    "forfeit-draw-2005": Ruleset(("BH", "SB", "WIN", "SNO"), "forfeit-draw",
-                                 "German open of 2005 (9. Karl-Mala-Gedenkturnier, Frankfurt): "
-                                 "points, Buchholz, Sonneborn-Berger, wins, start number, forfeits "
-                                 "counted as draws, withdrawn players not ranked; reproduces all "
-                                 "276 recorded ranks", unranked_withdrawn=True),
-    "mcmahon": Ruleset(("MMS", "SOS", "SOSOS"), "none",
-                       "McMahon (Go): McMahon score, then the sum of the opponents' McMahon scores "
-                       "(SOS) and of their SOS (SOSOS), as OpenGotha's and the EGF's default "
-                       "placement criteria; real opponents only"),
-}
-
-
-@dataclass(frozen=True)
-class Edition:
-    """An edition of the FIDE tie-break regulations (C.07): the first day ``in_force``, the
-    :data:`UNPLAYED_RULES` rule that computes its unplayed rounds, byes and dummy opponents
-    (art. 16) and its ``source``."""
-
-    in_force: date
-    unplayed: str
-    source: str
-
-
-TIEBREAK_EDITIONS: dict[str, Edition] = {
-    "fide2023": Edition(date(2023, 9, 1), "fide2023",
-                        "FIDE C.07 Play-Off and Tie-Break Regulations approved by the FIDE Council "
-                        "on 1 Aug 2023, applied from 1 Sep 2023 (art. 16: dummy opponent)"),
-    "fide2024": Edition(date(2024, 4, 1), "fide2023",
-                        "FIDE C.07 effective from 1 Apr 2024; FIDE news of 19 Jan 2024: no tie-break "
-                        "definition changed from the 2023 text, only the explanations"),
-}
-#: editions FIDE published that are not implemented (their article 16 was not at hand): in force from
-_NOT_IMPLEMENTED = {"fide2026": date(2026, 3, 1)}
-
-
-def tiebreak_edition(requested: str | None, on: date) -> str:
-    """The FIDE tie-break edition of an event: ``requested`` (a :data:`TIEBREAK_EDITIONS` key)
-    if given, else the latest implemented edition in force on ``on`` (the event's date; before
-    1 Sep 2023 the earliest, ``fide2023``; from 1 Mar 2026, when the 2026 regulations took
-    force, still ``fide2024``, the latest implemented).  Raises :class:`StandingsError` for an
-    unknown edition or one not implemented (``fide2026``)."""
-    if requested is None:
-        known = sorted(TIEBREAK_EDITIONS, key=lambda e: TIEBREAK_EDITIONS[e].in_force)
-        return ([e for e in known if TIEBREAK_EDITIONS[e].in_force <= on] or known[:1])[-1]
-    if requested in _NOT_IMPLEMENTED:
-        raise StandingsError(f"tie-break edition {requested} (in force from "
-                             f"{_NOT_IMPLEMENTED[requested]}) is not implemented; implemented: "
-                             f"{', '.join(TIEBREAK_EDITIONS)}")
-    if requested not in TIEBREAK_EDITIONS:
-        raise StandingsError(f"unknown tie-break edition {requested!r}; implemented: "
-                             f"{', '.join(TIEBREAK_EDITIONS)}")
-    return requested
-
-
-def default_ruleset(game: str, system: str) -> Ruleset | None:
-    """The tie-break rule an event gets when created without an explicit order: xiangqi round
-    robins (``round-robin``, ``double-round-robin``) :data:`RULESETS` ``"xiangqi-round-robin"``
-    (art. 15.1), xiangqi Swiss events (``swiss``, ``chinese-swiss``) ``"xiangqi-swiss"`` (15.2),
-    McMahon events ``"mcmahon"`` (MMS, SOS, SOSOS); ``None`` for anything else (the caller keeps its own default, e.g. the contract's
-    ``("SB", "WIN", "DE")`` for chess).  Knockouts and team events rank by their own rules."""
-    if system == "mcmahon":
-        return RULESETS["mcmahon"]
-    if game == "xiangqi":
-        if system in ("round-robin", "double-round-robin"):
-            return RULESETS["xiangqi-round-robin"]
-        if system in ("swiss", "chinese-swiss"):
-            return RULESETS["xiangqi-swiss"]
-    return None
 
 
 @dataclass(frozen=True)
@@ -473,12 +378,10 @@ def compute_standings(
     Raises :class:`StandingsError` for unknown players/results/codes, duplicates, or a player
     placed twice in one round.
     """
-    players = list(players)
-    games = list(games)
-    byes = list(byes)
+    players, games, byes = list(players), list(games), list(byes)
     order = tuple(order)
     if penalties and "PEN" not in order:
-        order = ("PEN", *order)
+        order = ("PEN", *order)  # art. 18.4: penalties first among equal scores
     if unplayed not in UNPLAYED_RULES:
         raise StandingsError(f"unplayed must be one of {', '.join(UNPLAYED_RULES)}, got {unplayed!r}")
     _validate(players, games, byes, order)
@@ -486,18 +389,38 @@ def compute_standings(
     stray = unranked - {p.id for p in players}
     if stray:
         raise StandingsError(f"unranked: unknown player {sorted(stray)[0]!r}")
-    fouls = dict(fouls or {})
-    penalties = dict(penalties or {})
-    mcmahon = dict(mcmahon or {})
-    fide = unplayed in ("fide2023", "fide2009")
-    vur_first = unplayed == "fide2023"  # C.07 2023 art. 16: VURs are cut first
-
-    n_rounds = max((x.round for x in [*games, *byes]), default=0)
-    if rounds is not None:
-        if rounds < n_rounds:
-            raise StandingsError(f"rounds={rounds} but results go up to round {n_rounds}")
-        n_rounds = rounds
     ids = [p.id for p in players]
+    t = _Table(_rounds_of(ids, games, byes, _round_count(games, byes, rounds)), unplayed,
+               rating={p.id: p.rating for p in players},
+               number={p.id: p.number if p.number is not None else i for i, p in enumerate(players, 1)},
+               unrated_rating=unrated_rating, fouls=dict(fouls or {}), penalties=dict(penalties or {}),
+               mcmahon=dict(mcmahon or {}))
+    values: dict[str, dict[str, float]] = {pid: {c: float(t.value(c, pid)) for c in order if c != "DE"}
+                                           for pid in ids}
+    groups = _score_groups(ids, t.mms if t.mcmahon else t.score, unranked)
+    de_groups: list[tuple[str, ...]] = []
+    for code in order:
+        groups = _split(groups, code, values, t.rec, de_groups)
+    names = {p.id: p.name for p in players}
+    rows: list[Row] = []
+    for group in groups:
+        rank = 0 if group[0] in unranked else len(rows) + 1
+        rows += [Row(rank, pid, names[pid], t.score[pid], dict(values[pid])) for pid in group]
+    return Standings(rows=rows, order=order, de_groups=tuple(de_groups))
+
+
+def _round_count(games: list[GameResult], byes: list[Bye], rounds: int | None) -> int:
+    """The event's rounds: ``rounds``, else the highest round seen; StandingsError when
+    ``rounds`` is below a round seen."""
+    seen = max((x.round for x in [*games, *byes]), default=0)
+    if rounds is not None and rounds < seen:
+        raise StandingsError(f"rounds={rounds} but results go up to round {seen}")
+    return seen if rounds is None else rounds
+
+
+def _rounds_of(ids: list[str], games: list[GameResult], byes: list[Bye],
+               n_rounds: int) -> dict[str, list[_Entry]]:
+    """Player id -> one :class:`_Entry` per round: his game, his bye, else an absence (a VUR)."""
     table: dict[str, list[_Entry | None]] = {pid: [None] * n_rounds for pid in ids}
     for g in games:
         wp, bp = g.points
@@ -506,177 +429,208 @@ def compute_standings(
     for b in byes:
         table[b.player][b.round - 1] = _Entry(None, float(b.points), "", False, b.is_vur, b.rest)
     absent = _Entry(None, 0.0, "", False, True)
-    rec = {pid: [e if e is not None else absent for e in table[pid]] for pid in ids}
+    return {pid: [e if e is not None else absent for e in table[pid]] for pid in ids}
 
-    score = {pid: sum(e.pts for e in rec[pid]) for pid in ids}
-    rating = {p.id: p.rating for p in players}
 
-    def seen(e: _Entry) -> float:
-        """A round's points in the score others see under ``forfeit-draw``: forfeits and byes
-        of 1/2 or 1 point count 1/2, absences and zero-point byes 0."""
-        if e.played:
-            return e.pts
-        return 0.0 if e.opp is None and e.pts == 0 else 0.5
+def _seen(e: _Entry) -> float:
+    """A round's points in the score others see under ``forfeit-draw``: forfeits and byes of
+    1/2 or 1 point count 1/2, absences and zero-point byes 0."""
+    if e.played:
+        return e.pts
+    return 0.0 if e.opp is None and e.pts == 0 else 0.5
 
-    def opp_score(pid: str) -> float:
-        """``pid``'s score as seen in his opponents' tie-breaks (C.07 16)."""
-        if unplayed == "forfeit-draw":
-            return sum(seen(e) for e in rec[pid])
-        if not fide:
-            return score[pid]
-        if unplayed == "fide2009":  # every unplayed round of an opponent counts as a draw
-            return sum(e.pts if e.played or e.rest else 0.5 for e in rec[pid])
-        last = max((i for i, e in enumerate(rec[pid]) if not e.vur), default=-1)
-        return sum(e.pts for e in rec[pid][: last + 1]) + 0.5 * (n_rounds - 1 - last)
 
-    adj = {pid: opp_score(pid) for pid in ids}
+@dataclass
+class _Table:
+    """An event's rounds as the tie-breaks read them: ``rec`` (player id -> one :class:`_Entry`
+    per round), the ``unplayed`` rule, ratings, start numbers and the xiangqi and McMahon
+    inputs; derived: ``score``, ``adj`` (a player's score as his opponents' tie-breaks see it,
+    C.07 16), ``mms`` (McMahon score), ``go_score`` (MMS in a McMahon event, else the score)
+    and ``sos`` (sum of the opponents' ``go_score``)."""
 
-    def contributions(pid: str) -> list[tuple[_Entry, float, float]]:
+    rec: dict[str, list[_Entry]]
+    unplayed: str
+    rating: dict[str, int | None]
+    number: dict[str, int]
+    unrated_rating: int | None = None
+    fouls: dict[str, int] = field(default_factory=dict)
+    penalties: dict[str, tuple[int, int]] = field(default_factory=dict)
+    mcmahon: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.n_rounds = len(next(iter(self.rec.values()), []))
+        self.fide = self.unplayed in ("fide2023", "fide2009")
+        self.vur_first = self.unplayed == "fide2023"  # C.07 2023 art. 16: VURs are cut first
+        self.score = {pid: sum(e.pts for e in es) for pid, es in self.rec.items()}
+        self.adj = {pid: self.opp_score(pid) for pid in self.rec}
+        self.mms = {pid: self.mcmahon.get(pid, 0.0) + self.score[pid] for pid in self.rec}
+        self.go_score = self.mms if self.mcmahon else self.score
+        self.sos = {pid: sum(self.go_score[e.opp] for e in es if e.opp is not None)
+                    for pid, es in self.rec.items()}
+
+    def opp_score(self, pid: str) -> float:
+        """``pid``'s score as seen in his opponents' tie-breaks (C.07 16): under fide2023 his
+        rounds after his last played one count as draws, under fide2009 every unplayed round."""
+        rec = self.rec[pid]
+        if self.unplayed == "forfeit-draw":
+            return sum(_seen(e) for e in rec)
+        if not self.fide:
+            return self.score[pid]
+        if self.unplayed == "fide2009":  # every unplayed round of an opponent counts as a draw
+            return sum(e.pts if e.played or e.rest else 0.5 for e in rec)
+        last = max((i for i, e in enumerate(rec) if not e.vur), default=-1)
+        return sum(e.pts for e in rec[: last + 1]) + 0.5 * (self.n_rounds - 1 - last)
+
+    def contributions(self, pid: str) -> list[tuple[_Entry, float, float]]:
         """(round entry, opponent's score for it, points for SB) over the rounds that count
         for BH/SB/KS."""
-        out = []
-        if unplayed == "forfeit-draw":
-            for i, e in enumerate(rec[pid]):
-                if e.opp is None:
-                    continue
-                if e.played:
-                    out.append((e, adj[e.opp], e.pts))
-                else:  # his forfeit against this player keeps its actual result; SB: a win 1/2
-                    theirs = rec[e.opp][i]
-                    out.append((e, adj[e.opp] - seen(theirs) + theirs.pts, 0.5 if e.pts >= _WIN_POINTS else 0.0))
-            avg = sum(s for _, s, _ in out) / len(out) if out else 0.0
-            return out + [(e, avg, e.pts) for e in rec[pid] if e.opp is None and not e.rest]
-        before = 0.0
-        for i, e in enumerate(rec[pid]):
+        if self.unplayed == "forfeit-draw":
+            return self._forfeit_draw_contributions(pid)
+        out, before = [], 0.0
+        for i, e in enumerate(self.rec[pid]):
             if e.rest:  # a round-robin rest is no round of his (Bye.rest)
                 continue
-            if e.played or (not fide and e.opp is not None):
-                out.append((e, adj[e.opp], e.pts))  # adj == score when not fide
-            elif unplayed == "fide2009":  # virtual opponent: own score before the round,
+            if e.played or (not self.fide and e.opp is not None):
+                out.append((e, self.adj[e.opp], e.pts))  # adj == score when not fide
+            elif self.unplayed == "fide2009":  # virtual opponent: own score before the round,
                 # the other side of the default result, then draws (2009 Kallithea rule)
-                out.append((e, before + (1.0 - e.pts) + 0.5 * (n_rounds - 1 - i), e.pts))
-            elif fide:
-                out.append((e, score[pid], e.pts))  # dummy opponent with the player's own score (16)
+                out.append((e, before + (1.0 - e.pts) + 0.5 * (self.n_rounds - 1 - i), e.pts))
+            elif self.fide:
+                out.append((e, self.score[pid], e.pts))  # dummy opponent with the player's own score (16)
             before += e.pts
         return out
 
-    mms = {pid: mcmahon.get(pid, 0.0) + score[pid] for pid in ids}
-    go_score = mms if mcmahon else score
-    sos = {pid: sum(go_score[e.opp] for e in rec[pid] if e.opp is not None) for pid in ids}
+    def _forfeit_draw_contributions(self, pid: str) -> list[tuple[_Entry, float, float]]:
+        """:meth:`contributions` under ``forfeit-draw``: an opponent's forfeit against this
+        player keeps its actual result (SB: a forfeit win ½); a round without an opponent
+        counts the average of the others."""
+        out = []
+        for i, e in enumerate(self.rec[pid]):
+            if e.opp is None:
+                continue
+            if e.played:
+                out.append((e, self.adj[e.opp], e.pts))
+            else:
+                theirs = self.rec[e.opp][i]
+                out.append((e, self.adj[e.opp] - _seen(theirs) + theirs.pts,
+                            0.5 if e.pts >= _WIN_POINTS else 0.0))
+        avg = sum(s for _, s, _ in out) / len(out) if out else 0.0
+        return out + [(e, avg, e.pts) for e in self.rec[pid] if e.opp is None and not e.rest]
 
-    def aro(pid: str, low: int = 0, high: int = 0) -> float:
-        rs = [rating[e.opp] if rating[e.opp] is not None else unrated_rating
-              for e in rec[pid] if e.played]
+    def aro(self, pid: str, low: int = 0, high: int = 0) -> float:
+        """Average rating of the opponents of the games played (cut ``low`` / ``high``),
+        rounded half up; unrated opponents at ``unrated_rating`` or left out."""
+        rs = [self.rating[e.opp] if self.rating[e.opp] is not None else self.unrated_rating
+              for e in self.rec[pid] if e.played]
         rs = [(False, float(r)) for r in rs if r is not None]
         n = len(rs) - low - high
-        if n <= 0:
-            return 0.0
-        return float(_round_half_up(_cut(rs, low, high) / n))
+        return 0.0 if n <= 0 else float(_round_half_up(_cut(rs, low, high) / n))
 
-    koya_limit = n_rounds / 2
-    number = {p.id: p.number if p.number is not None else i for i, p in enumerate(players, 1)}
+    def value(self, code: str, pid: str) -> float:
+        """Tie-break ``code``'s value for ``pid`` (:data:`_VALUES`; DE is positional)."""
+        base, low, high = _parse_code(code)  # type: ignore[misc]  # codes validated
+        return _VALUES[base](self, pid, low, high)
 
-    def fixed(code: str, pid: str) -> float:
-        base, low, high = _parse_code(code)  # type: ignore[misc]
-        r = rec[pid]
-        if base == "WIN":
-            return sum(e.pts >= _WIN_POINTS for e in r)
-        if base == "WON":
-            return sum(e.pts >= _WIN_POINTS for e in r if e.played)
-        if base == "BPG":
-            return sum(e.colour == "b" for e in r if e.played)
-        if base == "BWG":
-            return sum(e.colour == "b" and e.pts >= _WIN_POINTS for e in r if e.played)
-        if base == "PS":
-            running, total = 0.0, 0.0
-            for i, e in enumerate(r):
-                running += e.pts
-                if i >= low:
-                    total += running
-            return total
-        if base == "BH":
-            return _cut([(vur_first and e.vur, s) for e, s, _ in contributions(pid)], low, high)
-        if base == "SB":
-            return _cut([(vur_first and e.vur, w * s) for e, s, w in contributions(pid)], low, high)
-        if base == "KS":
-            return sum(e.pts for e, s, _ in contributions(pid) if s >= koya_limit)
-        if base == "ARO":
-            return aro(pid, low, high)
-        if base == "TPR":
-            played = [e for e in r if e.played and (rating[e.opp] is not None or unrated_rating is not None)]
-            if not played:
-                return 0.0
-            return aro(pid) + dp(sum(e.pts for e in played) / len(played))
-        if base == "SOS":
-            return sos[pid]
-        if base == "SOSOS":
-            return sum(sos[e.opp] for e in r if e.opp is not None)
-        if base == "SODOS":
-            return sum(go_score[e.opp] for e in r if e.opp is not None and e.pts >= _WIN_POINTS)
-        if base == "MMS":
-            return mms[pid]
-        if base == "FOULS":
-            return fouls.get(pid, 0)
-        if base == "PEN":
-            w, d = penalties.get(pid, (0, 0))
-            return 100 * d + w
-        if base == "SNO":
-            return number[pid]
-        raise AssertionError(code)  # pragma: no cover - codes validated above
 
-    values: dict[str, dict[str, float]] = {pid: {} for pid in ids}
-    for code in order:
-        if code != "DE":
-            for pid in ids:
-                values[pid][code] = float(fixed(code, pid))
+def _progressive(t: _Table, pid: str, low: int, high: int) -> float:
+    """PS: the sum of the running scores, the first ``low`` rounds cut."""
+    running, total = 0.0, 0.0
+    for i, e in enumerate(t.rec[pid]):
+        running += e.pts
+        if i >= low:
+            total += running
+    return total
 
-    def direct_encounter(group: list[str]) -> bool:
-        """Fill DE for ``group``; True if every pair met (so DE can separate them)."""
-        members = set(group)
-        met: set[frozenset[str]] = set()
-        points = dict.fromkeys(group, 0.0)
-        for pid in group:
-            for e in rec[pid]:
-                if e.played and e.opp in members:
-                    met.add(frozenset((pid, e.opp)))
-                    points[pid] += e.pts
-        complete = len(group) > 1 and all(frozenset(c) in met for c in combinations(group, 2))
-        for pid in group:
-            values[pid]["DE"] = points[pid] if complete else 0.0
-        return complete
 
-    primary = mms if mcmahon else score
+def _tpr(t: _Table, pid: str, low: int, high: int) -> float:
+    """TPR: ARO + dp of the score over the rated games played (B.02 8.1.1)."""
+    played = [e for e in t.rec[pid] if e.played and (t.rating[e.opp] is not None or t.unrated_rating is not None)]
+    if not played:
+        return 0.0
+    return t.aro(pid) + dp(sum(e.pts for e in played) / len(played))
+
+
+def _won(e: _Entry) -> bool:
+    return e.pts >= _WIN_POINTS
+
+
+def _penalty_value(warnings: int, disqualifications: int) -> float:
+    """PEN (xiangqi 1999 art. 18.4): a disqualification outweighs any number of warnings."""
+    return 100 * disqualifications + warnings
+
+
+#: Tie-break base code -> its value for (table, player id, low cuts, high cuts).
+_VALUES: dict[str, Callable[[_Table, str, int, int], float]] = {
+    "WIN": lambda t, pid, lo, hi: sum(_won(e) for e in t.rec[pid]),
+    "WON": lambda t, pid, lo, hi: sum(_won(e) for e in t.rec[pid] if e.played),
+    "BPG": lambda t, pid, lo, hi: sum(e.colour == "b" for e in t.rec[pid] if e.played),
+    "BWG": lambda t, pid, lo, hi: sum(e.colour == "b" and _won(e) for e in t.rec[pid] if e.played),
+    "PS": _progressive,
+    "BH": lambda t, pid, lo, hi: _cut([(t.vur_first and e.vur, s) for e, s, _ in t.contributions(pid)], lo, hi),
+    "SB": lambda t, pid, lo, hi: _cut([(t.vur_first and e.vur, w * s) for e, s, w in t.contributions(pid)],
+                                      lo, hi),
+    "KS": lambda t, pid, lo, hi: sum(e.pts for e, s, _ in t.contributions(pid) if s >= t.n_rounds / 2),
+    "ARO": lambda t, pid, lo, hi: t.aro(pid, lo, hi),
+    "TPR": _tpr,
+    "SOS": lambda t, pid, lo, hi: t.sos[pid],
+    "SOSOS": lambda t, pid, lo, hi: sum(t.sos[e.opp] for e in t.rec[pid] if e.opp is not None),
+    "SODOS": lambda t, pid, lo, hi: sum(t.go_score[e.opp] for e in t.rec[pid] if e.opp is not None and _won(e)),
+    "MMS": lambda t, pid, lo, hi: t.mms[pid],
+    "FOULS": lambda t, pid, lo, hi: t.fouls.get(pid, 0),
+    "PEN": lambda t, pid, lo, hi: _penalty_value(*t.penalties.get(pid, (0, 0))),
+    "SNO": lambda t, pid, lo, hi: t.number[pid],
+}
+
+
+def _direct_encounter(group: list[str], rec: dict[str, list[_Entry]],
+                      values: dict[str, dict[str, float]]) -> bool:
+    """Fill DE for ``group`` (points in the games among them); True if every pair met (so DE
+    can separate them), else DE is 0 for all (C.07 6.2's extension not implemented)."""
+    members = set(group)
+    met: set[frozenset[str]] = set()
+    points = dict.fromkeys(group, 0.0)
+    for pid in group:
+        for e in rec[pid]:
+            if e.played and e.opp in members:
+                met.add(frozenset((pid, e.opp)))
+                points[pid] += e.pts
+    complete = len(group) > 1 and all(frozenset(c) in met for c in combinations(group, 2))
+    for pid in group:
+        values[pid]["DE"] = points[pid] if complete else 0.0
+    return complete
+
+
+def _score_groups(ids: list[str], primary: dict[str, float], unranked: set[str]) -> list[list[str]]:
+    """Players grouped by equal ``primary`` score, highest first, the unranked after all
+    ranked ones; input order kept inside a group."""
     index = {pid: i for i, pid in enumerate(ids)}
-    ranked = sorted(ids, key=lambda pid: (pid in unranked, -primary[pid], index[pid]))
     groups: list[list[str]] = []
-    for pid in ranked:
-        if groups and primary[groups[-1][0]] == primary[pid] and (groups[-1][0] in unranked) == (pid in unranked):
+    for pid in sorted(ids, key=lambda pid: (pid in unranked, -primary[pid], index[pid])):
+        last = groups[-1][0] if groups else None
+        if last is not None and primary[last] == primary[pid] and (last in unranked) == (pid in unranked):
             groups[-1].append(pid)
         else:
             groups.append([pid])
+    return groups
 
-    de_groups: list[tuple[str, ...]] = []
-    for code in order:
-        sign = 1 if code in LOWER_IS_BETTER else -1
-        split: list[list[str]] = []
-        for group in groups:
-            if code == "DE" and direct_encounter(group):
-                de_groups.append(tuple(group))
-            group = sorted(group, key=lambda pid: sign * values[pid][code])  # stable
-            for pid in group:
-                if split and split[-1][0] in group and values[split[-1][0]][code] == values[pid][code]:
-                    split[-1].append(pid)
-                else:
-                    split.append([pid])
-        groups = split
 
-    names = {p.id: p.name for p in players}
-    rows: list[Row] = []
+def _split(groups: list[list[str]], code: str, values: dict[str, dict[str, float]],
+           rec: dict[str, list[_Entry]], de_groups: list[tuple[str, ...]]) -> list[list[str]]:
+    """Each group still tied split by tie-break ``code`` (best first: lower for
+    :data:`LOWER_IS_BETTER`); DE computed inside each group, which is added to ``de_groups``
+    when its players all met."""
+    sign = 1 if code in LOWER_IS_BETTER else -1
+    split: list[list[str]] = []
     for group in groups:
-        rank = 0 if group[0] in unranked else len(rows) + 1
+        if code == "DE" and _direct_encounter(group, rec, values):
+            de_groups.append(tuple(group))
+        group = sorted(group, key=lambda pid: sign * values[pid][code])  # stable
         for pid in group:
-            rows.append(Row(rank, pid, names[pid], score[pid], dict(values[pid])))
-    return Standings(rows=rows, order=order, de_groups=tuple(de_groups))
+            if split and split[-1][0] in group and values[split[-1][0]][code] == values[pid][code]:
+                split[-1].append(pid)
+            else:
+                split.append([pid])
+    return split
 
 
 def xiangqi_standings(

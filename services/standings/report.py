@@ -13,7 +13,7 @@ forfeits counted as draws and withdrawn players unranked: reproduces the recorde
 Karl-Mala-Gedenkturnier 2005 TRF).  A ruleset fixes the unplayed-game rule; giving a different
 ``unplayed`` with it is an error.
 
-TRF files are read with the pairing service's reader (``services.pairing.trf.read_trf``);
+TRF files are read with the pairing service's reader (``shared.domain.trf.read_trf``);
 :func:`read_trf_results` is a minimal private reader of the ``001`` lines kept as a fallback
 and as a cross-check in the tests.
 """
@@ -60,9 +60,9 @@ def read_trf_results(path: str | Path) -> TrfEvent:
     without opponent: ``H`` half-point bye, ``F`` full-point bye, ``U`` pairing-allocated bye,
     ``+`` full point, ``Z`` or ``-`` or a blank block: zero (``-``/blank: absent).
     Raises :class:`ValueError` on a malformed line or an ``XXR`` above
-    :data:`services.pairing.trf.MAX_ROUNDS`.
+    :data:`shared.domain.trf.MAX_ROUNDS`.
     """
-    from services.pairing.trf import MAX_ROUNDS
+    from shared.domain.trf import MAX_ROUNDS
     ev = TrfEvent()
     xxr = 0
     blocks: dict[str, list[tuple[int | None, str, str]]] = {}
@@ -119,10 +119,10 @@ def _from_blocks(ev: TrfEvent, blocks: dict, xxr: int, path) -> TrfEvent:
 
 
 def _trf_reader(path: str | Path) -> TrfEvent:
-    """The pairing service's TRF reader (``services.pairing.trf.read_trf``) when present, else
+    """The pairing service's TRF reader (``shared.domain.trf.read_trf``) when present, else
     :func:`read_trf_results`."""
     try:
-        from services.pairing.trf import read_trf
+        from shared.domain.trf import read_trf
     except ImportError:
         return read_trf_results(path)
     t = read_trf(path)

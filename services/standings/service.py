@@ -16,14 +16,14 @@ FIDE's tie-breaks count unplayed rounds by the edition of the regulations Tourna
 names (``tiebreak_edition``; an event recorded before events named it: the 2023 text), and
 StandingsUpdated names it.
 
-A knockout's rows rank the players by place (:meth:`services.pairing.knockout.Bracket.places`:
+A knockout's rows rank the players by place (:meth:`shared.domain.knockout.Bracket.places`:
 players out in the same knockout round share a place; the match for third place decides 3 and
-4; a double elimination's by :meth:`services.pairing.knockout.DoubleElimination.places`),
+4; a double elimination's by :meth:`shared.domain.knockout.DoubleElimination.places`),
 ``score`` their game points. A team round robin adds ``teams`` ranked by art. 15.3
-(:func:`services.pairing.teams.team_standings`; an all-play-all match spans its rounds); its
+(:func:`shared.domain.teams.team_standings`; an all-play-all match spans its rounds); its
 ``rows`` are the members' own results. An individual event with ``team_format`` member-total
 (12.5) adds ``teams`` ranked by their members' places (15.5,
-:func:`services.pairing.teams.member_places`).
+:func:`shared.domain.teams.member_places`).
 """
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_EVENTS, GameEnded, ResultCorrected, RoundPaired, StandingRow, StandingsUpdated,
     TeamStandingRow,
 )
-from services.pairing.service import KNOCKOUTS, knockout_bracket, team_match_rounds, team_rosters
+from shared.domain.knockout import KNOCKOUTS, knockout_bracket
+from shared.domain.grades import initial_mms
+from shared.domain.teams import member_places, team_match_rounds, team_rosters, team_standings
 from services.standings import core as sc
 from shared.domain.record import KeepsRecords, ROUND_ROBINS, Cell, Records, TournamentRecord
 from shared.service import Core, Emit
@@ -113,7 +115,6 @@ def team_table(t: _T, upto: int) -> tuple[TeamStandingRow, ...]:
     """Teams of a team round robin after round ``upto`` by art. 15.3: a match = the boards
     between members of the same two teams in one Berger round of the teams (one round of play,
     or ``team_boards`` rounds for all-play-all, 12.4)."""
-    from services.pairing.teams import team_standings
     rosters = team_rosters(t.players)
     team_of = {m: k for k, ms in rosters.items() for m in ms}
     matches: dict[tuple[int, frozenset], list] = {}
@@ -136,8 +137,7 @@ def team_table(t: _T, upto: int) -> tuple[TeamStandingRow, ...]:
 
 def member_total_table(t: _T, rows: tuple[StandingRow, ...]) -> tuple[TeamStandingRow, ...]:
     """Teams of an individual event under 12.5 (队员总分制), ranked by art. 15.5 from the
-    members' places in ``rows`` (:func:`services.pairing.teams.member_places`)."""
-    from services.pairing.teams import member_places
+    members' places in ``rows`` (:func:`shared.domain.teams.member_places`)."""
     rosters = team_rosters(t.players)
     got = member_places(rosters, {r.player_id: r.rank for r in rows},
                         scores={r.player_id: r.score for r in rows},
@@ -178,7 +178,6 @@ def compute(t: _T, upto: int) -> tuple[sc.Standings, dict[str, int]]:
                if x.player_id not in annulled]
     mcmahon = None
     if t.created.system == "mcmahon":  # MMS = initial McMahon score from the grade + points
-        from services.pairing.mcmahon import initial_mms
         mcmahon = {x.player_id: float(initial_mms(x.grade, t.created.mcmahon_bar, t.created.mcmahon_floor))
                    for x in t.players}
     xq = t.created.game == "xiangqi"

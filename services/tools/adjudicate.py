@@ -118,9 +118,6 @@ def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = (), 
     ``{"ply": 0, "move": "setup", "reason"}``. Raises ``ValueError`` for unknown rules, and
     :class:`services.tools.score.ScoreError` (a ``ValueError``) for a count it cannot make (bad
     ``dead``, no komi fits)."""
-    from dataclasses import replace
-
-    from services.tools.score import count_board
     from shared.rules import go
     from shared.rules.sgf import GoRecord
 
@@ -149,57 +146,95 @@ def adjudicate_go(record=None, rules: str | None = None, moves: list[str] = (), 
     if bad is not None:
         raise ValueError(bad.reason)
     game = pipe.v.games["adj"]
+    if _play(pipe, game, row, record, moves):
+        row.update(_outcome(row, game, record, moves, rules, dead))
+    return row
+
+
+def _play(pipe: "_Pipe", game, row: dict, record, moves) -> bool:
+    """Send the record's moves, then ``moves``, as SubmitMoves (the record's conventions of
+    :func:`adjudicate_go`: an unwritten pass, a resumption after two passes); counts
+    ``row["plies"]``. False at the first refusal (``row["first_rejected"]``)."""
+    from shared.rules import go
+
     other = {"black": "white", "white": "black"}
-
-    def submit(ply: int, colour: str, text: str) -> bool:
-        """SubmitMove by ``colour``; False (and ``first_rejected``) when refused."""
-        try:
-            cmd = SubmitMove(game_id="adj", player_id=colour, move=text)
-        except ValidationError:
-            row.update(legal=False, first_rejected={"ply": ply, "move": text[:40], "code": "malformed",
-                                                    "reason": "not a move: 1 to 16 characters expected",
-                                                    "article": None, "rule": None})
-            return False
-        for e in pipe.send(cmd):
-            if isinstance(e.payload, MoveRejected):
-                r = e.payload
-                row.update(legal=False, first_rejected={
-                    "ply": ply, "move": text, "code": r.code, "reason": r.reason,
-                    "article": r.rule.article if r.rule else None,
-                    "rule": r.rule.model_dump() if r.rule else None})
-                return False
-            if isinstance(e.payload, EndlessCycleFound) and row["endless_cycle"] is None:
-                row["endless_cycle"] = e.payload.model_dump(mode="json", exclude={"game_id"})
-        return True
-
     for ply, (colour, p) in enumerate(record.moves, start=1):
         if game.scoring:  # the record plays on after two passes: play was resumed (J89 9-3)
             pipe.send(RejectDead(game_id="adj", player_id=other[colour]))
         if colour != game.to_move:  # an unwritten pass of the side to move
             row["implicit_passes"].append(ply)
-            if not submit(ply, game.to_move, "pass"):
-                return row
-        if not submit(ply, colour, "pass" if p is None else go.to_gtp(p, record.size)):
-            return row
+            if not _submit(pipe, row, ply, game.to_move, "pass"):
+                return False
+        if not _submit(pipe, row, ply, colour, "pass" if p is None else go.to_gtp(p, record.size)):
+            return False
         row["plies"] += 1
     for ply, text in enumerate(moves, start=len(record.moves) + 1):
-        if not submit(ply, game.to_move, text):
-            return row
+        if not _submit(pipe, row, ply, game.to_move, text):
+            return False
         row["plies"] += 1
+    return True
+
+
+def _submit(pipe: "_Pipe", row: dict, ply: int, colour: str, text: str) -> bool:
+    """SubmitMove by ``colour``; False (and ``row["first_rejected"]``) when refused; an
+    EndlessCycleFound it causes is kept in ``row["endless_cycle"]`` (the first)."""
+    try:
+        cmd = SubmitMove(game_id="adj", player_id=colour, move=text)
+    except ValidationError:
+        row.update(legal=False, first_rejected={"ply": ply, "move": text[:40], "code": "malformed",
+                                                "reason": "not a move: 1 to 16 characters expected",
+                                                "article": None, "rule": None})
+        return False
+    for e in pipe.send(cmd):
+        if isinstance(e.payload, MoveRejected):
+            r = e.payload
+            row.update(legal=False, first_rejected={
+                "ply": ply, "move": text, "code": r.code, "reason": r.reason,
+                "article": r.rule.article if r.rule else None,
+                "rule": r.rule.model_dump() if r.rule else None})
+            return False
+        if isinstance(e.payload, EndlessCycleFound) and row["endless_cycle"] is None:
+            row["endless_cycle"] = e.payload.model_dump(mode="json", exclude={"game_id"})
+    return True
+
+
+def _outcome(row: dict, game, record, moves, rules: str, dead) -> dict:
+    """What the moves played give: an endless cycle's result, else the count once play
+    stopped, else nothing (the game goes on)."""
+    from dataclasses import replace
+
     if row["endless_cycle"] is not None:
-        cyc, rule = row["endless_cycle"], go.rule_for("endless-cycle", rules)
-        what = (f"endless cycle: the position seen {cyc['occurrences']} times with captures by "
-                f"both sides ({rule.summary})")
-        result = {"draw-or-replay": "Draw", "no-result": "Void"}.get(go.spec(rules).cycle, "*")
-        row.update(result=result, rule=rule.model_dump(),
-                   reason=what if result != "*" else what + "; the arbiter rules")
-    elif game.scoring:  # play stopped
+        return _cycle_outcome(row["endless_cycle"], rules)
+    if game.scoring:  # play stopped
         marked = record if not moves else replace(record, territory_black=frozenset(),
                                                   territory_white=frozenset())  # marks: the record's board only
-        s = count_board(marked, game.pos.board, rules, dead=dead)
-        how = {"marks": "dead by the record's marks", "estimate": "dead by the Monte-Carlo estimate",
-               "given": "dead as given", "none": "dead (none given)",
-               "rules": "dead: the rules take none off, every stone counts"}[s["dead_source"]]
-        row.update(result=s["result"], rule=go.rule_for("end", rules).model_dump(), score=s,
-                   reason=f"play stopped; counted ({s['rule']}) with {len(s['dead'])} stones {how}")
-    return row
+        return _count_outcome(marked, game.pos.board, rules, dead)
+    return {}
+
+
+def _cycle_outcome(cycle: dict, rules: str) -> dict:
+    """An endless cycle's result under ``rules`` (:attr:`shared.rules.go.Spec.cycle`): Draw
+    (Chinese 1988 art. 20.3), Void (Japanese 1989 art. 12), else ``*`` for the arbiter (Ing
+    art. 3); ``cycle``: EndlessCycleFound's payload."""
+    from shared.rules import go
+
+    rule = go.rule_for("endless-cycle", rules)
+    what = (f"endless cycle: the position seen {cycle['occurrences']} times with captures by "
+            f"both sides ({rule.summary})")
+    result = {"draw-or-replay": "Draw", "no-result": "Void"}.get(go.spec(rules).cycle, "*")
+    return {"result": result, "rule": rule.model_dump(),
+            "reason": what if result != "*" else what + "; the arbiter rules"}
+
+
+def _count_outcome(record, board, rules: str, dead) -> dict:
+    """The count of a game whose play stopped (:func:`services.tools.score.count_board` with
+    ``dead``, the record's marks or the estimate): result, the rule, the count's row."""
+    from services.tools.score import count_board
+    from shared.rules import go
+
+    s = count_board(record, board, rules, dead=dead)
+    how = {"marks": "dead by the record's marks", "estimate": "dead by the Monte-Carlo estimate",
+           "given": "dead as given", "none": "dead (none given)",
+           "rules": "dead: the rules take none off, every stone counts"}[s["dead_source"]]
+    return {"result": s["result"], "rule": go.rule_for("end", rules).model_dump(), "score": s,
+            "reason": f"play stopped; counted ({s['rule']}) with {len(s['dead'])} stones {how}"}

@@ -3,7 +3,7 @@
 The tournament's messages (``export-log``'s selection: its stream and every game it paired) are
 folded into the tournament record (:class:`shared.domain.record.TournamentRecord`, the table
 the standings and the crosstable read), whose cells become the round entries of
-:class:`services.pairing.trf.Tournament`, written by :func:`services.pairing.trf.write_trf`. A
+:class:`shared.domain.trf.Tournament`, written by :func:`shared.domain.trf.write_trf`. A
 message repeated in the log (same stream and seq) is applied once
 (:func:`services.tools.logio.applied_once`).
 
@@ -36,7 +36,7 @@ from __future__ import annotations
 from contracts.envelope import Envelope
 from contracts.messages import PlayerRegistered, StandingsUpdated
 from services.pairing.service import pairing_order
-from services.pairing.trf import (
+from shared.domain.trf import (
     RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, entries_from_cells, write_trf,
 )
 from services.tools.logio import applied_once

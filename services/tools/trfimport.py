@@ -22,7 +22,7 @@ TRF (column 99)             our events
 A pairing whose two entries give no colour (a forfeit recorded ``-``) puts the lower start
 number in the white seat. Not kept: a points column that differs from the sum of the line's
 results (export writes the sum), the rank column, a player without a name (registered under
-his id). Errors: :class:`services.pairing.trf.TrfError` for a malformed file, ``ValueError``
+his id). Errors: :class:`shared.domain.trf.TrfError` for a malformed file, ``ValueError``
 for a file that holds no event (:func:`check_importable`),
 :class:`services.tools.host.HostError` when the platform refuses something.
 """
@@ -34,7 +34,7 @@ from pathlib import Path
 import httpx
 
 from services.pairing.check import initial_colour
-from services.pairing.trf import Tournament, read_trf
+from shared.domain.trf import Tournament, read_trf
 from services.tools.host import Host, HostReport, _event_id, slug
 
 #: Result letter of the white entry -> (our result, GameEnded reason).

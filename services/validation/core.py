@@ -66,7 +66,7 @@ from contracts.messages import (
     ClockUpdated, EndlessCycleFound,
     EndlessCycleRuled, ReportArrival, RuleEndlessCycle, CreateGame, DeadStonesProposed, DeadStonesRuled,
     DeclineDraw, DrawAgreed, DrawClaimed, DrawOfferDeclined, DrawOffered, FlagFell,
-    ArbiterCalled, GameCommandRejected, GameEnded, GameStarted, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
+    ArbiterCalled, GameCommandRejected, GameEnded, GameStarted, GoSettings, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
     PlayResumed, RecordResult, RejectDead, RepetitionRuled, ReportAbsence, Resign, Resigned,
     ResultRecorded, RoundPaired, RuleDeadStones, ScoringAgreed, StoneRemovalExpired, SubmitMove,
     TournamentCreated, VoidMove,
@@ -245,7 +245,7 @@ class ValidationCore(Core):
             game = t.game if t else "chess"
             go: dict = {}
             fen = t.start_fen if t and t.start_fen else start_fen(game)
-            if game == "go" and t is not None:  # the event's settings (the gateway checks them)
+            if game == "go" and t is not None:  # the event's settings (checked at its creation)
                 try:
                     go = go_settings(t.board_size, t.go_rules, t.komi, t.handicap, t.stone_removal_s)
                     fen = position("go", t.start_fen, **go).fen()
@@ -273,6 +273,9 @@ class ValidationCore(Core):
         try:
             if p.game == "go":
                 go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap, p.stone_removal_s)
+        except ValueError as e:  # settings no game can be played with: 422 at the gateway
+            return [self._reject(msg, p, "malformed", f"bad Go settings: {e}")]
+        try:
             pos = position(p.game, p.start_fen, **go)
         except ValueError as e:
             return [self._reject(msg, p, "invalid", f"bad start FEN or Go settings: {e}")]
@@ -285,12 +288,9 @@ class ValidationCore(Core):
             TimeControl.parse(p.time_control)
         except ClockError as e:
             return [self._reject(msg, p, "invalid", f"bad time control: {e}")]
-        return self._create(GameStarted(
-            game_id=p.game_id, white=p.white, black=p.black, start_fen=pos.fen(),
-            time_control=p.time_control, tournament_id=p.tournament_id, round=p.round,
-            board=p.board, default_time_s=p.default_time_s, game=p.game,
-            natural_limit_moves=p.natural_limit_moves,
-            repetition_rulings=p.repetition_rulings, **go), msg.at_ms)
+        # GameStarted records CreateGame's settings (declared there), the position and Go's resolved
+        return self._create(GameStarted(**p.model_dump(exclude={"start_fen", *GoSettings.model_fields}),
+                                        start_fen=pos.fen(), **go), msg.at_ms)
 
     def _on_GameStarted(self, msg, p: GameStarted):
         """Our own record of a game seen back (recovery, audit): register it, decide nothing."""

@@ -121,23 +121,28 @@ class _Playout:
         return o
 
 
-def _run(pb: _Playout, first: int, rng: random.Random, max_moves: int) -> list[int]:
-    """Play one random game on ``pb`` (changed in place); return its cells at the end."""
-    cells, head, nxt, libs = pb.cells, pb.head, pb.nxt, pb.libs
-    dirs, diag, edge_pt = pb.dirs, pb.diag, pb.edge_pt
-    empties = [i for i in pb.points if cells[i] == _EMPTY]
-    where = {i: k for k, i in enumerate(empties)}
-    ko = pb.ko
-    colour = first
-    passes = 0
-    last = -1
-    rand = rng.random
+class _Game:
+    """One random game on a :class:`_Playout` (its lists changed in place): the board, its
+    chains (``head``, ``nxt`` ring, ``libs`` by head), the empty points (``empties`` and each
+    one's index ``where``) and the ko point (-1: none)."""
 
-    def legal(p: int, c: int) -> bool:
-        if p == ko:
+    __slots__ = ("cells", "head", "nxt", "libs", "dirs", "diag", "edge_pt", "empties", "where", "ko")
+
+    def __init__(self, pb: _Playout) -> None:
+        self.cells, self.head, self.nxt, self.libs = pb.cells, pb.head, pb.nxt, pb.libs
+        self.dirs, self.diag, self.edge_pt = pb.dirs, pb.diag, pb.edge_pt
+        self.empties = [i for i in pb.points if pb.cells[i] == _EMPTY]
+        self.where = {i: k for k, i in enumerate(self.empties)}
+        self.ko = pb.ko
+
+    def legal(self, p: int, c: int) -> bool:
+        """``c`` may play on empty ``p``: not the ko point, and a liberty, a friendly chain
+        keeping one, or a capture."""
+        if p == self.ko:
             return False
+        cells, libs, head = self.cells, self.libs, self.head
         opp = 3 - c
-        for d in dirs:
+        for d in self.dirs:
             q = p + d
             v = cells[q]
             if v == _EMPTY:
@@ -149,25 +154,26 @@ def _run(pb: _Playout, first: int, rng: random.Random, max_moves: int) -> list[i
                 return True
         return False
 
-    def own_eye(p: int, c: int) -> bool:
-        for d in dirs:
+    def own_eye(self, p: int, c: int) -> bool:
+        """``p`` is an eye of ``c``: surrounded by ``c`` or the edge, with fewer than two
+        opposing diagonals (none on the edge)."""
+        cells = self.cells
+        for d in self.dirs:
             v = cells[p + d]
             if v != c and v != _EDGE:
                 return False
         opp = 3 - c
-        bad = 0
-        for d in diag:
-            if cells[p + d] == opp:
-                bad += 1
-        return bad < (1 if edge_pt[p] else 2)
+        bad = sum(1 for d in self.diag if cells[p + d] == opp)
+        return bad < (1 if self.edge_pt[p] else 2)
 
-    def self_atari(p: int, c: int) -> bool:
-        # would a stone on p join a chain of two or more stones left with one liberty,
-        # capturing nothing?  (a lone stone may still be thrown in)
+    def self_atari(self, p: int, c: int) -> bool:
+        """A stone of ``c`` on ``p`` would join a chain of two or more stones left with one
+        liberty, capturing nothing (a lone stone may still be thrown in)."""
+        cells, libs, head = self.cells, self.libs, self.head
         opp = 3 - c
         lib = set()
         joined = False
-        for d in dirs:
+        for d in self.dirs:
             q = p + d
             v = cells[q]
             if v == _EMPTY:
@@ -180,8 +186,54 @@ def _run(pb: _Playout, first: int, rng: random.Random, max_moves: int) -> list[i
         lib.discard(p)
         return joined and len(lib) <= 1
 
-    def play(p: int, c: int) -> None:
-        nonlocal ko
+    def reply(self, last: int, c: int) -> int:
+        """The tactical answer to the opponent's ``last`` move: capture a chain of his in
+        atari next to it, else save a chain of ``c``'s it put in atari by extending to a point
+        with two empty neighbours; -1 for none."""
+        cells, libs, head, dirs = self.cells, self.libs, self.head, self.dirs
+        opp = 3 - c
+        for d in dirs:
+            q = last + d
+            if cells[q] == opp and len(ls := libs[head[q]]) == 1:
+                (p,) = ls
+                if self.legal(p, c):
+                    return p
+        if cells[last] != opp:
+            return -1
+        for d in dirs:
+            q = last + d
+            if cells[q] == c and len(ls := libs[head[q]]) == 1:
+                (p,) = ls
+                if sum(1 for e in dirs if cells[p + e] == _EMPTY) >= 2 and self.legal(p, c):
+                    return p
+        return -1
+
+    def random_move(self, c: int, rand) -> int:
+        """A random empty point for ``c`` (from ``rand()``, then the next ones in turn) that
+        is not its own eye, is legal and no self-atari; -1 for none (a pass)."""
+        empties, own_eye, legal, self_atari = self.empties, self.own_eye, self.legal, self.self_atari
+        m = len(empties)
+        k = int(rand() * m) if m else 0
+        for _ in range(m):
+            p = empties[k]
+            if not own_eye(p, c) and legal(p, c) and not self_atari(p, c):
+                return p
+            k = 0 if k + 1 == m else k + 1
+        return -1
+
+    def play(self, p: int, c: int) -> None:
+        """``c`` plays on ``p``: chains merged, opposing chains without liberties removed,
+        the ko point set (a single stone captured by a single stone left in atari)."""
+        captured = self._place(p, c)
+        h0 = self._merge(p, c)
+        ncap, single = self._remove(captured, c)
+        libs, nxt = self.libs, self.nxt
+        self.ko = single if (ncap == 1 and len(libs[h0]) == 1 and nxt[h0] == h0) else -1
+
+    def _place(self, p: int, c: int) -> list[int]:
+        """Put the stone (a one-stone chain with its liberties, taken from the neighbours'
+        liberties); return the heads of the opposing chains left without one."""
+        cells, libs, head, empties, where = self.cells, self.libs, self.head, self.empties, self.where
         opp = 3 - c
         cells[p] = c
         k = where.pop(p)
@@ -190,40 +242,49 @@ def _run(pb: _Playout, first: int, rng: random.Random, max_moves: int) -> list[i
             empties[k] = tail
             where[tail] = k
         head[p] = p
-        nxt[p] = p
-        mylibs = set()
-        libs[p] = mylibs
+        self.nxt[p] = p
+        mylibs = libs[p] = set()
         captured = []
-        for d in dirs:
+        for d in self.dirs:
             q = p + d
             v = cells[q]
             if v == _EMPTY:
                 mylibs.add(q)
             elif v == c or v == opp:
-                h = head[q]
-                ls = libs[h]
+                ls = libs[head[q]]
                 ls.discard(p)
                 if v == opp and not ls:
-                    captured.append(h)
+                    captured.append(head[q])
+        return captured
+
+    def _merge(self, p: int, c: int) -> int:
+        """Join the stone on ``p`` with the neighbouring chains of ``c`` (the chain with more
+        liberties keeps its head); return the head of the chain."""
+        cells, libs, head, nxt = self.cells, self.libs, self.head, self.nxt
         h0 = p
-        for d in dirs:  # merge with own chains (the bigger list keeps its head)
+        for d in self.dirs:
             q = p + d
-            if cells[q] == c:
-                h = head[q]
-                if h == h0:
-                    continue
-                a, b = (h, h0) if len(libs[h]) >= len(libs[h0]) else (h0, h)
-                s = b
-                while True:
-                    head[s] = a
-                    s = nxt[s]
-                    if s == b:
-                        break
-                nxt[a], nxt[b] = nxt[b], nxt[a]
-                libs[a] |= libs.pop(b)
-                h0 = a
-        ncap = 0
-        single = -1
+            if cells[q] != c or head[q] == h0:
+                continue
+            h = head[q]
+            a, b = (h, h0) if len(libs[h]) >= len(libs[h0]) else (h0, h)
+            s = b
+            while True:
+                head[s] = a
+                s = nxt[s]
+                if s == b:
+                    break
+            nxt[a], nxt[b] = nxt[b], nxt[a]
+            libs[a] |= libs.pop(b)
+            h0 = a
+        return h0
+
+    def _remove(self, captured: list[int], c: int) -> tuple[int, int]:
+        """Take the chains with heads ``captured`` off the board; their points become
+        liberties of the neighbouring chains of ``c``. Return (stones taken, the last one)."""
+        cells, libs, head, nxt, empties, where = (self.cells, self.libs, self.head, self.nxt,
+                                                  self.empties, self.where)
+        ncap, single = 0, -1
         for h in captured:
             if h not in libs:
                 continue
@@ -241,65 +302,32 @@ def _run(pb: _Playout, first: int, rng: random.Random, max_moves: int) -> list[i
                 s = s2
                 if s == h:
                     break
-        if ncap:
-            # the freed points are liberties of every neighbouring chain of the mover
-            for s in empties[len(empties) - ncap:]:
-                for d in dirs:
-                    q = s + d
-                    if cells[q] == c:
-                        libs[head[q]].add(s)
-        ko = single if (ncap == 1 and len(libs[h0]) == 1 and nxt[h0] == h0) else -1
+        for s in empties[len(empties) - ncap:] if ncap else ():
+            for d in self.dirs:
+                q = s + d
+                if cells[q] == c:
+                    libs[head[q]].add(s)
+        return ncap, single
 
-    moves = 0
+
+def _run(pb: _Playout, first: int, rng: random.Random, max_moves: int) -> list[int]:
+    """Play one random game on ``pb`` (changed in place), ``first`` to move, until two passes
+    in a row or ``max_moves`` moves; return its cells at the end."""
+    g = _Game(pb)
+    colour, passes, last, moves = first, 0, -1, 0
     while passes < 2 and moves < max_moves:
         moves += 1
-        opp = 3 - colour
-        move = -1
-        if last >= 0:
-            # capture an opponent chain in atari next to the last move; else save an own chain
-            for d in dirs:
-                q = last + d
-                if cells[q] == opp:
-                    ls = libs[head[q]]
-                    if len(ls) == 1:
-                        (p,) = ls
-                        if legal(p, colour):
-                            move = p
-                            break
-            if move < 0 and cells[last] == opp:
-                for d in dirs:
-                    q = last + d
-                    if cells[q] == colour:
-                        ls = libs[head[q]]
-                        if len(ls) == 1:
-                            (p,) = ls
-                            gain = sum(1 for e in dirs if cells[p + e] == _EMPTY)
-                            if gain >= 2 and legal(p, colour):
-                                move = p
-                                break
+        move = g.reply(last, colour) if last >= 0 else -1
         if move < 0:
-            m = len(empties)
-            tries = m
-            k = int(rand() * m) if m else 0
-            while tries:
-                p = empties[k]
-                if not own_eye(p, colour) and legal(p, colour) and not self_atari(p, colour):
-                    move = p
-                    break
-                k += 1
-                if k == m:
-                    k = 0
-                tries -= 1
+            move = g.random_move(colour, rng.random)
         if move < 0:
-            passes += 1
-            last = -1
-            ko = -1
+            passes, last, g.ko = passes + 1, -1, -1
         else:
             passes = 0
-            play(move, colour)
+            g.play(move, colour)
             last = move
         colour = 3 - colour
-    return cells
+    return g.cells
 
 
 def estimate_ownership(board: Board, playouts: int = DEFAULT_PLAYOUTS, seed: int = DEFAULT_SEED,

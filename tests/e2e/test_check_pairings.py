@@ -9,7 +9,7 @@ import pytest
 from services.pairing.check import check_pairings
 from services.pairing.core import SwissPlayer, dutch_pair
 from services.pairing.dutch import DutchPlayer, pair_dutch
-from services.pairing.trf import RoundEntry
+from shared.domain.trf import RoundEntry
 
 # Rounds reproduced exactly (pairs, colours and bye), measured 2026-12 with py4swiss 0.3.1 and
 # the 2025 amendments (services.pairing.dutch2025).
@@ -83,7 +83,7 @@ def test_lichess_order_worked_example(tmp_path):
     d 0.5, SB 0.5*0.5 = 0.25 -> 2,500, perf 1900 -> 5,004,400; b 0.5, SB 0.25 -> 2,500,
     perf 1700 -> 5,004,200; c 0, perf 2000-500 = 1500 -> 1,500.  Round 1: rating order."""
     from services.pairing.check import is_lichess, lichess_order
-    from services.pairing.trf import read_trf
+    from shared.domain.trf import read_trf
     f = tmp_path / "lichess.trf"
     f.write_text(_LICHESS)
     t = read_trf(f)
@@ -164,7 +164,7 @@ def test_initial_colour_skips_a_forfeit_on_board_1(tmp_path):
     the initial colour is white and our round 1 (1-3, 4-2) equals the record. The old guess
     (the lowest number with a colour: 2, black) made round 1 DIFFER."""
     from services.pairing.check import initial_colour
-    from services.pairing.trf import parse_trf
+    from shared.domain.trf import parse_trf
     f = tmp_path / "ff.trf"
     f.write_text(_FF)
     assert initial_colour(parse_trf(_FF)) is True

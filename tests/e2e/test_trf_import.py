@@ -12,7 +12,7 @@ from services.cli import app
 from services.pairing.check import check_pairings
 
 from contracts.messages import TOPICS
-from services.pairing.trf import RoundEntry, parse_trf, read_trf
+from shared.domain.trf import RoundEntry, parse_trf, read_trf
 from services.tools.embedded import arbiter_client
 from services.tools.logio import select
 from services.tools.trfexport import export_trf

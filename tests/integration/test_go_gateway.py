@@ -82,11 +82,19 @@ async def test_a_disputed_9x9_game_through_the_gateway(shared_data):
         check_counted(await play_disputed_game(c, record_moves(shared_data)))
 
 
-async def test_go_settings_and_grades_are_checked_at_the_gateway():
+async def test_go_settings_and_grades_are_refused_by_the_owning_service_with_422():
+    """The game service refuses a game's impossible Go settings, the pairing service an event's
+    and a bad grade (code ``malformed``: 422); nothing is created or registered."""
     async with arbiter_client("memory", ticks=False) as c:
-        r = await c.post("/games", json={"white": "a", "black": "b", "game": "go", "board_size": 8,
-                                          "handicap": 5})
-        assert r.status_code == 422 and "at most 4" in r.json()["detail"]
+        r = await c.post("/games", json={"game_id": "bad-go", "white": "a", "black": "b", "game": "go",
+                                          "board_size": 8, "handicap": 5})
+        assert (r.status_code, r.json()["code"]) == (422, "malformed") and "at most 4" in r.json()["detail"]
+        assert (await c.get("/games/bad-go")).status_code == 404
+        r = await c.post("/tournaments", json={"tournament_id": "bad-go", "name": "Go cup", "game": "go",
+                                                "board_size": 9, "komi": 150})
+        assert (r.status_code, r.json()["code"]) == (422, "malformed"), r.text
+        assert "komi 150 is out of range for a 9x9 board" in r.json()["detail"]
+        assert (await c.get("/tournaments/bad-go")).status_code == 404
         r = await c.post("/tournaments", json={"name": "Go cup", "game": "go", "board_size": 9,
                                                 "go_rules": "japanese"})
         assert r.status_code == 200, r.text
@@ -98,7 +106,7 @@ async def test_go_settings_and_grades_are_checked_at_the_gateway():
                 "player_id": f"p{i}", "name": "x", "grade": grade})
             assert r.status_code == status, (grade, r.text)
             if status == 422:
-                assert grade in r.json()["detail"]
+                assert grade in r.json()["detail"] and r.json()["code"] == "malformed"
         players = (await c.get(f"/tournaments/{tid}")).json()["players"]
         assert [p["grade"] for p in players] == ["3d", "15k"]  # one stored form
         # grades as typed are stored in one form (the McMahon parser's reading)

@@ -134,7 +134,7 @@ async def test_a_hosted_swiss_exports_as_a_trf_that_reads_back(tmp_path):
     TRF reads back with our reader, every pairing symmetric, the points equal the standings
     and the pairings equal the RoundPaired events."""
     from contracts.messages import TOPICS
-    from services.pairing.trf import parse_trf
+    from shared.domain.trf import parse_trf
     from services.tools.logio import select
     from services.tools.trfexport import export_trf
 

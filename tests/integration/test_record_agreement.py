@@ -19,7 +19,7 @@ import time
 import pytest
 
 from contracts.messages import TOPICS
-from services.pairing.trf import parse_trf
+from shared.domain.trf import parse_trf
 from services.tools.embedded import arbiter_client
 from services.tools.host import HostError, host_record
 from services.tools.logio import select

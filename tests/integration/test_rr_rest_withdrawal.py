@@ -8,7 +8,7 @@ from tests.integration.tournament_steps import paired_round, standings_after
 
 async def _export(c, tid: str):
     from contracts.messages import TOPICS
-    from services.pairing.trf import parse_trf
+    from shared.domain.trf import parse_trf
     from services.tools.logio import select
     from services.tools.trfexport import export_trf
     text = export_trf(select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}"), tid)

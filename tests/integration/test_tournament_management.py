@@ -23,7 +23,7 @@ async def _players(c, tid: str, n: int, **extra) -> None:
 async def _exported(c, tid: str):
     """The tournament as ``arbiter export trf`` writes it, read back by our TRF reader."""
     from contracts.messages import TOPICS
-    from services.pairing.trf import parse_trf
+    from shared.domain.trf import parse_trf
     from services.tools.logio import select
     from services.tools.trfexport import export_trf
 

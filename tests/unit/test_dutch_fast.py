@@ -16,7 +16,7 @@ import pytest
 
 from services.pairing.core import PairingError
 from services.pairing.dutch import DutchPlayer, _parse_in_memory, history_trf, pair_dutch
-from services.pairing.trf import RoundEntry
+from shared.domain.trf import RoundEntry
 
 FLIP = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+"}
 
@@ -129,7 +129,7 @@ def test_fast_engine_on_real_trfs(shared_data, rel):
     is reproduced; tests/e2e/test_check_pairings.py holds those figures)."""
     from services.pairing.check import initial_colour
     from services.pairing.dutch import players_from_trf
-    from services.pairing.trf import read_trf
+    from shared.domain.trf import read_trf
 
     t = read_trf(shared_data(rel))
     total = max(t.rounds, t.rounds_recorded)

@@ -1,12 +1,12 @@
-"""FIDE rating changes (services/ratings/fide.py) against the Rating Regulations' own tables
+"""FIDE rating changes (shared/domain/fide.py) against the Rating Regulations' own tables
 (B.02 of 1 March 2024: table 8.1.a dp, table 8.1.b PD; art. 8.3.1 as amended 1 October 2025),
 each expected value worked by hand from the tables in the test's docstring."""
 from __future__ import annotations
 
 import pytest
 
-from services.ratings import fide
-from services.ratings.fide import Game, capped_k, dp, expected_score, k_factor, rating_change
+from shared.domain import fide
+from shared.domain.fide import Game, capped_k, dp, expected_score, k_factor, rating_change
 
 
 def test_pd_table_boundaries_not_the_logistic_formula():

@@ -158,14 +158,19 @@ async def test_create_game_then_get(env):
 
 
 async def test_create_game_generates_id_and_duplicate_is_409(env):
+    """A second creation of a game is the game service's to refuse (its rejection, 409
+    ``already-exists``): the game stays as it was."""
     client, log, _, _ = env
     r = await client.post("/games", json={"white": "a", "black": "b"})
     assert r.status_code == 200
     gid = r.json()["game_id"]
-    n = await _count(log)
-    r = await client.post("/games", json={"game_id": gid, "white": "a", "black": "b"})
-    assert r.status_code == 409 and "already exists" in r.json()["detail"]
-    assert await _count(log) == n
+    before = (await client.get(f"/games/{gid}")).json()
+    r = await client.post("/games", json={"game_id": gid, "white": "c", "black": "d"})
+    assert (r.status_code, r.json()["code"], r.json()["detail"]) == (409, "already-exists", "game exists")
+    after = (await client.get(f"/games/{gid}")).json()
+    assert (after["white"], after["black"], after["status"]) == ("a", "b", "ongoing")
+    assert {k: v for k, v in after.items() if k != "last_rejection"} == \
+        {k: v for k, v in before.items() if k != "last_rejection"}
 
 
 async def test_move_accepted(env):

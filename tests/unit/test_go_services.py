@@ -275,7 +275,7 @@ def test_handicap_white_moves_first_and_komi_defaults():
     bus = Bus()
     assert go_game(bus, gid="g2", go_rules="japanese")[0].payload.komi == 6.5  # 19x19 default
     rej = one(go_game(bus, gid="g3", board_size=8, handicap=5), GameCommandRejected)  # 4 at most
-    assert rej.code == "invalid" and "handicap" in rej.reason
+    assert rej.code == "malformed" and "handicap" in rej.reason
 
 
 # ============================================================ lateness (1988 art. 23.1-23.3)
@@ -546,7 +546,7 @@ def test_no_result_is_japanese_only():
 def test_a_komi_larger_than_the_board_is_refused_at_creation(kw, why):
     bus = Bus()
     rej = one(go_game(bus, **kw), GameCommandRejected)
-    assert rej.code == "invalid" and why in rej.reason
+    assert rej.code == "malformed" and why in rej.reason
     assert "g1" not in bus.validation.games
 
 

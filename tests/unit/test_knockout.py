@@ -1,10 +1,10 @@
-"""Knockout brackets, two-game matches and play-offs (services.pairing.knockout)."""
+"""Knockout brackets, two-game matches and play-offs (shared.domain.knockout)."""
 from __future__ import annotations
 
 import pytest
 
 from services.pairing.core import PairingError
-from services.pairing.knockout import (
+from shared.domain.knockout import (
     KnockoutMatch, bracket_order, first_round, match_games, match_winner, next_round, playoff_groups,
 )
 
@@ -56,7 +56,7 @@ def test_double_elimination_nobody_is_out_before_two_losses():
     the champion loses exactly twice, nobody plays after a second loss, 2n - 2 matches plus the
     final's replay when the losers'-bracket player wins the first final."""
     from collections import Counter
-    from services.pairing.knockout import double_elimination
+    from shared.domain.knockout import double_elimination
 
     seeds = [f"s{i}" for i in range(1, 9)]
     rank = {s: i for i, s in enumerate(seeds)}
@@ -105,7 +105,7 @@ def test_double_elimination_grand_final_with_and_without_reset():
     by s2. Without reset s2 is champion after one final; with it (nobody out before a second
     loss) GF2 s2-s1 follows, won by s1 here. Places: L1's loser s4: 4 - 1 + 1 = 4, L2's loser
     s3: 4 - 2 + 1 = 3."""
-    from services.pairing.knockout import DoubleElimination
+    from shared.domain.knockout import DoubleElimination
     seeds = ["s1", "s2", "s3", "s4"]
 
     def upset(rnd, pair):
@@ -133,7 +133,7 @@ def test_double_elimination_byes_two_game_matches_and_a_fifth_place_playoff():
     drawn twice (1-1) and s3 wins the play-off game (15.6): knockout round W1 takes three
     rounds of play. Place 5 may not be shared: the L2 losers s5 and s6 (who would share
     6 - 2 + 1 = 5) play a match for it, won by s6 (an upset)."""
-    from services.pairing.knockout import DoubleElimination
+    from shared.domain.knockout import DoubleElimination
     br = DoubleElimination([f"s{i}" for i in range(1, 7)], games=2, seed=7, unshared=(5,))
     pairs, decisions = br.next_round()
     assert {frozenset(p) for p in pairs} == {frozenset(("s4", "s5")), frozenset(("s3", "s6"))}
@@ -167,7 +167,7 @@ def test_knockout_classification_playoffs_for_places_5_to_8_15_6():
     the losers' classification semi-finals among p5..p8, seeded p5-p8, p6-p7. Round 3: the
     final p1-p2, third place p3-p4, fifth place p6-p8, seventh place p5-p7. Places 1..8:
     p1 p2 p3 p4 p6 p8 p5 p7."""
-    from services.pairing.knockout import Bracket
+    from shared.domain.knockout import Bracket
     br = Bracket([f"p{i}" for i in range(1, 9)], unshared=(3, 5, 7))
     rounds, decisions = [], []
     rnd = 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from services.pairing.core import PairingError
-from services.pairing.knockout import Bracket, check_unshared, seed_order
-from services.pairing.teams import team_standings
+from shared.domain.knockout import Bracket, check_unshared, seed_order
+from shared.domain.teams import team_standings
 
 
 def test_team_standings_level_teams_share_the_place_and_fouls_rank_last_15_3():

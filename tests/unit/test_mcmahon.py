@@ -8,7 +8,8 @@ import networkx as nx
 import pytest
 
 from services.pairing.core import PairingError
-from services.pairing.mcmahon import McMahonPlayer, initial_mms, mcmahon_pair, rank_value
+from services.pairing.mcmahon import McMahonPlayer, mcmahon_pair
+from shared.domain.grades import initial_mms, rank_value
 
 
 @pytest.mark.parametrize("grade,value", [("7d", 6), ("1d", 0), ("1段", 0), ("3段", 2), ("1k", -1),
@@ -136,7 +137,7 @@ def test_no_pairing_without_rematch_is_an_error():
 
 
 def test_grades_normalise_to_one_form():
-    from services.pairing.mcmahon import normalise_grade
+    from shared.domain.grades import normalise_grade
 
     for typed, stored in (("3k ", "3k"), ("3d\n", "3d"), ("01k", "1k"), ("3D", "3d"), ("1 dan", "1d"),
                           ("3段", "3d"), ("15级", "15k"), ("25 kyu", "25k"), ("7d", "7d")):

@@ -87,7 +87,7 @@ def test_unrated_results_forfeits_and_byes_are_not_rated():
     """B.02 5.1 / TRF result letters: 1 beats 2 over the board, marked unrated (W/L): not
     rated; 1 wins 3 by forfeit (+/-): not rated; 1 has a full-point bye (F); 1 draws 4 (=):
     rated, 2000 v 2000 -> PD .50, change 20 x 0 = 0 over one game, Rp = 2000 + dp(.5) = 2000."""
-    from services.pairing.trf import RoundEntry as E, Tournament, TrfPlayer
+    from shared.domain.trf import RoundEntry as E, Tournament, TrfPlayer
     from services.ratings.report import event_changes
     players = [
         TrfPlayer(1, "A", rating=2000, rounds=[E(2, "w", "W"), E(3, "b", "+"), E(None, "-", "F"), E(4, "w", "=")]),

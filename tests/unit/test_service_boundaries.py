@@ -10,14 +10,10 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-#: (importing service, imported service) still left, and why.
-LEFT = {
-    ("gateway", "pairing"): "the gateway's grade and team-name pre-checks (issue 11 item 2)",
-    ("pairing", "standings"): "tie-break codes and editions checked at event creation",
-    ("standings", "pairing"): "knockout brackets, team rosters and standings, McMahon scores, TRF",
-    ("standings", "ratings"): "FIDE rating tables for TPR",
-    ("ratings", "pairing"): "the TRF reader",
-}
+#: (importing service, imported service) still left, and why: none since issue 11 item 3 moved
+#: what they reached for (TRF, FIDE rating tables, tie-break codes, grades, knockout brackets,
+#: teams) into shared/domain.
+LEFT: dict[tuple[str, str], str] = {}
 
 
 def _imports() -> set[tuple[str, str]]:
@@ -38,3 +34,13 @@ def _imports() -> set[tuple[str, str]]:
 
 def test_no_service_imports_another_beyond_the_known_list():
     assert _imports() == set(LEFT), sorted(_imports() ^ set(LEFT))
+
+
+def test_shared_domain_imports_no_service():
+    """shared/domain is what services share: it imports contracts/ and shared/, no service."""
+    for f in (ROOT / "shared" / "domain").rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                assert not (node.module or "").startswith("services"), (f.name, node.module)
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("services") for a in node.names), f.name

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from services.pairing.core import PairingError
-from services.pairing.service import canonical_team, team_key
+from shared.domain.teams import canonical_team, team_key
 
 
 def test_full_width_and_no_break_space_names_are_the_same_team():

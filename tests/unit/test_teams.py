@@ -1,4 +1,4 @@
-"""Team events by the xiangqi rules 1999 art. 12-14 (services.pairing.teams)."""
+"""Team events by the xiangqi rules 1999 art. 12-14 (shared.domain.teams)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from services.pairing.core import PairingError
-from services.pairing.teams import (
+from shared.domain.teams import (
     Member, all_play_all, board_order, check_lineup, lineups, match_boards, match_points, member_places,
     member_total, team_standings,
 )

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.pairing.trf import RoundEntry, TrfError, parse_trf, read_trf, write_trf
+from shared.domain.trf import RoundEntry, TrfError, parse_trf, read_trf, write_trf
 
 KARL = "data/chess/trf/karl-mala-gedenkturnier-2005-frankfurt.trf"
 ZULF = "data/chess/trf/lichess-swiss-zulfikar-sali-bullet-2020-05-10.trf"
@@ -122,7 +122,7 @@ def test_non_ascii_digits_and_absurd_rounds_name_line_and_column(text, line, col
 
 def test_max_rounds_is_the_contract_bound():
     from contracts.messages import CreateTournament
-    from services.pairing.trf import MAX_ROUNDS
+    from shared.domain.trf import MAX_ROUNDS
     le = [m.le for m in CreateTournament.model_fields["rounds"].metadata if hasattr(m, "le")]
     assert le == [MAX_ROUNDS] == [99]
 

@@ -18,8 +18,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from services.pairing.core import PairingError
+from contracts.messages import TournamentCreated
+
+from shared.errors import PairingError
 from shared.domain.results import points
+
+#: The knockout systems (xiangqi 1999 art. 11.1: 淘汰制; a double elimination).
+KNOCKOUTS = ("knockout", "double-elimination")
 
 __all__ = ["bracket_order", "KnockoutMatch", "first_round", "next_round", "match_games",
            "match_winner", "playoff_groups", "losers_round", "double_elimination", "seed_order",
@@ -341,8 +346,18 @@ class Playoffs:
                 out[pid] = place - 1 + p
 
 
+class _Event:
+    """What a knockout event and a double elimination share: it is ``finished`` when its final
+    (``_final_decided``: a double elimination's grand final and its replay, if due) and every
+    classification play-off (``playoffs``: the match for third place ...) are decided."""
+
+    @property
+    def finished(self) -> bool:
+        return self._final_decided and self.playoffs.finished  # type: ignore[attr-defined]
+
+
 @dataclass
-class Bracket:
+class Bracket(_Event):
     """A single-elimination event (art. 11.1) folded from its record, round by round.
 
     ``seeded``: players, best seed first; ``games``: games a match (13.5: 2 = a second game with
@@ -396,12 +411,6 @@ class Bracket:
     @property
     def _final_decided(self) -> bool:
         return len(self.current) == 1 and self._decided(self.current)
-
-    @property
-    def finished(self) -> bool:
-        """The final and every classification play-off (the match for third place ...) are
-        decided."""
-        return self._final_decided and self.playoffs.finished
 
     @property
     def champion(self) -> str | None:
@@ -528,7 +537,7 @@ def _points(m: MatchState) -> dict[str, float]:
 
 # ------------------------------------------------------------- double elimination, round by round
 @dataclass
-class DoubleElimination:
+class DoubleElimination(_Event):
     """A double-elimination event (双败淘汰制: xiangqi 1999 art. 11.1; Chinese chess and Go
     rules 1988, 竞赛制度 一: a player is out after two lost matches) folded from its record.
 
@@ -675,12 +684,6 @@ class DoubleElimination:
         return self._decided("GF2")
 
     @property
-    def finished(self) -> bool:
-        """The grand final (and its replay, if due) and every classification play-off are
-        decided."""
-        return self._final_decided and self.playoffs.finished
-
-    @property
     def champion(self) -> str | None:
         if not self._final_decided:
             return None
@@ -758,3 +761,23 @@ class DoubleElimination:
             out[champ] = 1  # type: ignore[index]
             out[gf.match.b if champ == gf.match.a else gf.match.a] = 2  # type: ignore[union-attr,index]
         return out
+
+
+def knockout_bracket(created: TournamentCreated, numbers: dict[str, int], rounds, results: dict[str, str]):
+    """The :class:`Bracket` (``knockout``) or
+    :class:`DoubleElimination` (``double-elimination``) of a tournament
+    folded over its rounds (RoundPaired) and results (game id -> result code); ``numbers``: the
+    seeds (LotsDrawn). Used by the pairing and the standings services. Raises ``PairingError``
+    for a record that does not fit the bracket."""
+    seeded = [pid for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
+    bound = {"playoff_games": created.playoff_games, "decider": created.playoff_decider}
+    if created.system == "double-elimination":
+        br = DoubleElimination(seeded, games=created.games_per_match, seed=created.lots_seed,
+                               reset=created.grand_final_reset, unshared=tuple(created.unshared_places),
+                               **bound)
+    else:
+        br = Bracket(seeded, games=created.games_per_match, unshared=tuple(created.unshared_places),
+                     seed=created.lots_seed, **bound)
+    for r in rounds:
+        br.add_round([(b.white, b.black, results.get(b.game_id)) for b in r.boards])
+    return br

@@ -21,10 +21,13 @@ Errors: :class:`PairingError` for an illegal line-up or bad input.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from itertools import combinations
 
-from services.pairing.core import PairingError
+from contracts.messages import PlayerRegistered, TournamentCreated
+
+from shared.errors import PairingError
 
 __all__ = ["Member", "board_order", "lineups", "check_lineup", "match_boards", "all_play_all",
            "match_points", "member_total", "TeamRow", "team_standings", "TEAM_ROUND_ROBIN", "TEAM_SWISS",
@@ -146,7 +149,7 @@ def team_standings(rosters: dict[str, list[str]],
     points (so far) of every team met. Every code is in ``tiebreaks``; only the system's are
     used to rank. Raises :class:`PairingError` for a game whose players are not the two teams'
     members, an unknown result or an unknown system."""
-    from services.pairing.knockout import game_points
+    from shared.domain.knockout import game_points
     if system not in ("round-robin", "swiss"):
         raise PairingError(f"unknown team standings system {system!r}: round-robin or swiss")
     team_of = {m: team for team, ms in rosters.items() for m in ms}
@@ -238,3 +241,47 @@ def member_places(rosters: dict[str, list[str]], places: dict[str, int],
     return _ranked(rosters, key, lambda t: TeamRow(
         rank=0, team=t, match_points=0.0, game_points=member_total(scores or {}, rosters[t]),
         matches=0, tiebreaks=info[t]))
+
+
+def team_match_rounds(created: TournamentCreated) -> int:
+    """Rounds of play a team match takes: ``team_boards`` for all-play-all (12.4), else 1."""
+    return created.team_boards if created.team_format == "all-play-all" else 1
+
+
+def team_key(name: str) -> str:
+    """The identity of a team name: Unicode NFKC-normalised (full-width ``"Ｄ"`` is ``"D"``,
+    a no-break space a space), spaces trimmed and runs of spaces made one, case folded
+    (``" A "``, ``"a"``, ``"Ａ"`` and ``"A"`` are one team)."""
+    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
+
+
+def canonical_team(name: str, known: list[str | None]) -> str:
+    """A team name as registered: trimmed (runs of spaces made one); ``known``: the team names
+    registered so far. Raises ``PairingError`` naming the existing team when ``name`` differs
+    from one only by case, spaces or character width (:func:`team_key`: a second, one-member
+    team nobody meant), or when nothing
+    is left after trimming."""
+    clean = " ".join(name.split())
+    if not clean:
+        raise PairingError("a team name needs a visible character")
+    for k in known:
+        if k is not None and k != clean and team_key(k) == team_key(clean):
+            raise PairingError(f"team {name!r} differs from the registered team {k!r} only by "
+                                  f"case, spaces or character width: register the player in {k!r}")
+    return clean
+
+
+def team_rosters(players: list[PlayerRegistered]) -> dict[str, list[str]]:
+    """Team -> member ids in board order, teams in order of registration: by the ``board``
+    numbers given, else by rating (art. 12.1: higher first, unrated after rated, as registered);
+    members with a board number come before those without."""
+    teams: dict[str, list[PlayerRegistered]] = {}
+    for x in players:
+        if x.team:
+            teams.setdefault(x.team, []).append(x)
+    out = {}
+    for name, xs in teams.items():
+        numbered = sorted((x for x in xs if x.board is not None), key=lambda x: x.board)
+        rest = board_order([Member(x.player_id, x.rating) for x in xs if x.board is None])
+        out[name] = [x.player_id for x in numbered] + rest
+    return out

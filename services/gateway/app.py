@@ -68,7 +68,9 @@ from contracts.messages import (
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import identity, readmodel
+from services.gateway import bounds, identity, readmodel
+from services.gateway.errors import error_response
+from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
 
@@ -76,8 +78,6 @@ logger = logging.getLogger("arbiter.gateway")
 
 COMMANDS = Counter("arbiter_gateway_commands_total", "Commands published", ["type"])
 OUTCOMES = Counter("arbiter_gateway_outcomes_total", "Outcomes of waited commands", ["outcome"])
-REJECTED = Counter("arbiter_gateway_http_rejections_total", "Requests refused before publishing",
-                   ["status"])
 WAIT = Histogram("arbiter_gateway_command_seconds", "Publish to outcome of a command")
 #: A publish waiting this long on the log makes the gateway not ready (/healthz 503; seconds).
 PUBLISH_STALLED_S = 5.0
@@ -114,13 +114,6 @@ def _wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-#: The ``code`` of a gateway refusal that names none of its own (every error answer is
-#: ``{"detail": ..., "code": ...}``; a service's rejection carries the service's code).
-STATUS_CODES = {400: "bad-request", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
-                405: "method-not-allowed", 409: "conflict", 413: "too-large", 422: "malformed",
-                429: "rate-limited"}
-
-
 class HTTPError(Exception):
     """A refusal before anything is published: ``status`` and a specific ``detail``."""
 
@@ -142,20 +135,20 @@ def _strict(annotation: Any) -> Any:
 def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
           optional: tuple[str, ...] = (), at_ms: bool = True) -> type[BaseModel]:
     """A request body model with the fields of ``payload`` (minus ``drop``; ``optional`` ones
-    default to None; numbers and booleans strict: :func:`_strict`) and, for commands an arbiter
-    may backdate, ``at_ms``."""
+    default to None; numbers and booleans strict: :func:`_strict`; the bounds of
+    :mod:`services.gateway.bounds`) and, for commands an arbiter may backdate, ``at_ms``."""
     fields: dict[str, Any] = {}
     for n, f in payload.model_fields.items():
         if n in drop:
             continue
         if n in optional:
-            fields[n] = (_strict(f.annotation | None), Field(default=None, description=f.description))
+            fields[n] = (_strict(bounds.bounded(n, f.annotation) | None), Field(default=None, description=f.description))
         else:
-            fields[n] = (_strict(f.annotation), f)
+            fields[n] = (_strict(bounds.bounded(n, f.annotation)), f)
     if at_ms:
         fields["at_ms"] = (_strict(int | None), Field(
-            default=None, ge=0, le=253_402_300_799_999, description="Arbiter only: the recorded "
-            "time (epoch ms, at most 9999-12-31) to stamp instead of the receive time."))
+            default=None, ge=0, le=bounds.MAX_AT_MS, description="Arbiter only: the recorded "
+            "time (epoch ms, 1970 to 2100) to stamp instead of the receive time."))
     return create_model(name, __config__=ConfigDict(extra="forbid"),
                         __doc__=payload.__doc__, **fields)
 
@@ -331,8 +324,10 @@ class Gateway:
 
     def __init__(self, log: EventLog, *, admin_token: str | None, now_ms: Callable[[], int],
                  wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
-                 load_snapshots: bool = True, jwt_secret: str | None = None) -> None:
+                 load_snapshots: bool = True, jwt_secret: str | None = None,
+                 limits: HttpLimits | None = None) -> None:
         self.log = log
+        self.rates = RateLimits(limits or HttpLimits())
         self.admin_token = admin_token
         self.jwt_secret = jwt_secret  # set: identity on (bearer tokens, roles enforced)
         self.now_ms = now_ms
@@ -526,7 +521,8 @@ class Gateway:
         """Identity on: the request's principal (the administrator for the ``X-Arbiter-Token``,
         else the bearer token's), :class:`AuthError` 401 for none (``unauthenticated``) or a bad
         one (``token-invalid``, ``token-expired``, ``token-forged``, ``token-malformed``).
-        Identity off: None."""
+        Identity off: None. The request counts against the principal's rate limit
+        (:class:`~services.gateway.limits.RateLimited`, 429)."""
         if self.jwt_secret is None:
             return None
         if ctx.token is not None:
@@ -536,7 +532,9 @@ class Gateway:
         if ctx.authorization is None:
             raise AuthError(401, "unauthenticated", "a write needs a bearer token (Authorization: "
                                                     "Bearer <token>) or the administrator's token")
-        return identity.read_token(self.jwt_secret, identity.bearer(ctx.authorization))
+        p = identity.read_token(self.jwt_secret, identity.bearer(ctx.authorization))
+        self.rates.admit_principal(p)
+        return p
 
     def is_arbiter(self, token: str | None) -> bool:
         """Identity off: the endpoints are open (no admin token configured) or ``token`` is the
@@ -565,7 +563,9 @@ class Gateway:
                    wait: bool, correlation: str | None = None) -> tuple[Envelope, Envelope | None]:
         """Publish ``payload`` on this gateway's command stream of the aggregate,
         ``<aggregate>.commands.<instance>``, with the next seq; with ``wait``, wait for the first
-        event of the aggregate caused by it (or the timeout: None)."""
+        event of the aggregate caused by it (or the timeout: None). Raises
+        :class:`~services.gateway.limits.RateLimited` (nothing published) when the game's rate
+        limit is used up."""
         stream = self.streams.get(aggregate) or f"{aggregate}.commands.{self.instance}"
         occurred = dt_of(at_ms if at_ms is not None else self.now_ms())
         corr = None
@@ -574,6 +574,7 @@ class Gateway:
                 corr = uuid.UUID(correlation)
             except ValueError:
                 raise HTTPError(422, "X-Correlation-Id must be a UUID") from None
+        self.rates.admit_command(aggregate, actor)
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
         async with self.locks[stream]:
@@ -658,7 +659,8 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
 def create_app(log: EventLog, *, admin_token: str | None = None,
                now_ms: Callable[[], int] | None = None, manage_log: bool = True,
                wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
-               load_snapshots: bool = True, jwt_secret: str | None = None) -> FastAPI:
+               load_snapshots: bool = True, jwt_secret: str | None = None,
+               limits: HttpLimits | None = None) -> FastAPI:
     """Build the gateway app on ``log``.
 
     On startup the app takes up the latest read-model snapshot and reads the log after it
@@ -673,12 +675,14 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     ``jwt_secret`` (at least 32 characters; None: identity off, behaviour as without it):
     every write needs a bearer token signed with it or ``admin_token``, and the roles of
     :mod:`services.gateway.identity` are enforced (401/403, nothing published).
+    ``limits``: rate limits, body size and CORS (:mod:`services.gateway.limits`; None: bodies
+    up to 1 MB, no rate limit, no CORS; a deployment's: ``HttpLimits.from_settings``).
     """
     if jwt_secret is not None and len(jwt_secret) < identity.MIN_SECRET_CHARS:
         raise ValueError(f"jwt_secret must have at least {identity.MIN_SECRET_CHARS} characters")
     gw = Gateway(log, admin_token=admin_token, now_ms=now_ms or _wall_ms, wait_timeout=wait_timeout,
                  snapshot_every_s=snapshot_every_s, load_snapshots=load_snapshots,
-                 jwt_secret=jwt_secret)
+                 jwt_secret=jwt_secret, limits=limits)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -698,13 +702,13 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     app = FastAPI(title="Arbiter gateway", version="1", lifespan=lifespan,
                   description=__doc__.split("Usage::")[0])
     app.state.gateway = gw
+    install(app, limits or HttpLimits())
+    refused = error_response
 
-    def refused(status: int, detail: Any, code: str | None = None, headers=None, **extra) -> JSONResponse:
-        """Every refusal's answer: ``{"detail", "code", ...extra}`` (``code`` by default from
-        :data:`STATUS_CODES`), counted by status."""
-        REJECTED.labels(str(status)).inc()
-        return JSONResponse({"detail": detail, "code": code or STATUS_CODES.get(status, "refused"),
-                             **extra}, status_code=status, headers=headers)
+    @app.exception_handler(RateLimited)
+    async def _rate_limited(request: Request, exc: RateLimited) -> JSONResponse:
+        """429 ``rate-limited`` with ``Retry-After`` (seconds): nothing was published."""
+        return refused(429, exc.detail, headers={"Retry-After": str(exc.retry_after_s)})
 
     @app.exception_handler(HTTPError)
     async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:

@@ -69,7 +69,8 @@ from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
 from services.gateway import bounds, identity, readmodel
-from services.gateway.errors import error_response
+from services.gateway.errors import HTTPError, error_response
+from services.gateway.tokens import add_revocation_route
 from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
@@ -86,12 +87,13 @@ SNAPSHOT_SECONDS = Gauge("arbiter_gateway_snapshot_seconds", "Time to serialise 
                          "read-model snapshot")
 SNAPSHOT_BYTES = Gauge("arbiter_gateway_snapshot_bytes", "Size of the latest read-model snapshot")
 def _fingerprint() -> str:
-    """SHA-1 of the read model's, the tournament record's and the contracts' source: a snapshot
+    """SHA-1 of the read model's (and its revocations'), the tournament record's and the
+    contracts' source: a snapshot
     of the read model made by other code is not taken up (the log is read from the start
     instead)."""
     h = hashlib.sha1(usedforsecurity=False)
     root = Path(__file__).resolve().parents[2]
-    for f in [Path(readmodel.__file__).resolve(), *sorted((root / "shared" / "domain").rglob("*.py")),
+    for f in [Path(readmodel.__file__).resolve(), Path(identity.__file__).resolve(), *sorted((root / "shared" / "domain").rglob("*.py")),
               *sorted((root / "contracts").rglob("*.py"))]:
         h.update(f.read_bytes())
     return h.hexdigest()
@@ -112,14 +114,6 @@ ADMIN = Principal("admin", "admin")
 
 def _wall_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-class HTTPError(Exception):
-    """A refusal before anything is published: ``status`` and a specific ``detail``."""
-
-    def __init__(self, status: int, detail: str, **extra: Any) -> None:
-        super().__init__(detail)
-        self.status, self.detail, self.extra = status, detail, extra
 
 
 # --------------------------------------------------------------------------------- request bodies
@@ -520,7 +514,8 @@ class Gateway:
     def caller(self, ctx: CommandContext) -> Principal | None:
         """Identity on: the request's principal (the administrator for the ``X-Arbiter-Token``,
         else the bearer token's), :class:`AuthError` 401 for none (``unauthenticated``) or a bad
-        one (``token-invalid``, ``token-expired``, ``token-forged``, ``token-malformed``).
+        one (``token-invalid``, ``token-expired``, ``token-forged``, ``token-malformed``,
+        ``token-revoked``: revoked on the log).
         Identity off: None. The request counts against the principal's rate limit
         (:class:`~services.gateway.limits.RateLimited`, 429)."""
         if self.jwt_secret is None:
@@ -533,6 +528,8 @@ class Gateway:
             raise AuthError(401, "unauthenticated", "a write needs a bearer token (Authorization: "
                                                     "Bearer <token>) or the administrator's token")
         p = identity.read_token(self.jwt_secret, identity.bearer(ctx.authorization))
+        if self.rm.revoked.revoked(p.jti):
+            raise AuthError(401, "token-revoked", "the bearer token has been revoked")
         self.rates.admit_principal(p)
         return p
 
@@ -972,6 +969,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
 
     for route in COMMAND_ROUTES:
         add_command_route(route)
+    add_revocation_route(app, gw, CONTEXT)
 
     @app.post("/games/{gid}/correction", tags=["arbiter"])
     async def correct_result(gid: str, body: CorrectionBody,  # type: ignore[valid-type]

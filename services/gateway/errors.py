@@ -23,6 +23,15 @@ REJECTED = Counter("arbiter_gateway_http_rejections_total", "Requests refused be
                    ["status"])
 
 
+class HTTPError(Exception):
+    """A refusal before anything is published: ``status``, a specific ``detail`` and
+    ``extra`` fields of the answer (``code=...`` names the refusal)."""
+
+    def __init__(self, status: int, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status, self.detail, self.extra = status, detail, extra
+
+
 def error_response(status: int, detail: Any, code: str | None = None,
                    headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     """The answer to a refused request: HTTP ``status`` with body ``{"detail", "code",

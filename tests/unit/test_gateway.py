@@ -684,10 +684,10 @@ async def _gateway(log, **kw):
 
 
 @asynccontextmanager
-async def _log():
-    """A started memory log with the fake services on it."""
+async def _log(fake=FakeServices):
+    """A started memory log with the ``fake`` services on it."""
     log = MemoryLog()
-    FakeServices(log)
+    fake(log)
     await log.start()
     try:
         yield log

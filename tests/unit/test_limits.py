@@ -7,7 +7,6 @@ Rate limits are given per hour here, so a test's requests never leave the window
 """
 from __future__ import annotations
 
-import asyncio
 import json
 from contextlib import asynccontextmanager
 
@@ -18,7 +17,7 @@ from services.gateway.app import create_app
 from services.gateway.limits import BodyLimit, HttpLimits
 from shared.config import ConfigError, settings
 from shared.eventlog.memory import MemoryLog
-from tests.unit.test_identity import ADMIN, ADMIN_TOKEN, SECRET, Fake, _counts, _event, _game, bearer, refused
+from tests.unit.test_identity import ADMIN, ADMIN_TOKEN, SECRET, Fake, _counts, _game, bearer, refused
 from tests.unit.test_gateway import NOW
 
 

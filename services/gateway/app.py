@@ -69,6 +69,7 @@ from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
 from services.gateway import bounds, identity, readmodel
+from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
 from services.gateway.tokens import add_revocation_route
 from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install
@@ -697,7 +698,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                 await log.stop()
 
     app = FastAPI(title="Arbiter gateway", version="1", lifespan=lifespan,
-                  description=__doc__.split("Usage::")[0])
+                  description=__doc__.split("Usage::")[0], docs_url=None, redoc_url=None)
+    install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
     install(app, limits or HttpLimits())
     refused = error_response

@@ -9,6 +9,7 @@ validator.swagger.io) is off, and ReDoc does not load Google Fonts.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.resources import files
 
 from fastapi import FastAPI, Request
@@ -30,18 +31,22 @@ def install_docs(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def swagger_ui(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "").rstrip("/")
+        at = _on_host(request)
         return get_swagger_ui_html(
-            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - Swagger UI",
-            swagger_js_url=f"{root}{ASSETS_PATH}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS_PATH}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{ASSETS_PATH}/favicon.png",
-            swagger_ui_parameters={"validatorUrl": None})
+            openapi_url=at(app.openapi_url), title=f"{app.title} - Swagger UI",
+            swagger_js_url=at("swagger-ui-bundle.js"), swagger_css_url=at("swagger-ui.css"),
+            swagger_favicon_url=at("favicon.png"), swagger_ui_parameters={"validatorUrl": None})
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "").rstrip("/")
-        return get_redoc_html(
-            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - ReDoc",
-            redoc_js_url=f"{root}{ASSETS_PATH}/redoc.standalone.js",
-            redoc_favicon_url=f"{root}{ASSETS_PATH}/favicon.png", with_google_fonts=False)
+        at = _on_host(request)
+        return get_redoc_html(openapi_url=at(app.openapi_url), title=f"{app.title} - ReDoc",
+                              redoc_js_url=at("redoc.standalone.js"),
+                              redoc_favicon_url=at("favicon.png"), with_google_fonts=False)
+
+
+def _on_host(request: Request) -> Callable[[str | None], str]:
+    """The path on this host of an asset's file name, or of an absolute path (``/openapi.json``),
+    under the request's ``root_path``."""
+    root = request.scope.get("root_path", "").rstrip("/")
+    return lambda name: f"{root}{name}" if name and name.startswith("/") else f"{root}{ASSETS_PATH}/{name}"

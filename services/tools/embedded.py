@@ -39,15 +39,13 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
             yield c
         return
     from services.gateway.app import create_app
-    from services.gateway.limits import HttpLimits
     from shared.eventlog.base import open_log
     from shared.system import System
 
     log = open_log(bus)
     system = System(log, ticks=ticks, now_ms=now_ms)
     app = create_app(log, admin_token=token, manage_log=False, now_ms=now_ms, wait_timeout=30.0,
-                     jwt_secret=s.jwt_secret.get_secret_value() if s.jwt_secret else None,
-                     limits=HttpLimits.from_settings(s))
+                     jwt_secret=s.jwt_secret.get_secret_value() if s.jwt_secret else None)
     await system.recover()
     await log.start()
     await system.start_timers()

@@ -72,7 +72,7 @@ from services.gateway import bounds, identity, readmodel
 from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
 from services.gateway.tokens import add_revocation_route
-from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install
+from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install_limits
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
 
@@ -88,13 +88,13 @@ SNAPSHOT_SECONDS = Gauge("arbiter_gateway_snapshot_seconds", "Time to serialise 
                          "read-model snapshot")
 SNAPSHOT_BYTES = Gauge("arbiter_gateway_snapshot_bytes", "Size of the latest read-model snapshot")
 def _fingerprint() -> str:
-    """SHA-1 of the read model's (and its revocations'), the tournament record's and the
-    contracts' source: a snapshot
-    of the read model made by other code is not taken up (the log is read from the start
-    instead)."""
+    """SHA-1 of the read model's (and its revocations', :mod:`.identity`), the tournament
+    record's and the contracts' source: a snapshot of the read model made by other code is not
+    taken up (the log is read from the start instead)."""
     h = hashlib.sha1(usedforsecurity=False)
     root = Path(__file__).resolve().parents[2]
-    for f in [Path(readmodel.__file__).resolve(), Path(identity.__file__).resolve(), *sorted((root / "shared" / "domain").rglob("*.py")),
+    for f in [Path(readmodel.__file__).resolve(), Path(identity.__file__).resolve(),
+              *sorted((root / "shared" / "domain").rglob("*.py")),
               *sorted((root / "contracts").rglob("*.py"))]:
         h.update(f.read_bytes())
     return h.hexdigest()
@@ -137,7 +137,8 @@ def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
         if n in drop:
             continue
         if n in optional:
-            fields[n] = (_strict(bounds.bounded(n, f.annotation) | None), Field(default=None, description=f.description))
+            fields[n] = (_strict(bounds.bounded(n, f.annotation) | None),
+                         Field(default=None, description=f.description))
         else:
             fields[n] = (_strict(bounds.bounded(n, f.annotation)), f)
     if at_ms:
@@ -701,7 +702,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                   description=__doc__.split("Usage::")[0], docs_url=None, redoc_url=None)
     install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
-    install(app, limits or HttpLimits())
+    install_limits(app, limits or HttpLimits())
     refused = error_response
 
     @app.exception_handler(RateLimited)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,16 +32,12 @@ from limits import RateLimitItem
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contracts.envelope import Actor
 from services.gateway.errors import error_response
 from services.gateway.identity import Principal
 from shared.config import Settings, parse_rates
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 #: The headers a browser client may send across origins (CORS).
 CORS_HEADERS = ("Authorization", "Content-Type", "X-Arbiter-Token", "X-Correlation-Id",
@@ -132,7 +127,7 @@ class BodyLimit:
     limit is handed to the app unchanged (read whole first); a GET, HEAD or OPTIONS without
     ``Content-Length`` or ``Transfer-Encoding`` goes through untouched."""
 
-    def __init__(self, app: Callable, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app, self.max_bytes = app, max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -177,7 +172,7 @@ def _replay(first: list[Message], receive: Receive) -> Receive:
     return replayed
 
 
-def install(app: Any, cfg: HttpLimits) -> None:
+def install_limits(app: Any, cfg: HttpLimits) -> None:
     """Add the body size limit and (with ``cfg.cors_origins``) CORS to FastAPI ``app``: CORS
     outermost, so that a refusal carries its headers too. Browsers may send the headers of
     :data:`CORS_HEADERS` with GET and POST and read ``Retry-After``; no cookies."""

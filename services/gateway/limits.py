@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from limits import RateLimitItem
+from limits.errors import ConfigurationError
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 from starlette.middleware.cors import CORSMiddleware
@@ -89,9 +90,15 @@ class RateLimits:
     """The rate limits of one gateway process (see the module's docstring)."""
 
     def __init__(self, cfg: HttpLimits) -> None:
+        """Raises ``ValueError`` naming ARBITER_RATE_STORAGE for a storage ``limits`` cannot
+        open (an unknown scheme, or its client library not installed)."""
         self.principal_rates = parse_rates(cfg.principal_rate)
         self.game_rates = parse_rates(cfg.game_rate)
-        self.limiter = MovingWindowRateLimiter(storage_from_string(cfg.storage))
+        try:
+            storage = storage_from_string(cfg.storage)
+        except ConfigurationError as e:
+            raise ValueError(f"ARBITER_RATE_STORAGE {cfg.storage!r}: {e}") from None
+        self.limiter = MovingWindowRateLimiter(storage)
 
     def admit_principal(self, p: Principal) -> None:
         """Count a write request of principal ``p`` (the administrator is not counted).

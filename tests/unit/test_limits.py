@@ -102,6 +102,8 @@ def test_settings_refuse_a_rate_they_cannot_read(monkeypatch):
     assert cfg.game_rate == "" and cfg.cors_origins == ("https://a.example", "https://b.example")
     with pytest.raises(ValueError, match="not a list of rates"):
         HttpLimits(principal_rate="fast")
+    with pytest.raises(ValueError, match="ARBITER_RATE_STORAGE 'bogus://x': unknown storage scheme"):
+        create_app(MemoryLog(), limits=HttpLimits(storage="bogus://x"))
 
 
 # ------------------------------------------------------------------------------- body size

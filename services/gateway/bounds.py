@@ -38,7 +38,8 @@ BOUNDS: dict[str, Any] = {
     "lots_seed": Annotated[_Int, Field(ge=-(2 ** 63), le=2 ** 63 - 1)],
     "tiebreaks": Annotated[tuple[Annotated[str, Field(min_length=1, max_length=20)], ...],
                            Field(max_length=20)],
-    "unshared_places": Annotated[tuple[_Count, ...], Field(max_length=64)],
+    # 0 passes: the pairing service refuses it with the rule's reason (places count from 1)
+    "unshared_places": Annotated[tuple[Annotated[_Int, Field(ge=0, le=9999)], ...], Field(max_length=64)],
     "trf_headers": Annotated[tuple[Annotated[str, Field(max_length=1000)], ...], Field(max_length=200)],
     "mcmahon_bar": Annotated[str, Field(max_length=8)],
     "mcmahon_floor": Annotated[str, Field(max_length=8)],

@@ -114,7 +114,6 @@ def _pick(options: tuple[str, ...], generated: str) -> str:
     return options[zlib.crc32(generated.encode()) % len(options)]
 
 
-@pytest.mark.slow  # some 20 s: 34 operations x 10 cases over HTTP, commands waiting for outcomes
 def test_the_api_fuzzed_from_its_openapi_document_never_fails_and_refusals_change_nothing(platform):
     base, gw = platform
     schema = schemathesis.openapi.from_url(f"{base}/openapi.json")

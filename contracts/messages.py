@@ -451,6 +451,30 @@ class TournamentCommandRejected(_TEvt):
     reason: str
 
 
+#: The aggregate of identity facts (stream ``identity.commands.<gateway instance>``, Kafka
+#: partition key ``identity``).
+IDENTITY = "identity"
+
+
+class RevokeToken(Payload):
+    """A bearer token revoked before it expires (issue 12): written by the gateway that
+    accepted the request (the administrator, the organiser of every event the token is scoped
+    to, or the token's holder) on stream ``identity.commands.<instance>`` of topic
+    ``arbiter.tournament.commands``; every gateway folds it into its read model and answers the
+    token 401 ``token-revoked`` from then on. No service decides on it. ``jti``: the token's id
+    claim; ``sub``/``role``: its principal when the token was shown (None: revoked by id
+    alone); ``expires_at_s``: the token's ``exp`` (epoch s; by id alone, the longest lifetime
+    from now), after which the revocation may be forgotten; ``reason`` why."""
+
+    TOPIC = TOURNAMENT_COMMANDS
+    KIND = "command"
+    jti: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
+    sub: str | None = Field(default=None, max_length=80)
+    role: str | None = Field(default=None, max_length=20)
+    expires_at_s: int = Field(ge=0)
+    reason: str = Field(default="", max_length=500)
+
+
 class RecordGameEvent(_TCmd):
     """A fact about one of the tournament's games, handed to the tournament's ordered input by
     the game processor (stream ``tournament-<id>.games``, written in the same step as the
@@ -1078,7 +1102,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
     TournamentFinished, TournamentCommandRejected, SubmitLineup, LineupSubmitted,
     WithdrawPlayer, CorrectResult, PlayerWithdrawn, ResultCorrected, FinishTournament,
-    RecordGameEvent,
+    RecordGameEvent, RevokeToken,
     CreateGame, SubmitMove, CheckClock, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
     IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,

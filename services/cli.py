@@ -692,8 +692,27 @@ def token_issue(role: str = typer.Option(..., help="admin, organiser, arbiter, p
                                                 "in (repeat; '*' for every event)"),
                 ttl: str = typer.Option("30d", help="lifetime: 90s, 15m, 12h, 30d (at most 366d)"),
                 chief: bool = typer.Option(False, "--chief", help="arbiter: chief arbiter of the events")):
-    """Print a signed bearer token (JWT) for the gateway: the bootstrap of an administrator
-    (--role admin) and of anyone else. Needs ARBITER_JWT_SECRET (the gateway's)."""
+    """Print a signed bearer token (JWT) for the gateway: an administrator (--role admin, as
+    ``arbiter admin create``) or anyone else. Needs ARBITER_JWT_SECRET (the gateway's)."""
+    _print_token(role, sub, event, ttl, chief)
+
+
+admin_app = typer.Typer(no_args_is_help=True, help="The platform administrator (ARBITER_JWT_SECRET).")
+app.add_typer(admin_app, name="admin")
+
+
+@admin_app.command("create")
+def admin_create(sub: str = typer.Option("admin", help="the administrator's id"),
+                 ttl: str = typer.Option("30d", help="lifetime: 90s, 15m, 12h, 30d (at most 366d)")):
+    """Bootstrap the platform administrator: print a bearer token of role admin (every event,
+    every right; revocable with POST /tokens/revocations). There is no default administrator:
+    without ARBITER_JWT_SECRET this refuses (exit 1)."""
+    _print_token("admin", sub, [], ttl, False)
+
+
+def _print_token(role: str, sub: str, event: list[str], ttl: str, chief: bool) -> None:
+    """Print a token signed with ARBITER_JWT_SECRET (its principal, events and expiry on
+    stderr); exit 1 naming the problem without the secret or for a bad role, id or lifetime."""
     from datetime import datetime, timezone
 
     from services.gateway.identity import issue_token, parse_ttl

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from pydantic import Field, SecretStr, ValidationError
+from limits import RateLimitItem, parse_many
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.errors import TransportError
@@ -45,6 +46,34 @@ class Settings(BaseSettings):
     commit_interval_ms: int = Field(10, ge=1, le=10_000,
                                     description="transaction interval, ms")
     restarts: int = Field(0, ge=0, description="restarts so far (set by arbiter up)")
+    rate_principal: str = Field("50/second;2000/minute", max_length=200, description="gateway: "
+                                "writes per authenticated principal ('' none; admin never limited)")
+    rate_game: str = Field("10/second;300/minute", max_length=200, description="gateway: "
+                           "commands per game, arbiters' not counted ('' none)")
+    rate_storage: str = Field("memory://", min_length=1, description="gateway: the rate "
+                              "counters' storage (limits URI; memory: per process)")
+    max_body_bytes: int = Field(1_000_000, ge=1024, le=100_000_000,
+                                description="gateway: largest request body, bytes (413 above)")
+    cors_origins: str = Field("", max_length=2000, description="gateway: origins browsers may "
+                              "call from, comma-separated ('*' any; '' CORS off)")
+
+    @field_validator("rate_principal", "rate_game")
+    @classmethod
+    def _rates(cls, v: str) -> str:
+        parse_rates(v)
+        return v
+
+
+def parse_rates(text: str) -> list[RateLimitItem]:
+    """The rates of ``text`` in the ``limits`` library's syntax (``"10/second;300/minute"``:
+    each must allow a request; ``""``: none). Raises ``ValueError`` naming the text when it is
+    not that syntax."""
+    if not text.strip():
+        return []
+    try:
+        return list(parse_many(text))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a list of rates such as '10/second;300/minute'") from None
 
 
 def settings() -> Settings:

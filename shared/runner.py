@@ -91,12 +91,14 @@ def run_service(name: str, bus: str | None = None, port: int | None = None,
     observe_gc(name)
     if name == "gateway":
         from services.gateway.app import create_app
+        from services.gateway.limits import HttpLimits
         from shared.eventlog.base import open_log
 
         token = s.admin_token.get_secret_value() if s.admin_token else None
         secret = s.jwt_secret.get_secret_value() if s.jwt_secret else None
         app = create_app(open_log(bus), admin_token=token, jwt_secret=secret, wait_timeout=30.0,
-                         snapshot_every_s=s.gateway_snapshot_every_s, load_snapshots=s.load_snapshots)
+                         snapshot_every_s=s.gateway_snapshot_every_s, load_snapshots=s.load_snapshots,
+                         limits=HttpLimits.from_settings(s))
     else:
         import socket
 

@@ -68,7 +68,11 @@ from contracts.messages import (
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import identity, readmodel, ui
+from services.gateway import bounds, identity, readmodel, ui
+from services.gateway.docs import install_docs
+from services.gateway.errors import HTTPError, error_response
+from services.gateway.tokens import revocation_router
+from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install_limits
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
 
@@ -76,8 +80,6 @@ logger = logging.getLogger("arbiter.gateway")
 
 COMMANDS = Counter("arbiter_gateway_commands_total", "Commands published", ["type"])
 OUTCOMES = Counter("arbiter_gateway_outcomes_total", "Outcomes of waited commands", ["outcome"])
-REJECTED = Counter("arbiter_gateway_http_rejections_total", "Requests refused before publishing",
-                   ["status"])
 WAIT = Histogram("arbiter_gateway_command_seconds", "Publish to outcome of a command")
 #: A publish waiting this long on the log makes the gateway not ready (/healthz 503; seconds).
 PUBLISH_STALLED_S = 5.0
@@ -86,12 +88,13 @@ SNAPSHOT_SECONDS = Gauge("arbiter_gateway_snapshot_seconds", "Time to serialise 
                          "read-model snapshot")
 SNAPSHOT_BYTES = Gauge("arbiter_gateway_snapshot_bytes", "Size of the latest read-model snapshot")
 def _fingerprint() -> str:
-    """SHA-1 of the read model's, the tournament record's and the contracts' source: a snapshot
-    of the read model made by other code is not taken up (the log is read from the start
-    instead)."""
+    """SHA-1 of the read model's (and its revocations', :mod:`.identity`), the tournament
+    record's and the contracts' source: a snapshot of the read model made by other code is not
+    taken up (the log is read from the start instead)."""
     h = hashlib.sha1(usedforsecurity=False)
     root = Path(__file__).resolve().parents[2]
-    for f in [Path(readmodel.__file__).resolve(), *sorted((root / "shared" / "domain").rglob("*.py")),
+    for f in [Path(readmodel.__file__).resolve(), Path(identity.__file__).resolve(),
+              *sorted((root / "shared" / "domain").rglob("*.py")),
               *sorted((root / "contracts").rglob("*.py"))]:
         h.update(f.read_bytes())
     return h.hexdigest()
@@ -114,21 +117,6 @@ def _wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-#: The ``code`` of a gateway refusal that names none of its own (every error answer is
-#: ``{"detail": ..., "code": ...}``; a service's rejection carries the service's code).
-STATUS_CODES = {400: "bad-request", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
-                405: "method-not-allowed", 409: "conflict", 413: "too-large", 422: "malformed",
-                429: "rate-limited"}
-
-
-class HTTPError(Exception):
-    """A refusal before anything is published: ``status`` and a specific ``detail``."""
-
-    def __init__(self, status: int, detail: str, **extra: Any) -> None:
-        super().__init__(detail)
-        self.status, self.detail, self.extra = status, detail, extra
-
-
 # --------------------------------------------------------------------------------- request bodies
 def _strict(annotation: Any) -> Any:
     """``annotation`` made strict where it is int, float or bool (or one of them or None): JSON
@@ -142,20 +130,21 @@ def _strict(annotation: Any) -> Any:
 def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
           optional: tuple[str, ...] = (), at_ms: bool = True) -> type[BaseModel]:
     """A request body model with the fields of ``payload`` (minus ``drop``; ``optional`` ones
-    default to None; numbers and booleans strict: :func:`_strict`) and, for commands an arbiter
-    may backdate, ``at_ms``."""
+    default to None; numbers and booleans strict: :func:`_strict`; the bounds of
+    :mod:`services.gateway.bounds`) and, for commands an arbiter may backdate, ``at_ms``."""
     fields: dict[str, Any] = {}
     for n, f in payload.model_fields.items():
         if n in drop:
             continue
         if n in optional:
-            fields[n] = (_strict(f.annotation | None), Field(default=None, description=f.description))
+            fields[n] = (_strict(bounds.bounded(n, f.annotation) | None),
+                         Field(default=None, description=f.description))
         else:
-            fields[n] = (_strict(f.annotation), f)
+            fields[n] = (_strict(bounds.bounded(n, f.annotation)), f)
     if at_ms:
         fields["at_ms"] = (_strict(int | None), Field(
-            default=None, ge=0, le=253_402_300_799_999, description="Arbiter only: the recorded "
-            "time (epoch ms, at most 9999-12-31) to stamp instead of the receive time."))
+            default=None, ge=0, le=bounds.MAX_AT_MS, description="Arbiter only: the recorded "
+            "time (epoch ms, 1970 to 2100) to stamp instead of the receive time."))
     return create_model(name, __config__=ConfigDict(extra="forbid"),
                         __doc__=payload.__doc__, **fields)
 
@@ -302,8 +291,10 @@ class Gateway:
 
     def __init__(self, log: EventLog, *, admin_token: str | None, now_ms: Callable[[], int],
                  wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
-                 load_snapshots: bool = True, jwt_secret: str | None = None) -> None:
+                 load_snapshots: bool = True, jwt_secret: str | None = None,
+                 limits: HttpLimits | None = None) -> None:
         self.log = log
+        self.rates = RateLimits(limits or HttpLimits())
         self.admin_token = admin_token
         self.jwt_secret = jwt_secret  # set: identity on (bearer tokens, roles enforced)
         self.now_ms = now_ms
@@ -496,8 +487,10 @@ class Gateway:
     def caller(self, ctx: CommandContext) -> Principal | None:
         """Identity on: the request's principal (the administrator for the ``X-Arbiter-Token``,
         else the bearer token's), :class:`AuthError` 401 for none (``unauthenticated``) or a bad
-        one (``token-invalid``, ``token-expired``, ``token-forged``, ``token-malformed``).
-        Identity off: None."""
+        one (``token-invalid``, ``token-expired``, ``token-forged``, ``token-malformed``,
+        ``token-revoked``: revoked on the log).
+        Identity off: None. The request counts against the principal's rate limit
+        (:class:`~services.gateway.limits.RateLimited`, 429)."""
         if self.jwt_secret is None:
             return None
         if ctx.token is not None:
@@ -507,7 +500,11 @@ class Gateway:
         if ctx.authorization is None:
             raise AuthError(401, "unauthenticated", "a write needs a bearer token (Authorization: "
                                                     "Bearer <token>) or the administrator's token")
-        return identity.read_token(self.jwt_secret, identity.bearer(ctx.authorization))
+        p = identity.read_token(self.jwt_secret, identity.bearer(ctx.authorization))
+        if self.rm.revoked.revoked(p.jti):
+            raise AuthError(401, "token-revoked", "the bearer token has been revoked")
+        self.rates.admit_principal(p)
+        return p
 
     def is_arbiter(self, token: str | None) -> bool:
         """Identity off: the endpoints are open (no admin token configured) or ``token`` is the
@@ -536,7 +533,9 @@ class Gateway:
                    wait: bool, correlation: str | None = None) -> tuple[Envelope, Envelope | None]:
         """Publish ``payload`` on this gateway's command stream of the aggregate,
         ``<aggregate>.commands.<instance>``, with the next seq; with ``wait``, wait for the first
-        event of the aggregate caused by it (or the timeout: None)."""
+        event of the aggregate caused by it (or the timeout: None). Raises
+        :class:`~services.gateway.limits.RateLimited` (nothing published) when the game's rate
+        limit is used up."""
         stream = self.streams.get(aggregate) or f"{aggregate}.commands.{self.instance}"
         occurred = dt_of(at_ms if at_ms is not None else self.now_ms())
         corr = None
@@ -545,6 +544,7 @@ class Gateway:
                 corr = uuid.UUID(correlation)
             except ValueError:
                 raise HTTPError(422, "X-Correlation-Id must be a UUID") from None
+        self.rates.admit_command(aggregate, actor)
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
         async with self.locks[stream]:
@@ -711,11 +711,10 @@ async def tournament_command(gw: Gateway, route: CommandRoute, tid: str, body: B
 
 
 def command_actor(gw: Gateway, route: CommandRoute, g: readmodel.GameView, body: BaseModel,
-                  ctx: CommandContext, at_ms: int | None) -> Actor:
-    """The actor of ``route``'s command in game ``g``: identity on, the principal's role
-    (:func:`game_actor`); off, the arbiter for arbiter routes (403 without the token), else the
-    player the body names (the arbiter when the token is presented)."""
-    p = gw.caller(ctx)
+                  ctx: CommandContext, at_ms: int | None, p: Principal | None) -> Actor:
+    """The actor of ``route``'s command in game ``g``: identity on (``p``, the caller), the
+    principal's role (:func:`game_actor`); off, the arbiter for arbiter routes (403 without the
+    token), else the player the body names (the arbiter when the token is presented)."""
     if p is not None:
         return game_actor(p, route, g, body, at_ms)
     if route.role == "arbiter":
@@ -728,11 +727,12 @@ async def game_command(gw: Gateway, route: CommandRoute, gid: str, body: BaseMod
     """Publish ``route``'s command on game ``gid`` (404 unknown; 409 over when the route is
     ``live``); a ``follow`` route's answer also carries the decision its event leads to, or is
     that decision when it is a rejection."""
-    if gw.caller(ctx) is None and route.role == "arbiter":
+    p = gw.caller(ctx)  # once a request: it counts against the principal's rate limit
+    if p is None and route.role == "arbiter":
         gw.require_arbiter(ctx.token)
     g = live_game(gw, gid) if route.live else game_or_404(gw, gid)
     at_ms = getattr(body, "at_ms", None)
-    actor = command_actor(gw, route, g, body, ctx, at_ms)
+    actor = command_actor(gw, route, g, body, ctx, at_ms, p)
     payload = build(route.command, game_id=gid, **body.model_dump(exclude={"at_ms"}))
     t0 = time.monotonic()
     cmd, resp = await gw.send(payload, f"game-{gid}", actor, at_ms=at_ms, wait=ctx.wait,
@@ -971,12 +971,7 @@ def _events(gw: Gateway, key: str, follow: bool):
 
 
 # ------------------------------------------------------------------------------------ refusals
-def refused(status: int, detail: Any, code: str | None = None, headers=None, **extra) -> JSONResponse:
-    """Every refusal's answer: ``{"detail", "code", ...extra}`` (``code`` by default from
-    :data:`STATUS_CODES`), counted by status."""
-    REJECTED.labels(str(status)).inc()
-    return JSONResponse({"detail": detail, "code": code or STATUS_CODES.get(status, "refused"),
-                         **extra}, status_code=status, headers=headers)
+refused = error_response  # every refusal's answer: services.gateway.errors
 
 
 async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
@@ -1012,9 +1007,14 @@ async def _crash(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": "internal error", "code": "internal"}, status_code=500)
 
 
+async def _rate_limited(request: Request, exc: RateLimited) -> JSONResponse:
+    """429 ``rate-limited`` with ``Retry-After`` (seconds): nothing was published."""
+    return refused(429, exc.detail, headers={"Retry-After": str(exc.retry_after_s)})
+
+
 #: Exception class -> its handler: every error answer is ``{"detail", "code"}``.
 ERROR_HANDLERS: dict[type[Exception], Callable] = {
-    HTTPError: _http_error, AuthError: _auth_error, StarletteHTTPException: _starlette_error,
+    HTTPError: _http_error, RateLimited: _rate_limited, AuthError: _auth_error, StarletteHTTPException: _starlette_error,
     RequestValidationError: _request_error, ValidationError: _validation_error, Exception: _crash,
 }
 
@@ -1023,7 +1023,8 @@ ERROR_HANDLERS: dict[type[Exception], Callable] = {
 def create_app(log: EventLog, *, admin_token: str | None = None,
                now_ms: Callable[[], int] | None = None, manage_log: bool = True,
                wait_timeout: float = 5.0, snapshot_every_s: float | None = None,
-               load_snapshots: bool = True, jwt_secret: str | None = None) -> FastAPI:
+               load_snapshots: bool = True, jwt_secret: str | None = None,
+               limits: HttpLimits | None = None) -> FastAPI:
     """Build the gateway app on ``log``.
 
     On startup the app takes up the latest read-model snapshot and reads the log after it
@@ -1037,14 +1038,16 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     ``load_snapshots=False``: read the whole log at start (a benchmark's baseline).
     ``jwt_secret`` (at least 32 characters; None: identity off, behaviour as without it):
     every write needs a bearer token signed with it or ``admin_token``, and the roles of
-    :mod:`services.gateway.identity` are enforced (401/403, nothing published). Raises
+    :mod:`services.gateway.identity` are enforced (401/403, nothing published).
+    ``limits``: rate limits, body size and CORS (:mod:`services.gateway.limits`; None: bodies
+    up to 1 MB, no rate limit, no CORS; a deployment's: ``HttpLimits.from_settings``). Raises
     ``ValueError`` for a shorter ``jwt_secret`` or a ``snapshot_every_s`` not above 0.
     """
     if jwt_secret is not None and len(jwt_secret) < identity.MIN_SECRET_CHARS:
         raise ValueError(f"jwt_secret must have at least {identity.MIN_SECRET_CHARS} characters")
     gw = Gateway(log, admin_token=admin_token, now_ms=now_ms or _wall_ms, wait_timeout=wait_timeout,
                  snapshot_every_s=snapshot_every_s, load_snapshots=load_snapshots,
-                 jwt_secret=jwt_secret)
+                 jwt_secret=jwt_secret, limits=limits)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -1062,9 +1065,12 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                 await log.stop()
 
     app = FastAPI(title="Arbiter gateway", version="1", lifespan=lifespan,
-                  description=__doc__.split("Usage::")[0], exception_handlers=ERROR_HANDLERS)
+                  description=__doc__.split("Usage::")[0], exception_handlers=ERROR_HANDLERS,
+                  docs_url=None, redoc_url=None)
+    install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
-    for router in (ops, tournaments, games, command_router()):
+    install_limits(app, limits or HttpLimits())
+    for router in (ops, tournaments, games, command_router(), revocation_router(GW, CONTEXT)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app

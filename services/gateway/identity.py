@@ -13,9 +13,11 @@ A token is signed with the deployment's ``ARBITER_JWT_SECRET`` (:mod:`shared.con
   :data:`LEEWAY_S` of skew), ``jti`` (a random id naming the token in the gateway's log).
 
 Tokens are issued by ``arbiter token issue`` (needs the secret: the explicit bootstrap of an
-administrator and of anyone else) and by the gateway's ``POST /tournaments/{tid}/tokens`` (an
-event's organiser for its players and arbiters). Nothing is stored: a token is valid until it
-expires (revocation is not implemented).
+administrator and of anyone else; ``arbiter admin create`` for the administrator) and by the
+gateway's ``POST /tournaments/{tid}/tokens`` (an event's organiser for its players and
+arbiters). Tokens are not stored: a token is valid until it expires or is revoked
+(``POST /tokens/revocations``: a :class:`~contracts.messages.RevokeToken` on the log, folded by
+every gateway into :class:`Revocations`; a revoked token is 401 ``token-revoked``).
 
 Every refusal is an :class:`AuthError` with an HTTP status (401: no, expired, forged or
 malformed credentials) and a ``code`` the client can act on.
@@ -43,6 +45,7 @@ MAX_TTL_S = 366 * 86_400
 #: Shortest secret accepted (characters; RFC 7518 3.2: an HS256 key of at least 256 bits).
 MIN_SECRET_CHARS = 32
 _ID = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")
+_JTI = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _TTL = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400}
 
@@ -60,13 +63,15 @@ class AuthError(Exception):
 class Principal:
     """An authenticated caller: ``role`` (one of :data:`ROLES`), ``sub`` (its id), ``events``
     (tournament ids it may act in, :data:`ALL_EVENTS` for all), ``chief`` (chief arbiter of
-    those events) and the token's ``jti`` (None for the administrator's static token)."""
+    those events), the token's ``jti`` and ``exp`` (epoch s; both None for the administrator's
+    static token)."""
 
     role: str
     sub: str
     events: frozenset[str] = field(default_factory=frozenset)
     chief: bool = False
     jti: str | None = None
+    exp: int | None = None
 
     def in_event(self, tid: str | None) -> bool:
         """True when the token's ``events`` cover tournament ``tid`` (None: a game outside any
@@ -125,14 +130,16 @@ def issue_token(secret: str, role: str, sub: str, events: tuple[str, ...] | list
     return jwt.encode(claims, secret, algorithm=ALGORITHM)
 
 
-def read_token(secret: str, token: str) -> Principal:
-    """The :class:`Principal` of a bearer token signed with ``secret``. Raises
-    :class:`AuthError` 401 with code ``token-expired`` (past ``exp``), ``token-forged`` (the
-    signature does not verify: another secret, or edited claims), or ``token-malformed`` (not a
-    JWT, another algorithm, a claim missing or of the wrong shape)."""
+def read_token(secret: str, token: str, *, expired_ok: bool = False) -> Principal:
+    """The :class:`Principal` of a bearer token signed with ``secret`` (``expired_ok``: also
+    past its expiry, to revoke it). Raises :class:`AuthError` 401 with code ``token-expired``
+    (past ``exp`` plus :data:`LEEWAY_S`), ``token-forged`` (the signature does not verify:
+    another secret, or edited claims), or ``token-malformed`` (not a JWT, another algorithm, a
+    claim missing or of the wrong shape)."""
     try:
         claims = jwt.decode(token, secret, algorithms=[ALGORITHM], leeway=LEEWAY_S,
-                            options={"require": ["sub", "role", "exp", "iat", "jti"]})
+                            options={"require": ["sub", "role", "exp", "iat", "jti"],
+                                     "verify_exp": not expired_ok})
     except jwt.ExpiredSignatureError:
         raise AuthError(401, "token-expired", "the bearer token has expired") from None
     except jwt.InvalidSignatureError:
@@ -145,10 +152,11 @@ def read_token(secret: str, token: str) -> Principal:
     chief = claims.get("chief", False)
     if (role not in ROLES or not isinstance(sub, str) or not _ID.match(sub)
             or not isinstance(events, list) or not all(isinstance(e, str) for e in events)
-            or not isinstance(chief, bool) or not isinstance(claims.get("jti"), str)):
+            or not isinstance(chief, bool) or not isinstance(claims.get("jti"), str)
+            or not _JTI.match(claims["jti"]) or not isinstance(claims["exp"], int)):
         raise AuthError(401, "token-malformed", "the bearer token's claims are not role, sub, "
-                                                "events, chief as issued")
-    return Principal(role, sub, frozenset(events), chief, claims["jti"])
+                                                "events, chief, jti, exp as issued")
+    return Principal(role, sub, frozenset(events), chief, claims["jti"], claims["exp"])
 
 
 def bearer(authorization: str) -> str:
@@ -253,3 +261,48 @@ def may_issue(p: Principal, role: str, chief: bool, tid: str, created_by: str | 
         return
     raise AuthError(403, "not-your-event", f"{p.role} {p.sub} may not issue {role} tokens for "
                                            f"event {tid}")
+
+
+# ---------------------------------------------------------------------------------- revocation
+class Revocations:
+    """The revoked tokens, folded in log order from the :class:`~contracts.messages.RevokeToken`
+    commands: ``until`` maps a token's ``jti`` to its expiry (epoch s). A revocation is
+    forgotten once the token has expired (past its expiry plus :data:`LEEWAY_S` at the event
+    time of a later revocation): the same input gives the same set on every gateway."""
+
+    def __init__(self) -> None:
+        self.until: dict[str, int] = {}
+
+    def apply(self, jti: str, expires_at_s: int, at_s: int) -> None:
+        """Fold the revocation of ``jti`` (expiring at ``expires_at_s``) recorded at ``at_s``."""
+        self.until[jti] = max(self.until.get(jti, 0), expires_at_s)
+        for old in [j for j, exp in self.until.items() if exp + LEEWAY_S < at_s]:
+            del self.until[old]
+
+    def revoked(self, jti: str | None) -> bool:
+        """True when token ``jti`` was revoked (None, the static administrator token: never)."""
+        return jti is not None and jti in self.until
+
+
+def may_revoke(p: Principal, target: Principal, created_by: dict[str, str | None]) -> None:
+    """Whether ``p`` may revoke token ``target``: the administrator any; its holder his own
+    (the same ``jti``); an organiser a player's or arbiter's token whose ``events`` are all
+    events he organises (:func:`may_organise`; ``created_by``: each event's creator, None for
+    an unknown event). :class:`AuthError` 403 ``not-your-token`` for anyone else."""
+    if p.role == "admin" or (p.jti is not None and p.jti == target.jti):
+        return
+    scoped = target.events and ALL_EVENTS not in target.events
+    if (p.role == "organiser" and target.role in ("player", "arbiter") and scoped
+            and all(may_organise(p, t, created_by.get(t)) for t in target.events)):
+        return
+    raise AuthError(403, "not-your-token", f"{p.role} {p.sub} may not revoke {target.role} "
+                                           f"{target.sub}'s token")
+
+
+def revoker_actor(p: Principal) -> Actor:
+    """The actor recorded on a revocation by ``p``: the capacity its role acts in (the
+    administrator as ``arbiter``). An integrator has no actor kind on the log: its token is
+    revoked by the administrator (:class:`AuthError` 403 ``admins-only``)."""
+    if p.role == "integrator":
+        raise AuthError(403, "admins-only", "an integrator's token is revoked by the administrator")
+    return _actor(p, p.role)

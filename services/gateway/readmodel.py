@@ -14,7 +14,8 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from contracts.envelope import Envelope
-from contracts.messages import PlayerRegistered, RoundPaired
+from contracts.messages import IDENTITY, PlayerRegistered, RevokeToken, RoundPaired
+from services.gateway.identity import Revocations
 from shared.domain.record import Cell, Records, TournamentRecord
 from shared.rules.chess import Seats
 
@@ -570,7 +571,8 @@ class Recorded(NamedTuple):
 
 
 class ReadModel:
-    """All games and tournaments, plus each aggregate's message history (for SSE replays)."""
+    """All games and tournaments, plus each aggregate's message history (for SSE replays),
+    and the revoked bearer tokens (``revoked``, from RevokeToken on the ``identity`` aggregate)."""
 
     def __init__(self, keep_history: bool = True) -> None:
         self.games: dict[str, GameView] = {}
@@ -579,6 +581,7 @@ class ReadModel:
         self.keep_history = keep_history
         self.applied = 0
         self.records = Records()  # the tournament records (crosstables), fed every message
+        self.revoked = Revocations()
 
     def game(self, gid: str) -> GameView | None:
         return self.games.get(gid)
@@ -592,7 +595,9 @@ class ReadModel:
             self.history[msg.aggregate].append(Recorded(msg.type, msg.stream, msg.seq, msg.model_dump_json()))
         self.records.apply(msg.payload)
         key = msg.aggregate
-        if key.startswith("game-"):
+        if key == IDENTITY and isinstance(msg.payload, RevokeToken):
+            self.revoked.apply(msg.payload.jti, msg.payload.expires_at_s, msg.at_ms // 1000)
+        elif key.startswith("game-"):
             gid = key[len("game-"):]
             view = self.games.get(gid)
             if view is None:

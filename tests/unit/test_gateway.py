@@ -233,7 +233,7 @@ async def test_bad_body_422_publishes_nothing(env):
     r = await client.post("/games/g1/draw/claim", json={"player_id": "alice", "reason": "boredom"})
     assert r.status_code == 422
     r = await client.post("/games", json={"game_id": "bad id", "white": "a", "black": "b"})
-    assert r.status_code == 422 and "game_id" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "game_id"]
     assert await _count(log) == n
     # numbers and booleans are not converted: true is not 1 (a forfeit after one second of
     # absence), "3" is not round 3
@@ -638,15 +638,16 @@ def test_crosstable_marks_forfeits_as_the_standings_count_them():
 
 async def test_a_command_too_large_for_the_log_is_413_and_not_published(env):
     """A command over the log's record limit (shared.eventlog.base.MAX_EVENT_BYTES) would be
-    refused by the broker after the gateway stamped it (an HTTP 500 before); it is refused
-    first: 413 with a code, nothing written. A recorded time past the year 9999 is a 422, not
-    an overflow."""
+    refused by the broker after the gateway stamped it (an HTTP 500 before); its body is
+    refused first, by the gateway's body limit (1 MB by default): 413 with a code, nothing
+    written (the gateway's own check of the stamped command: test_limits). A recorded time
+    past the year 2100 is a 422, not an overflow."""
     client, log, _, _ = env
     n = await _count(log)
     r = await client.post("/games", json={"game_id": "big", "white": "a", "black": "b",
                                           "time_control": "q" * 1_047_500})
     assert r.status_code == 413 and r.json()["code"] == "too-large", r.text
-    assert "1,048,097 bytes" in r.json()["detail"] and await _count(log) == n
+    assert "1,047,559 bytes" in r.json()["detail"] and await _count(log) == n
     await _new_game(client)
     n = await _count(log)
     r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4", "at_ms": 2 ** 62},
@@ -688,10 +689,10 @@ async def _gateway(log, **kw):
 
 
 @asynccontextmanager
-async def _log():
-    """A started memory log with the fake services on it."""
+async def _log(fake=FakeServices):
+    """A started memory log with the ``fake`` services on it."""
     log = MemoryLog()
-    FakeServices(log)
+    fake(log)
     await log.start()
     try:
         yield log

@@ -34,10 +34,12 @@ DAY = 86_400
 
 class Fake(FakeServices):
     """The gateway tests' fake services, also ending a game on an arbiter's result and
-    finishing an event."""
+    finishing an event; like the real ones, deaf to the gateway's RevokeToken."""
 
     async def on_command(self, topic, cmd):
         p = cmd.payload
+        if cmd.type == "RevokeToken":
+            return
         if cmd.type == "RecordResult":
             await self.emit(GAME_EVENTS, cmd, f"game-{p.game_id}.result", GameEnded(
                 game_id=p.game_id, result=p.result, reason=p.reason,
@@ -398,7 +400,7 @@ def test_the_cli_issues_a_token_the_gateway_reads(monkeypatch):
     assert r.exit_code == 0, r.output
     token = r.stdout.strip().splitlines()[-1]
     p = read_token(SECRET, token)
-    assert p == Principal("arbiter", "ref1", frozenset({"T1", "T2"}), True, p.jti) and p.jti
+    assert p == Principal("arbiter", "ref1", frozenset({"T1", "T2"}), True, p.jti, p.exp) and p.jti
     import jwt
     claims = jwt.decode(token, SECRET, algorithms=["HS256"])
     assert claims["exp"] - claims["iat"] == 12 * 3600

@@ -1,0 +1,62 @@
+"""Bounds on the fields of the gateway's request bodies that the command contracts leave open
+(issue 12 item 3): every string has a longest length or a pattern, every number a range, every
+list and mapping a largest size. A body outside them is a 422 naming the field, and nothing is
+published.
+
+The bounds apply to new HTTP input only: the command models of :mod:`contracts.messages` (which
+also read the permanent log back) keep their own, so no recorded command becomes unreadable.
+Each bound is well above what a real event needs (a 19x19 Go position, a 5,000-board round,
+10,000 lots) and below what would make a command a burden to the log or to its readers.
+"""
+from __future__ import annotations
+
+from types import NoneType, UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import Field, Strict
+
+from contracts.messages import GameId, ManualBoard, PlayerId, RequestedBye
+
+#: Latest time a recorded time (``at_ms``) may name: 2100-01-01T00:00:00Z, epoch ms.
+MAX_AT_MS = 4_102_444_800_000
+
+_Int = Annotated[int, Strict()]
+_Count = Annotated[_Int, Field(ge=1, le=9999)]
+_Round = Annotated[_Int, Field(ge=1, le=99)]
+_Seconds = Annotated[_Int, Field(ge=0, le=7 * 86_400)]
+
+#: Field name -> the bounded type of that field in every request body that has it (a field
+#: that may be None stays optional).
+BOUNDS: dict[str, Any] = {
+    "game_id": GameId,
+    "tournament_id": GameId,
+    "time_control": Annotated[str, Field(min_length=1, max_length=100)],
+    "start_fen": Annotated[str, Field(min_length=1, max_length=4096)],
+    "default_time_s": _Seconds,
+    "round": _Round,
+    "board": _Count,
+    "lots_seed": Annotated[_Int, Field(ge=-(2 ** 63), le=2 ** 63 - 1)],
+    "tiebreaks": Annotated[tuple[Annotated[str, Field(min_length=1, max_length=20)], ...],
+                           Field(max_length=20)],
+    # 0 passes: the pairing service refuses it with the rule's reason (places count from 1)
+    "unshared_places": Annotated[tuple[Annotated[_Int, Field(ge=0, le=9999)], ...], Field(max_length=64)],
+    "trf_headers": Annotated[tuple[Annotated[str, Field(max_length=1000)], ...], Field(max_length=200)],
+    "mcmahon_bar": Annotated[str, Field(max_length=8)],
+    "mcmahon_floor": Annotated[str, Field(max_length=8)],
+    "fide_id": Annotated[str, Field(max_length=20)],
+    "title": Annotated[str, Field(max_length=10)],
+    "numbers": Annotated[dict[PlayerId, _Count], Field(max_length=10_000)],
+    "members": Annotated[tuple[PlayerId, ...], Field(max_length=200)],
+    "requested_byes": Annotated[dict[PlayerId, RequestedBye], Field(max_length=10_000)],
+    "boards": Annotated[tuple[ManualBoard, ...], Field(max_length=5000)],
+}
+
+
+def bounded(name: str, annotation: Any) -> Any:
+    """The type of request-body field ``name`` declared ``annotation`` in its command:
+    :data:`BOUNDS`'s when it names one (optional when ``annotation`` allows None), else
+    ``annotation`` unchanged."""
+    optional = get_origin(annotation) in (Union, UnionType) and NoneType in get_args(annotation)
+    if name not in BOUNDS:
+        return annotation
+    return BOUNDS[name] | None if optional else BOUNDS[name]

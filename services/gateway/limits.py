@@ -1,0 +1,190 @@
+"""The gateway's limits on what one caller may send (issue 12 item 3): rate limits per
+principal and per game (HTTP 429 with ``Retry-After``), a request body size limit (413, the
+body not read past the limit) and CORS (off unless origins are configured).
+
+Rate limits use the ``limits`` library (moving windows; its rate syntax, e.g.
+``"10/second;300/minute"``: every rate of the list must allow the request). They count:
+
+- per principal: every write request an authenticated principal (a bearer token) sends, the
+  ones then refused by the roles (403) too, keyed ``role:sub``;
+- per game: every command about to be published on a game (a player's, an organiser's), keyed
+  by the game's aggregate ``game-<id>``, so that nobody floods one game's log (rejected moves
+  included, since they are recorded).
+
+The platform administrator (the ``X-Arbiter-Token``, or an ``admin`` bearer token) and the
+arbiters' commands on a game are never limited: they are the operators and their tools
+(``arbiter run-tournament``, ``arbiter demo``, an arbiter entering a recorded game). A refused
+request changes nothing and reaches no log.
+
+The counters live in the ``limits`` storage named by ``storage`` (``memory://``: each gateway
+process counts its own requests, so N gateways behind a balancer allow N times the rate; a
+shared storage such as ``redis://HOST`` makes them one budget, with that storage's client
+installed). They are the gateway's edge, not a decision of the log: a refusal is not recorded.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from limits import RateLimitItem
+from limits.errors import ConfigurationError
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from contracts.envelope import Actor
+from services.gateway.errors import error_response
+from services.gateway.identity import Principal
+from shared.config import Settings, parse_rates
+
+#: The headers a browser client may send across origins (CORS).
+CORS_HEADERS = ("Authorization", "Content-Type", "X-Arbiter-Token", "X-Correlation-Id",
+                "Last-Event-ID")
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """What the gateway allows one caller: ``principal_rate`` (writes per authenticated
+    principal) and ``game_rate`` (commands per game), each a ``limits`` rate list or ``""``
+    for none; ``storage``: the counters' ``limits`` storage URI; ``max_body_bytes``: the
+    largest request body (bytes); ``cors_origins``: origins a browser may call from
+    (``("*",)``: any; empty: CORS off). ``HttpLimits()`` limits only bodies (1 MB, the event
+    log's record size); :meth:`from_settings` gives a deployment's. Raises ``ValueError`` for a
+    rate that does not parse or a body limit below 1 KiB."""
+
+    principal_rate: str = ""
+    game_rate: str = ""
+    storage: str = "memory://"
+    max_body_bytes: int = 1_000_000
+    cors_origins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        parse_rates(self.principal_rate)
+        parse_rates(self.game_rate)
+        if self.max_body_bytes < 1024:
+            raise ValueError(f"max_body_bytes must be at least 1024, not {self.max_body_bytes}")
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> HttpLimits:
+        """The limits of :class:`shared.config.Settings` ``s`` (``ARBITER_RATE_PRINCIPAL``,
+        ``ARBITER_RATE_GAME``, ``ARBITER_RATE_STORAGE``, ``ARBITER_MAX_BODY_BYTES``,
+        ``ARBITER_CORS_ORIGINS``: comma-separated)."""
+        return cls(principal_rate=s.rate_principal, game_rate=s.rate_game, storage=s.rate_storage,
+                   max_body_bytes=s.max_body_bytes,
+                   cors_origins=tuple(o.strip() for o in s.cors_origins.split(",") if o.strip()))
+
+
+class RateLimited(Exception):
+    """A request over a rate limit: ``detail`` names the limit and the key, ``retry_after_s``
+    (whole seconds, at least 1) says when the oldest counted request leaves the window."""
+
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail)
+        self.detail, self.retry_after_s = detail, retry_after_s
+
+
+class RateLimits:
+    """The rate limits of one gateway process (see the module's docstring)."""
+
+    def __init__(self, cfg: HttpLimits) -> None:
+        """Raises ``ValueError`` naming ARBITER_RATE_STORAGE for a storage ``limits`` cannot
+        open (an unknown scheme, or its client library not installed)."""
+        self.principal_rates = parse_rates(cfg.principal_rate)
+        self.game_rates = parse_rates(cfg.game_rate)
+        try:
+            storage = storage_from_string(cfg.storage)
+        except ConfigurationError as e:
+            raise ValueError(f"ARBITER_RATE_STORAGE {cfg.storage!r}: {e}") from None
+        self.limiter = MovingWindowRateLimiter(storage)
+
+    def admit_principal(self, p: Principal) -> None:
+        """Count a write request of principal ``p`` (the administrator is not counted).
+        Raises :class:`RateLimited` when one of the principal rates is used up."""
+        if p.role != "admin":
+            self._admit(self.principal_rates, "principal", f"{p.role}:{p.sub}")
+
+    def admit_command(self, aggregate: str, actor: Actor) -> None:
+        """Count a command of ``actor`` about to be published on ``aggregate`` (only games,
+        ``game-<id>``, are limited; an arbiter's command is not counted). Raises
+        :class:`RateLimited` when one of the game rates is used up."""
+        if aggregate.startswith("game-") and actor.kind != "arbiter":
+            self._admit(self.game_rates, "game", aggregate)
+
+    def _admit(self, rates: list[RateLimitItem], scope: str, key: str) -> None:
+        for rate in rates:  # all tested before any is counted: a refusal counts nothing
+            if not self.limiter.test(rate, scope, key):
+                reset = self.limiter.get_window_stats(rate, scope, key).reset_time
+                raise RateLimited(f"{scope} {key} is over its limit of {rate}: try again later",
+                                  max(1, math.ceil(reset - time.time())))
+        for rate in rates:
+            self.limiter.hit(rate, scope, key)
+
+
+#: Methods whose requests carry no body unless their headers announce one.
+_BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class BodyLimit:
+    """ASGI middleware refusing a request whose body is over ``max_bytes``: 413 ``too-large``
+    at once when its ``Content-Length`` says so (the body is not read), else as soon as the
+    bytes received pass the limit (a chunked body: the rest is not read). A body within the
+    limit is handed to the app unchanged (read whole first); a GET, HEAD or OPTIONS without
+    ``Content-Length`` or ``Transfer-Encoding`` goes through untouched."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or ()) if scope["type"] == "http" else {}
+        if scope["type"] != "http" or (scope["method"] in _BODILESS and b"content-length" not in headers
+                                       and b"transfer-encoding" not in headers):
+            await self.app(scope, receive, send)  # no body: an SSE stream keeps its receive
+            return
+        declared = headers.get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(scope, receive, send, int(declared))
+            return
+        chunks, total = [], 0
+        while True:
+            msg = await receive()
+            if msg["type"] != "http.request":  # the client went away: let the app see it
+                await self.app(scope, _replay([msg], receive), send)
+                return
+            chunks.append(msg.get("body", b""))
+            total += len(chunks[-1])
+            if total > self.max_bytes:
+                await self._refuse(scope, receive, send, None)
+                return
+            if not msg.get("more_body", False):
+                break
+        whole = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        await self.app(scope, _replay([whole], receive), send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int | None) -> None:
+        said = f"{size:,} bytes" if size is not None else "more bytes"
+        await error_response(413, f"the request body is {said}, over the gateway's limit of "
+                                  f"{self.max_bytes:,}", code="too-large")(scope, receive, send)
+
+
+def _replay(first: list[Message], receive: Receive) -> Receive:
+    """A ``receive`` giving the ``first`` messages, then the connection's own."""
+    pending = list(first)
+
+    async def replayed() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed
+
+
+def install_limits(app: Any, cfg: HttpLimits) -> None:
+    """Add the body size limit and (with ``cfg.cors_origins``) CORS to FastAPI ``app``: CORS
+    outermost, so that a refusal carries its headers too. Browsers may send the headers of
+    :data:`CORS_HEADERS` with GET and POST and read ``Retry-After``; no cookies."""
+    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
+    if cfg.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(cfg.cors_origins),
+                           allow_methods=["GET", "POST"], allow_headers=list(CORS_HEADERS),
+                           expose_headers=["Retry-After"], max_age=600)

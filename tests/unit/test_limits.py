@@ -1,0 +1,291 @@
+"""The gateway's limits (issue 12 item 3): rate limits per principal and per game (429 with
+Retry-After), the request body size limit (413 without reading the body), bounds on every
+field of every request body (422), CORS off unless configured; every refusal in one shape and
+none of them reaching the log (the log is counted before and after).
+
+Rate limits are given per hour here, so a test's requests never leave the window.
+"""
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+
+from services.gateway.app import create_app
+from services.gateway.limits import BodyLimit, HttpLimits
+from shared.config import ConfigError, settings
+from shared.eventlog.memory import MemoryLog
+from tests.unit.test_identity import ADMIN, ADMIN_TOKEN, SECRET, Fake, _counts, _game, bearer, refused
+from tests.unit.test_gateway import NOW
+
+
+@asynccontextmanager
+async def gateway(limits: HttpLimits | None = None, jwt_secret: str | None = SECRET):
+    """A started gateway on a MemoryLog with the fake services: (client, log)."""
+    log = MemoryLog()
+    Fake(log)
+    app = create_app(log, admin_token=ADMIN_TOKEN, now_ms=lambda: NOW, wait_timeout=0.3,
+                     jwt_secret=jwt_secret, limits=limits)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as c:
+            yield c, log
+
+
+# ------------------------------------------------------------------------------- rate limits
+async def test_a_principal_over_its_rate_is_429_with_retry_after_and_nothing_logged():
+    """Three writes an hour for a player: the fourth is refused whatever it is, the refused
+    ones (403) counting too; the administrator is not limited."""
+    async with gateway(HttpLimits(principal_rate="3/hour")) as (client, log):
+        await _game(client)
+        alice = bearer("player", "alice", ["*"])
+        r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"}, headers=alice)
+        assert r.status_code == 200, r.text
+        await refused(client, log, 403, "not-yourself", "/games/g1/resign", {"player_id": "bob"}, alice)
+        r = await client.post("/games/g1/draw/offer", json={"player_id": "alice"}, headers=alice)
+        assert r.status_code == 200, r.text
+        r = await refused(client, log, 429, "rate-limited", "/games/g1/moves",
+                          {"player_id": "alice", "move": "e5e5"}, alice)
+        assert 1 <= int(r.headers["retry-after"]) <= 3600
+        assert "player:alice" in r.json()["detail"] and "3 per 1 hour" in r.json()["detail"]
+        # another principal has its own budget; the administrator none at all
+        r = await client.post("/games/g1/moves", json={"player_id": "bob", "move": "e5"},
+                              headers=bearer("player", "bob", ["*"]))
+        assert r.status_code == 200, r.text
+        for i in range(6):
+            r = await client.post("/games", json={"game_id": f"a{i}", "white": "x", "black": "y"},
+                                  headers=ADMIN)
+            assert r.status_code == 200, r.text
+
+
+async def test_a_game_over_its_rate_is_429_for_its_players_not_for_its_arbiter():
+    """The issue's probe: refused moves flooding one game's log. Two commands an hour per
+    game (its creation counts): the next player command is 429 and not logged; the arbiter's
+    commands and the other games are not held back."""
+    async with gateway(HttpLimits(game_rate="2/hour"), jwt_secret=None) as (client, log):
+        r = await client.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
+        assert r.status_code == 200, r.text
+        r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e5e5"})
+        assert r.status_code == 409 and r.json()["code"] == "illegal", r.text
+        r = await refused(client, log, 429, "rate-limited", "/games/g1/moves",
+                          {"player_id": "alice", "move": "e4"})
+        assert "game-g1" in r.json()["detail"] and int(r.headers["retry-after"]) >= 1
+        r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"}, headers=ADMIN)
+        assert r.status_code == 200 and r.json()["event"] == "MoveAccepted", r.text
+        r = await client.post("/games", json={"game_id": "g2", "white": "alice", "black": "bob"})
+        assert r.status_code == 200, r.text
+
+
+async def test_no_rate_limit_unless_configured_and_the_settings_defaults():
+    """``create_app`` without limits counts nothing (the tests, the embedded tools); a
+    deployment's come from the settings, whose defaults are ARBITER_RATE_PRINCIPAL 50/s and
+    2000/min, ARBITER_RATE_GAME 10/s and 300/min; a rate that does not parse names its
+    variable."""
+    async with gateway(jwt_secret=None) as (client, _):
+        await client.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
+        for _ in range(30):
+            r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e5e5"})
+            assert r.status_code == 409, r.text
+    cfg = HttpLimits.from_settings(settings())
+    assert (cfg.principal_rate, cfg.game_rate) == ("50/second;2000/minute", "10/second;300/minute")
+    assert (cfg.max_body_bytes, cfg.cors_origins) == (1_000_000, ())
+
+
+def test_settings_refuse_a_rate_they_cannot_read(monkeypatch):
+    monkeypatch.setenv("ARBITER_RATE_GAME", "lots")
+    with pytest.raises(ConfigError, match="ARBITER_RATE_GAME"):
+        settings()
+    monkeypatch.setenv("ARBITER_RATE_GAME", "")
+    monkeypatch.setenv("ARBITER_CORS_ORIGINS", "https://a.example, https://b.example")
+    cfg = HttpLimits.from_settings(settings())
+    assert cfg.game_rate == "" and cfg.cors_origins == ("https://a.example", "https://b.example")
+    with pytest.raises(ValueError, match="not a list of rates"):
+        HttpLimits(principal_rate="fast")
+    with pytest.raises(ValueError, match="ARBITER_RATE_STORAGE 'bogus://x': unknown storage scheme"):
+        create_app(MemoryLog(), limits=HttpLimits(storage="bogus://x"))
+
+
+# ------------------------------------------------------------------------------- body size
+async def _asgi(app, method: str, headers: list, chunks):
+    """Drive ASGI ``app`` with a request whose body comes in ``chunks`` (an iterator); returns
+    (status, body, chunks read)."""
+    read, sent = 0, []
+
+    async def receive():
+        nonlocal read
+        chunk = next(chunks, None)
+        if chunk is None:
+            return {"type": "http.disconnect"}
+        read += 1
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    async def send(m):
+        sent.append(m)
+
+    scope = {"type": "http", "method": method, "path": "/games", "headers": headers, "query_string": b""}
+    await app(scope, receive, send)
+    return sent[0]["status"], json.loads(sent[1]["body"]), read
+
+
+async def test_a_body_over_the_limit_is_413_without_being_read():
+    """Content-Length over the limit: refused before a byte of the body is read; a chunked
+    body without a length: refused once the bytes read pass the limit, the rest unread."""
+    async def app(scope, receive, send):  # pragma: no cover - must not be reached
+        raise AssertionError("the app was called")
+
+    limit = BodyLimit(app, max_bytes=100_000)
+    status, body, read = await _asgi(limit, "POST", [(b"content-length", b"50000000")],
+                                     iter(lambda: b"x" * 65_536, None))
+    assert (status, body["code"], read) == (413, "too-large", 0)
+    assert body["detail"] == "the request body is 50,000,000 bytes, over the gateway's limit of 100,000"
+    status, body, read = await _asgi(limit, "POST", [(b"transfer-encoding", b"chunked")],
+                                     iter(lambda: b"x" * 65_536, None))
+    assert (status, body["code"], read) == (413, "too-large", 2)
+
+
+async def test_a_body_within_the_limit_reaches_the_app_whole():
+    got = []
+
+    async def app(scope, receive, send):
+        got.append(await receive())
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    chunks = iter([b'{"a": ', b'1}'])
+
+    async def receive():
+        c = next(chunks)
+        return {"type": "http.request", "body": c, "more_body": c != b'1}'}
+
+    async def send(m):
+        pass
+
+    await BodyLimit(app, max_bytes=1024)({"type": "http", "method": "POST", "headers": []}, receive, send)
+    assert got == [{"type": "http.request", "body": b'{"a": 1}', "more_body": False}]
+
+
+async def test_the_gateway_answers_413_over_its_configured_body_limit_and_logs_nothing():
+    async with gateway(HttpLimits(max_body_bytes=2048), jwt_secret=None) as (client, log):
+        before = await _counts(log)
+        r = await client.post("/tournaments", json={"name": "x" * 3000})
+        assert r.status_code == 413 and r.json()["code"] == "too-large", r.text
+        assert await _counts(log) == before
+
+
+async def test_a_command_over_the_logs_record_size_is_413_even_within_the_body_limit():
+    """With a body limit above the log's record size (MAX_EVENT_BYTES, 1 MB) a manual round of
+    5,000 boards and 10,000 requested byes of long ids is refused by the gateway's own check of
+    the stamped command."""
+    async with gateway(HttpLimits(max_body_bytes=5_000_000), jwt_secret=None) as (client, log):
+        r = await client.post("/tournaments", json={"tournament_id": "T", "name": "T"})
+        assert r.status_code == 200, r.text
+        ids = [f"{i:05d}" + "p" * 75 for i in range(10_000)]
+        boards = [{"white": ids[2 * i], "black": ids[2 * i + 1]} for i in range(5000)]
+        before = await _counts(log)
+        byes = {f"{i:05d}" + "q" * 75: "H" for i in range(10_000)}
+        r = await client.post("/tournaments/T/rounds", json={"round": 1, "boards": boards,
+                                                              "requested_byes": byes})
+        assert r.status_code == 413, r.status_code
+        assert "over the event log's limit of 1,000,000" in r.json()["detail"]
+        assert await _counts(log) == before
+
+
+# ------------------------------------------------------------------------------------ bounds
+def _unbounded(schema: dict, comps: dict, where: str) -> list[str]:
+    """The places in JSON Schema ``schema`` where a string has no maxLength (nor pattern), a
+    number no range, an array no maxItems or a mapping no maxProperties."""
+    if "$ref" in schema:
+        return _unbounded(comps[schema["$ref"].rsplit("/", 1)[1]], comps, where)
+    if "anyOf" in schema:
+        return [w for s in schema["anyOf"] for w in _unbounded(s, comps, where)]
+    if "enum" in schema or "const" in schema:
+        return []
+    t, out = schema.get("type"), []
+    if t == "string" and "maxLength" not in schema and "pattern" not in schema:
+        out.append(where)
+    elif t in ("integer", "number") and not ({"minimum", "exclusiveMinimum"} & schema.keys()
+                                             and {"maximum", "exclusiveMaximum"} & schema.keys()):
+        out.append(where)
+    elif t == "array":
+        out += [] if "maxItems" in schema else [where]
+        out += _unbounded(schema.get("items", {}), comps, where + "[]")
+    elif t == "object":
+        for name, s in schema.get("properties", {}).items():
+            out += _unbounded(s, comps, f"{where}.{name}")
+        if isinstance(extra := schema.get("additionalProperties"), dict):
+            out += [] if "maxProperties" in schema and "propertyNames" in schema else [where + "{}"]
+            out += _unbounded(extra, comps, where + "{}")
+    return out
+
+
+def test_every_field_of_every_request_body_is_bounded():
+    doc = create_app(MemoryLog()).openapi()
+    bodies = [(f"{m.upper()} {path}", op["requestBody"]["content"]["application/json"]["schema"])
+              for path, ops in doc["paths"].items() for m, op in ops.items() if "requestBody" in op]
+    assert len(bodies) >= 25
+    found = [w for where, s in bodies for w in _unbounded(s, doc["components"]["schemas"], where)]
+    assert found == []
+
+
+@pytest.mark.parametrize("path,body,field", [
+    ("/tournaments", {"name": "x", "tiebreaks": ["SB"] * 21}, "tiebreaks"),
+    ("/tournaments", {"name": "x", "start_fen": "8/" * 3000}, "start_fen"),
+    ("/tournaments", {"name": "x", "time_control": "9" * 101}, "time_control"),
+    ("/tournaments", {"name": "x", "default_time_s": 10 ** 9}, "default_time_s"),
+    ("/tournaments", {"name": "x", "lots_seed": 2 ** 64}, "lots_seed"),
+    ("/tournaments", {"name": "x", "unshared_places": [10_000]}, "unshared_places"),
+    ("/tournaments/T/lots", {"numbers": {"ann": 0}}, "numbers"),
+    ("/tournaments/T/lots", {"numbers": {"bad id": 1}}, "numbers"),
+    ("/tournaments/T/lineups", {"team": "A", "round": 1, "members": ["p"] * 201}, "members"),
+    ("/tournaments/T/players", {"player_id": "p", "name": "P", "fide_id": "1" * 21}, "fide_id"),
+    ("/games", {"white": "a", "black": "b", "round": 100}, "round"),
+    ("/games", {"white": "a", "black": "b", "tournament_id": "no such id!"}, "tournament_id"),
+    ("/games/g1/moves", {"player_id": "alice", "move": "e4", "at_ms": 4_102_444_800_001}, "at_ms"),
+])
+async def test_a_field_out_of_its_bounds_is_422_naming_it_and_nothing_logged(path, body, field):
+    async with gateway(jwt_secret=None) as (client, log):
+        r = await client.post("/tournaments", json={"tournament_id": "T", "name": "T"})
+        assert r.status_code == 200, r.text
+        await _game(client)
+        r = await refused(client, log, 422, "malformed", path, body, ADMIN)
+        assert r.json()["detail"][0]["loc"][:2] == ["body", field], r.text
+
+
+# ------------------------------------------------------------------------------------ CORS
+async def test_cors_is_off_by_default_and_answers_only_the_configured_origins():
+    pre = {"Origin": "https://club.example", "Access-Control-Request-Method": "POST",
+           "Access-Control-Request-Headers": "authorization,content-type"}
+    async with gateway(jwt_secret=None) as (client, _):
+        r = await client.options("/games", headers=pre)
+        assert "access-control-allow-origin" not in r.headers
+        assert (r.status_code, r.json()["code"]) == (405, "method-not-allowed")
+    async with gateway(HttpLimits(cors_origins=("https://club.example",), game_rate="1/hour"),
+                       jwt_secret=None) as (client, _):
+        r = await client.options("/games", headers=pre)
+        assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "https://club.example"
+        assert "authorization" in r.headers["access-control-allow-headers"].lower()
+        r = await client.options("/games", headers={**pre, "Origin": "https://evil.example"})
+        assert r.status_code == 400 and "access-control-allow-origin" not in r.headers
+        # a refusal carries the headers too, and lets the page read Retry-After
+        h = {"Origin": "https://club.example"}
+        await client.post("/games", json={"game_id": "g1", "white": "a", "black": "b"}, headers=h)
+        r = await client.post("/games/g1/resign", json={"player_id": "a"}, headers=h)
+        assert r.status_code == 429 and r.headers["access-control-allow-origin"] == "https://club.example"
+        assert "retry-after" in r.headers["access-control-expose-headers"].lower()
+
+
+# ---------------------------------------------------------------------------- one error shape
+async def test_every_new_refusal_has_the_one_error_shape():
+    """404, 405, 422 of FastAPI's own, and the new 413 and 429: ``{"detail", "code"}``."""
+    async with gateway(HttpLimits(max_body_bytes=1024, principal_rate="1/hour")) as (client, _):
+        alice = bearer("player", "alice", ["*"])
+        answers = [await client.get("/nowhere"), await client.put("/games"),
+                   await client.post("/games", json={"white": 1}, headers=ADMIN),
+                   await client.post("/games", content=b"x" * 2000, headers=ADMIN),
+                   await client.post("/games/x/resign", json={"player_id": "alice"}, headers=alice),
+                   await client.post("/games/x/resign", json={"player_id": "alice"}, headers=alice)]
+        got = [(r.status_code, r.json()["code"], bool(r.json()["detail"])) for r in answers]
+        assert got == [(404, "not-found", True), (405, "method-not-allowed", True),
+                       (422, "malformed", True), (413, "too-large", True),
+                       (404, "not-found", True), (429, "rate-limited", True)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import types
+import re
 import typing
 from datetime import datetime, timezone
 from pathlib import Path
@@ -300,9 +301,22 @@ def _sample_value(annotation: Any, full: bool) -> Any:
 
 def _sample_model(model: type[BaseModel], full: bool) -> BaseModel:
     """An instance with every required field filled (and with ``full`` every optional one too)."""
-    values = {name: _sample_value(f.annotation, full)
+    values = {name: _sample_field(f, full)
               for name, f in model.model_fields.items() if full or f.is_required()}
     return model(**values)
+
+
+def _sample_field(f: Any, full: bool) -> Any:
+    """A field's sample value, kept within its constraints: hex digits for a hex pattern
+    (checkpoints: key id, signature, chain), one item for a tuple of at least one."""
+    value = _sample_value(f.annotation, full)
+    for meta in f.metadata:
+        hexes = re.fullmatch(r"\^\[0-9a-f\]\{(\d+)\}\$", getattr(meta, "pattern", None) or "")
+        if hexes:
+            value = "a" * int(hexes.group(1))
+        if (getattr(meta, "min_length", None) or 0) > 0 and value == ():
+            value = _sample_value(f.annotation, True)
+    return value
 
 
 def _sample_envelope(type_name: str, full: bool) -> Envelope:

@@ -4,10 +4,12 @@ public keys.
 
 What it names (each a :class:`Finding` with the stream, seq and event):
 
-- ``chain broken``: a message whose ``chain`` is not SHA-256 of the previous message's chain
-  and its own canonical bytes: it was edited, or the message before it was deleted or moved
-  (an edited message breaks at itself only; a deletion or a move also shows as a seq gap or
-  repeat, found by :func:`services.tools.audit.rederive`);
+- ``chain broken``: a message whose ``chain`` is not SHA-256 of the chain of its stream's
+  message at seq - 1 and its own canonical bytes: it was edited (an edit breaks at the edited
+  message only), the message before it is missing (deleted), or it is a second message at a
+  seq (a fork; the seq check of :func:`services.tools.audit.rederive` names the repeat too);
+- ``out of order``: a message placed in the log after a later seq of its stream, or before
+  an earlier one it skipped (a move: the order of the log is what the decisions followed);
 - ``chain stripped``: a message without ``chain`` after chained ones of its stream;
 - ``re-forged``: a stream whose chains are consistent but whose head at a signed seq is not
   the one signed: its messages after the previous signed head were rewritten and their chains
@@ -88,7 +90,7 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) ->
             cps.append(m)
         else:
             by_stream.setdefault(m.stream, {}).setdefault(m.seq, m)
-    _chains(messages, res)
+    _chains(messages, by_stream, res)
     signed = _signed_heads(cps, keys, res)
     for stream, heads in signed.items():
         _against_heads(stream, heads, by_stream.get(stream, {}), res)
@@ -103,28 +105,38 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) ->
     return res
 
 
-def _chains(messages: list[Envelope], res: Integrity) -> None:
-    """Each message's chain against its predecessor in the log (chain broken / stripped)."""
-    prev: dict[str, Envelope] = {}
+def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
+            res: Integrity) -> None:
+    """Each message's chain against its stream's message at seq - 1 (chain broken / stripped:
+    an edit, a deletion), and its place in the log against the seqs before it (out of order:
+    a move)."""
+    top: dict[str, int] = {}
     chained: set[str] = set()
-    streams: set[str] = set()
     for m in messages:
         if m.payload.TOPIC == CHECKPOINTS:
             continue
-        streams.add(m.stream)
-        before = prev.get(m.stream)
-        prev[m.stream] = m
+        seqs, last = by_stream[m.stream], top.get(m.stream, 0)
+        top[m.stream] = max(last, m.seq)
+        if m.seq <= last and seqs[m.seq] is m or m.seq > last + 1 and m.seq - 1 in seqs:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "out of order",
+                                        f"after seq {last} of its stream in the log"))
         if m.chain is None:
             if m.stream in chained:
                 res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain stripped",
                                             "no chain after chained messages of its stream"))
             continue
         chained.add(m.stream)
-        want = link(before.chain if before is not None else None, canonical_text(m).encode())
-        if want != m.chain:
+        before = seqs.get(m.seq - 1)
+        if m.seq > 1 and before is None:
             res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
-                                        "edited, or the message before it deleted or moved"))
-    res.unchained = len(streams - chained)
+                                        f"the message before it (seq {m.seq - 1}) is not in the "
+                                        "log: deleted"))
+        elif link(before.chain if before is not None else None,
+                  canonical_text(m).encode()) != m.chain:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
+                                        "edited, or the message before it edited"
+                                        if seqs.get(m.seq) is m else "a second message at this seq"))
+    res.unchained = len(set(top) - chained)
 
 
 def _signed_heads(cps: list[Envelope], keys, res: Integrity) -> dict[str, dict[int, str]]:

@@ -53,8 +53,9 @@ class Envelope(BaseModel):
     - ``actor``: who caused it.
     - ``chain``: the stream's hash chain at this message, 64 lower-case hex digits:
       SHA-256(previous message's ``chain`` as 32 bytes, or 32 zero bytes at seq 1 || this
-      message's canonical bytes, i.e. its JSON without ``chain``): :mod:`shared.chain`. None in
-      logs written before the chain (the audit calls them "unchained").
+      message's canonical bytes, i.e. its JSON with ``"chain":null``): :mod:`shared.chain`.
+      The last field (declared last: the canonical form relies on it). None in logs written
+      before the chain (the audit calls them "unchained").
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -5,8 +5,8 @@ Pure functions, no I/O (key loading from the environment is :mod:`shared.signing
 **Chain.** Every message carries ``chain`` (:class:`contracts.envelope.Envelope`), 64 hex
 digits: ``SHA-256(prev || canonical)`` (FIPS 180-4), where ``prev`` is the 32 bytes of the
 previous message of the same stream (seq - 1) or :data:`GENESIS` at seq 1, and ``canonical`` is
-the message's JSON without ``chain`` (:func:`canonical`: the bytes the writer serialises
-anyway, so the move path hashes what it already has). A stream has one writer, which knows its
+the message's JSON with ``"chain":null`` (:func:`canonical_text`: the bytes the writer
+serialises anyway, so the move path hashes what it already has). A stream has one writer, which knows its
 head: the processes keep theirs in their state (so snapshots carry it and a restored instance
 continues the chain); a gateway writes only streams named after its own instance id and
 starts new ones after a restart or an uncertain publish, so it knows the heads of its command
@@ -37,16 +37,22 @@ from contracts.envelope import Actor, Envelope
 from contracts.messages import StreamHead, StreamsCheckpointed, envelope
 
 GENESIS = bytes(32)
-_NO_CHAIN = frozenset({"chain"})
+_CHAIN_KEY = ',"chain":"'
+_NULL_TAIL = ',"chain":null}'
 CHECKPOINTER = Actor(kind="service", id="checkpoint")
 #: A head as the processes keep it: ``(stream, seq, chain hex)``.
 Head = tuple[str, int, str]
 
 
 def canonical_text(msg: Envelope) -> str:
-    """The message's JSON without ``chain`` (pydantic's serialisation, fields in declaration
-    order): what the chain hashes, as text."""
-    return msg.model_dump_json(exclude=_NO_CHAIN)
+    """What the chain hashes, as text: the message's JSON (pydantic's serialisation, fields in
+    declaration order) with ``"chain":null``, its last key (a test keeps it last). For a
+    message not chained yet that is the serialisation the writer makes anyway (the size
+    check), so the move path pays no second one."""
+    text = msg.model_dump_json()
+    if msg.chain is None:
+        return text
+    return text[:text.rindex(_CHAIN_KEY)] + _NULL_TAIL
 
 
 def link(prev: str | None, data: bytes) -> str:
@@ -138,8 +144,8 @@ def verify(msg: Envelope, keys: dict[str, Ed25519PublicKey]) -> str | None:
     return None
 
 
-#: What a message's ``"chain":"<64 hex>"`` adds to its canonical JSON, in bytes.
-CHAIN_BYTES = len(',"chain":""') + 64
+#: What a message's ``"chain":"<64 hex>"`` adds to its canonical JSON (``"chain":null``), in bytes.
+CHAIN_BYTES = 64 + 2 - len("null")
 #: Decisions after which their aggregate is checkpointed at once (a game's or an event's end).
 ENDINGS = frozenset({"GameEnded", "TournamentFinished"})
 

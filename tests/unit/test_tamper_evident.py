@@ -15,6 +15,7 @@ from contracts.messages import LOG_TOPICS
 from services.tools.audit import _caused_by, audit
 from services.tools.embedded import arbiter_client
 from services.tools.integrity import check
+from services.tools.logio import export_messages
 from shared.chain import chained
 from shared.signing import new_key, verify_keys
 from shared.system import make_processor
@@ -33,18 +34,17 @@ def keys(monkeypatch):
     return verify_keys([public])
 
 
-async def _played() -> list:
-    """A chess game g1 on the embedded Arbiter: six moves, then Black resigns (identity off:
-    the actor is the player named)."""
-    async with arbiter_client("memory", ticks=False) as c:
-        assert (await c.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob",
+async def _played(bus: str = "memory", gid: str = "g1") -> list:
+    """The log of a chess game ``gid`` on the embedded Arbiter on ``bus``: six moves, then Black
+    resigns (identity off: the actor is the player named)."""
+    async with arbiter_client(bus, ticks=False) as c:
+        assert (await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob",
                                              "time_control": "300+2"})).status_code == 200
         for k, mv in enumerate(MOVES):
-            r = await c.post("/games/g1/moves", json={"player_id": ("alice", "bob")[k % 2], "move": mv})
+            r = await c.post(f"/games/{gid}/moves", json={"player_id": ("alice", "bob")[k % 2], "move": mv})
             assert r.status_code == 200, r.text
-        assert (await c.post("/games/g1/resign", json={"player_id": "bob"})).status_code == 200
-        log = c.arbiter_log
-    return await log.read_many(LOG_TOPICS)
+        assert (await c.post(f"/games/{gid}/resign", json={"player_id": "bob"})).status_code == 200
+    return await export_messages(bus, f"game-{gid}") if bus != "memory" else await c.arbiter_log.read_many(LOG_TOPICS)
 
 
 def _named(res) -> set:
@@ -168,3 +168,10 @@ async def test_a_restored_processor_continues_every_chain(keys):
     out += [d for m in inputs[half:] for d in restored.decide(m)]
     recorded = [m for m in log if m.actor.kind == "service" and m.type != "StreamsCheckpointed"]
     assert [(m.stream, m.seq, m.chain) for m in out] == [(m.stream, m.seq, m.chain) for m in recorded]
+
+
+def test_the_chain_is_every_messages_last_field():
+    """:func:`shared.chain.canonical_text` cuts a chained message's JSON at its last key."""
+    from contracts.messages import MESSAGE_TYPES
+
+    assert {list(cls.model_fields)[-1] for cls in MESSAGE_TYPES.values()} == {"chain"}

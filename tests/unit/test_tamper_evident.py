@@ -175,3 +175,35 @@ def test_the_chain_is_every_messages_last_field():
     from contracts.messages import MESSAGE_TYPES
 
     assert {list(cls.model_fields)[-1] for cls in MESSAGE_TYPES.values()} == {"chain"}
+
+
+def test_arbiter_audit_prints_each_finding_and_fails_on_one(keys, tmp_path, monkeypatch):
+    """``arbiter audit --log F --verify-key K``: exit 0 and 0 findings on the untouched export,
+    exit 1 with an INTEGRITY line naming the edited command; a key that is not one is refused
+    by name; ``arbiter signing-key`` prints a pair the audit takes."""
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    import asyncio
+
+    from shared.chain import public_text
+
+    log = asyncio.run(_played())
+    public = public_text(next(iter(keys.values())))
+    clean, forged = tmp_path / "clean.ndjson", tmp_path / "forged.ndjson"
+    clean.write_text("".join(m.model_dump_json() + "\n" for m in log))
+    i = _index(log, "Resign")
+    log[i] = log[i].model_copy(update={"actor": log[i].actor.model_copy(update={"id": "alice"})})
+    forged.write_text("".join(m.model_dump_json() + "\n" for m in log))
+    monkeypatch.setenv("COLUMNS", "400")
+    r = CliRunner().invoke(app, ["audit", "--log", str(clean), "--verify-key", public])
+    assert r.exit_code == 0 and "0 difference(s)" in r.output and "0 integrity finding(s)" in r.output, r.output
+    r = CliRunner().invoke(app, ["audit", "--log", str(forged), "--verify-key", public])
+    assert r.exit_code == 1 and f"INTEGRITY {log[i].stream} seq {log[i].seq}" in r.output, r.output
+    assert "chain broken" in r.output and "1 integrity finding(s)" in r.output
+    r = CliRunner().invoke(app, ["audit", "--log", str(clean), "--verify-key", "abc"])
+    assert r.exit_code != 0 and "must be base64 of 32 bytes" in r.output
+    pair = dict(line.split("=", 1) for line in CliRunner().invoke(app, ["signing-key"]).output.split())
+    assert set(pair) == {"ARBITER_SIGNING_KEY", "ARBITER_VERIFY_KEYS"}
+    assert verify_keys([pair["ARBITER_VERIFY_KEYS"]])

@@ -6,8 +6,8 @@ Pure functions, no I/O (key loading from the environment is :mod:`shared.signing
 digits: ``SHA-256(prev || canonical)`` (FIPS 180-4), where ``prev`` is the 32 bytes of the
 previous message of the same stream (seq - 1) or :data:`GENESIS` at seq 1, and ``canonical`` is
 the message's JSON with ``"chain":null`` (:func:`canonical_text`: the bytes the writer
-serialises anyway, so the move path hashes what it already has). A stream has one writer, which knows its
-head: the processes keep theirs in their state (so snapshots carry it and a restored instance
+serialises anyway, so the move path hashes what it already has). A stream has one writer,
+which knows its head: the processes keep theirs in their state (so snapshots carry it and a restored instance
 continues the chain); a gateway writes only streams named after its own instance id and
 starts new ones after a restart or an uncertain publish, so it knows the heads of its command
 streams without reading the log. An edited, deleted or reordered message breaks the chain at
@@ -165,7 +165,8 @@ class ChainBook:
         self.heads: dict[str, tuple[int, str]] = {}
         self.pending: dict[str, dict[str, tuple[int, str]]] = {}
         self.count: dict[str, int] = {}
-        self.ready: set[str] = set()
+        self.touched: set[str] = set()  # aggregates noted since the last :meth:`due`
+        self.ended: set[str] = set()
         self.issued: dict[str, int] = {}
 
     def seal(self, msg: Envelope, text: str | None = None) -> Envelope:
@@ -194,7 +195,7 @@ class ChainBook:
 
     def end(self, aggregate: str) -> None:
         """``aggregate`` ended: checkpoint it at the next :meth:`due`."""
-        self.ready.add(aggregate)
+        self.ended.add(aggregate)
 
     def _note(self, msg: Envelope) -> None:
         agg = msg.stream.split(".", 1)[0]
@@ -202,23 +203,22 @@ class ChainBook:
         if streams is None:
             streams = self.pending[agg] = {}
         streams[msg.stream] = (msg.seq, msg.chain)
-        n = self.count[agg] = self.count.get(agg, 0) + 1
-        if n >= self.every_hint:
-            self.ready.add(agg)
-
-    every_hint = 64  # set per process by :meth:`due`'s ``every``
+        self.count[agg] = self.count.get(agg, 0) + 1
+        self.touched.add(agg)
 
     def due(self, every: int, final: bool = False) -> list[tuple[str, int, list[Head]]]:
-        """The checkpoints due: ``(aggregate, checkpoint seq, heads)`` for each aggregate that
-        reached ``every`` messages or ended since its last one; ``final``: every aggregate with
-        anything unattested (a periodic checkpoint, a graceful stop). Taken: not due again."""
-        self.every_hint = every
-        if not final and not self.ready:
-            return []
-        names = list(self.pending) if final else [a for a in self.ready if a in self.pending]
-        self.ready.clear()
+        """The checkpoints due: ``(aggregate, checkpoint seq, heads)`` for each aggregate with
+        ``every`` messages noted, or ended, since its last one; ``final``: every aggregate with
+        anything not attested (a periodic checkpoint, a graceful stop). Taken: not due again."""
+        if final:
+            names = list(self.pending)
+        else:
+            names = [a for a in self.touched if a in self.pending
+                     and (a in self.ended or self.count[a] >= every)]
+        self.touched.clear()
+        self.ended.difference_update(names)
         out = []
-        for agg in names:
+        for agg in sorted(names):
             heads = [(s, q, c) for s, (q, c) in self.pending.pop(agg).items()]
             self.count.pop(agg, None)
             seq = self.issued[agg] = self.issued.get(agg, 0) + 1

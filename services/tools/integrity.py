@@ -6,8 +6,10 @@ What it names (each a :class:`Finding` with the stream, seq and event):
 
 - ``chain broken``: a message whose ``chain`` is not SHA-256 of the chain of its stream's
   message at seq - 1 and its own canonical bytes: it was edited (an edit breaks at the edited
-  message only), the message before it is missing (deleted), or it is a second message at a
-  seq (a fork; the seq check of :func:`services.tools.audit.rederive` names the repeat too);
+  message only), or the message before it is missing (deleted);
+- ``forked``: a second, different message at a seq of its stream (two writers: a zombie
+  instance that was not fenced; the seq check of the re-derivation names the repeat too;
+  the same message twice, a redelivery, is not a fork);
 - ``out of order``: a message placed in the log after a later seq of its stream, or before
   an earlier one it skipped (a move: the order of the log is what the decisions followed);
 - ``chain stripped``: a message without ``chain`` after chained ones of its stream;
@@ -111,13 +113,16 @@ def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
     an edit, a deletion), and its place in the log against the seqs before it (out of order:
     a move)."""
     top: dict[str, int] = {}
+    seen: set[tuple[str, int]] = set()
     chained: set[str] = set()
     for m in messages:
         if m.payload.TOPIC == CHECKPOINTS:
             continue
         seqs, last = by_stream[m.stream], top.get(m.stream, 0)
         top[m.stream] = max(last, m.seq)
-        if m.seq <= last and seqs[m.seq] is m or m.seq > last + 1 and m.seq - 1 in seqs:
+        again = (m.stream, m.seq) in seen
+        seen.add((m.stream, m.seq))
+        if m.seq <= last and not again or m.seq > last + 1 and m.seq - 1 in seqs:
             res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "out of order",
                                         f"after seq {last} of its stream in the log"))
         if m.chain is None:
@@ -126,6 +131,12 @@ def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
                                             "no chain after chained messages of its stream"))
             continue
         chained.add(m.stream)
+        first = seqs[m.seq]
+        if first is not m and first.chain != m.chain:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "forked",
+                                        f"a second message at this seq, other than event "
+                                        f"{first.event_id}: two writers"))
+            continue
         before = seqs.get(m.seq - 1)
         if m.seq > 1 and before is None:
             res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
@@ -134,8 +145,7 @@ def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
         elif link(before.chain if before is not None else None,
                   canonical_text(m).encode()) != m.chain:
             res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
-                                        "edited, or the message before it edited"
-                                        if seqs.get(m.seq) is m else "a second message at this seq"))
+                                        "edited, or the message before it edited"))
     res.unchained = len(set(top) - chained)
 
 

@@ -141,6 +141,19 @@ async def test_a_reordering_and_a_deletion_are_named(keys):
     assert _named(check(deleted, keys)) == {("game-g1", 4, "chain broken")}
 
 
+async def test_a_second_writer_forking_a_stream_is_named(keys):
+    """A zombie that was not fenced writes its own decision at a seq, chained correctly after
+    the same head: named as a fork (a redelivered copy is not)."""
+    log = await _played()
+    i = _index(log, "MoveAccepted", seq=3)
+    book = make_processor("game").chains
+    book.heads["game-g1"] = (2, log[_index(log, "MoveAccepted", seq=2)].chain)
+    other = book.seal(log[i].model_copy(update={"chain": None, "payload": log[i].payload.model_copy(
+        update={"san": "Nh3"})}))
+    assert _named(check(log[:i + 1] + [other] + log[i + 1:], keys)) == {("game-g1", 3, "forked")}
+    assert check(log[:i + 1] + [log[i]] + log[i + 1:], keys).findings == []
+
+
 async def test_a_log_without_chains_is_unchained_not_forged(keys):
     log = await _played()
     old = [m.model_copy(update={"chain": None}) for m in log if m.type != "StreamsCheckpointed"]

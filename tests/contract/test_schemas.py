@@ -7,7 +7,7 @@
 - :func:`contracts.compat.incompatible_changes` detects what it should (hand-written schemas);
 - every message type round-trips through JSON and ``parse_message`` and validates against its
   committed JSON Schema and ``message.json``;
-- ``asyncapi.json`` describes the four topics.
+- ``asyncapi.json`` describes the log's five topics.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from contracts.compat import incompatible_changes
 from contracts.envelope import Actor, Envelope
-from contracts.messages import MESSAGE_TYPES, PAYLOAD_TYPES, TOPICS, envelope, parse_message
+from contracts.messages import LOG_TOPICS, MESSAGE_TYPES, PAYLOAD_TYPES, TOPICS, envelope, parse_message
 from contracts.schemagen import TYPE_FILE_RE, write_all
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "contracts" / "schemas"
@@ -367,16 +367,16 @@ def test_committed_schema_rejects_wrong_payload():
 
 
 # -------------------------------------------------------------------------------- (e) AsyncAPI
-def test_asyncapi_lists_the_four_topics():
+def test_asyncapi_lists_the_topics_of_the_log():
     doc = _load(SCHEMAS / "asyncapi.json")
     assert doc["asyncapi"].startswith("3.")
     addresses = {ch["address"] for ch in doc["channels"].values()}
-    assert addresses == set(TOPICS) == {
+    assert addresses == set(LOG_TOPICS) == {
         "arbiter.game.commands", "arbiter.game.events",
-        "arbiter.tournament.commands", "arbiter.tournament.events"}
+        "arbiter.tournament.commands", "arbiter.tournament.events", "arbiter.checkpoints"}
     actions = {(op["channel"]["$ref"].rsplit("/", 1)[-1], op["action"])
                for op in doc["operations"].values()}
-    for topic in TOPICS:
+    for topic in LOG_TOPICS:
         assert (f"{topic}:subscribe", "receive") in actions
         assert (f"{topic}:publish", "send") in actions
 
@@ -390,3 +390,5 @@ def test_asyncapi_messages_name_every_type_of_their_topic():
             union = schemas[f"{topic}:{role}:Message:Payload"]
             refs = {m["$ref"].rsplit("/", 1)[-1] for m in union["oneOf"]}
             assert refs == expected, (topic, role)
+    checkpoint = doc["components"]["messages"]["arbiter.checkpoints:publish:Message"]["payload"]
+    assert checkpoint == {"$ref": "#/components/schemas/StreamsCheckpointedMessage"}  # its one type

@@ -68,9 +68,9 @@ from contracts.messages import (
     ReportAbsence, ReportArrival, Resign, ResumeClock, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     PlayerId, envelope,
 )
+from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
-from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
 from services.gateway import identity, readmodel
 from services.gateway.identity import AuthError, Principal, tokens_equal

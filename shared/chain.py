@@ -169,6 +169,11 @@ class ChainBook:
         self.ended: set[str] = set()
         self.issued: dict[str, int] = {}
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled from a snapshot that other code wrote: what it lacks starts empty."""
+        self.__init__()
+        self.__dict__.update(state)
+
     def seal(self, msg: Envelope, text: str | None = None) -> Envelope:
         """``msg`` (a message this process writes next on its stream) chained after the
         stream's head, noted as the new head."""

@@ -225,3 +225,13 @@ def test_arbiter_audit_prints_each_finding_and_fails_on_one(keys, tmp_path, monk
     pair = dict(line.split("=", 1) for line in CliRunner().invoke(app, ["signing-key"]).output.split())
     assert set(pair) == {"ARBITER_SIGNING_KEY", "ARBITER_VERIFY_KEYS"}
     assert verify_keys([pair["ARBITER_VERIFY_KEYS"]])
+
+
+def test_chain_bookkeeping_from_other_code_is_completed():
+    """A snapshot written by other code may lack some of the bookkeeping (an upgrade): it
+    starts empty, the heads are kept."""
+    from shared.chain import ChainBook
+
+    book = ChainBook.__new__(ChainBook)
+    book.__setstate__({"heads": {"game-g1": (3, "ab" * 32)}})
+    assert book.heads == {"game-g1": (3, "ab" * 32)} and book.due(1, final=True) == []

@@ -225,7 +225,7 @@ def test_timers_wait_until_the_partition_has_decided_its_inputs_to_the_end_of_th
 
     host.consumer = Positions()
     fired = []
-    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [])
+    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [], chains=ChainBook())
     topic = host.inputs[0]
     part = kh._Part(2, proc, offsets={topic: 2}, ends={topic: 3})  # the late move at offset 2
     host._decide(part, [])

@@ -51,6 +51,11 @@ class Envelope(BaseModel):
       receive time).
     - ``causation_id``/``correlation_id``: the message that caused this one / the original request.
     - ``actor``: who caused it.
+    - ``chain``: the stream's hash chain at this message, 64 lower-case hex digits:
+      SHA-256(previous message's ``chain`` as 32 bytes, or 32 zero bytes at seq 1 || this
+      message's canonical bytes, i.e. its JSON with ``"chain":null``): :mod:`shared.chain`.
+      The last field (declared last: the canonical form relies on it). None in logs written
+      before the chain (the audit calls them "unchained").
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -64,6 +69,7 @@ class Envelope(BaseModel):
     correlation_id: UUID | None = None
     actor: Actor
     payload: Payload
+    chain: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
 
     @field_validator("occurred_at")
     @classmethod

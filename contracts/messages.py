@@ -27,6 +27,11 @@ GAME_EVENTS = "arbiter.game.events"
 TOURNAMENT_COMMANDS = "arbiter.tournament.commands"
 TOURNAMENT_EVENTS = "arbiter.tournament.events"
 TOPICS = (GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS)
+#: Signed checkpoints of the streams' hash chains (:class:`StreamsCheckpointed`): attestations,
+#: not decisions; no process reads them, export-log and the audit do.
+CHECKPOINTS = "arbiter.checkpoints"
+#: Every topic of the log as export-log and the audit read it.
+LOG_TOPICS = TOPICS + (CHECKPOINTS,)
 
 Colour = Literal["white", "black"]
 #: The game played. Xiangqi seats: Red is the ``white`` seat (moves first), Black the ``black`` seat.
@@ -1097,6 +1102,30 @@ class RepetitionRuled(_GEvt):
     detail: str = ""
 
 
+class StreamHead(BaseModel):
+    """One stream's head as a checkpoint attests it: the ``chain`` of its message ``seq``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    stream: str = Field(min_length=1, max_length=200)
+    seq: int = Field(ge=1)
+    chain: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class StreamsCheckpointed(Payload):
+    """A signed checkpoint of one aggregate's streams (envelope stream
+    ``<aggregate>.checkpoints``; its seq counts the signer's checkpoints and may repeat after a
+    restore: it is an attestation, not a decision, and the audit does not re-derive it).
+    ``heads``: the heads of the aggregate's streams the signing process wrote or consumed since
+    its previous checkpoint; ``key_id``: the first 16 hex digits of SHA-256 of the raw Ed25519
+    public key; ``signature``: Ed25519 (RFC 8032) over :func:`shared.chain.signed_bytes`, hex.
+    The audit verifies it only with a public key it was given, never one found in the log."""
+
+    TOPIC = CHECKPOINTS
+    key_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    heads: tuple[StreamHead, ...] = Field(min_length=1, max_length=10_000)
+    signature: str = Field(pattern=r"^[0-9a-f]{128}$")
+
+
 PAYLOADS: tuple[type[Payload], ...] = (
     CreateTournament, RegisterPlayer, DrawLots, StartRound,
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
@@ -1111,7 +1140,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     PenaltyApplied, RepetitionRuled, DeadStonesProposed, ScoringAgreed, PlayResumed,
     DeadStonesRuled, GameScored, ReportArrival, RuleEndlessCycle, ArrivalReported,
     EndlessCycleFound, EndlessCycleRuled, ArbiterCalled, StoneRemovalExpired,
-    PauseClock, ResumeClock, ClockPaused, ClockResumed,
+    PauseClock, ResumeClock, ClockPaused, ClockResumed, StreamsCheckpointed,
 )
 
 

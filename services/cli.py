@@ -586,25 +586,40 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
           bus: Optional[str] = typer.Option(None, help=BUS_HELP),
           stream: Optional[str] = typer.Option(None, help="aggregate to audit with --bus "
                                                "(left out: every game and tournament of the log)"),
-          json_out: Optional[Path] = typer.Option(None, "--json")):
-    """Re-derive every decision from the log's commands and print each difference (exit 0 when
-    there is none): an NDJSON export, one aggregate of a bus, or a bus's whole log."""
+          json_out: Optional[Path] = typer.Option(None, "--json"),
+          verify_key: list[str] = typer.Option([], "--verify-key", help="an Ed25519 public key "
+                                               "(base64) trusted for checkpoints; repeatable; "
+                                               "with ARBITER_VERIFY_KEYS")):
+    """Re-derive every decision from the log's commands and print each difference, verify every
+    stream's hash chain and the signed checkpoints and print each integrity finding (exit 0 when
+    there is neither): an NDJSON export, one aggregate of a bus, or a bus's whole log."""
     import os
 
     from services.tools.audit import audit as run_audit
+    from services.tools.integrity import check
     from services.tools.logio import audit_input, read_ndjson
+    from shared.config import ConfigError
     from shared.heap import paused_gc
+    from shared.signing import verify_keys
     if (log is None) == (bus is None):
         _fail("give --log FILE, or --bus URL (with --stream ID for one game or tournament)")
+    try:
+        keys = verify_keys(verify_key)
+    except ConfigError as e:
+        _fail(str(e))
     with paused_gc():  # reading and re-deriving make next to no garbage cycles
         try:
             msgs, pending = (read_ndjson(log), {}) if log else _run(audit_input(bus, stream))
         except ValueError as e:
             _fail(str(e))
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1, pending=pending))
+        integrity = check(msgs, keys)
     decisions = sum(1 for m in msgs if m.payload.KIND == "event")
     for d in diffs:
         out.print(f"[red]DIFF[/red] {d}")
+    for f in integrity.findings:
+        out.print(f"[red]INTEGRITY[/red] {f}")
+    out.print(integrity.summary())
     undecided = _not_decided_yet(msgs, pending)
     out.print(f"audited {len(msgs)} messages, {decisions} decisions: {len(diffs)} difference(s)"
               + ("; left out, not decided yet when read (a live log): "
@@ -615,8 +630,25 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
             out.print(f"[yellow]{name} has not decided an input received {u['oldest_s']} s before "
                       f"the read: is it running? (`arbiter up` / its /healthz)[/yellow]")
     _write_json(json_out, {"messages": len(msgs), "differences": [d.as_dict() for d in diffs],
-                           "not_decided_yet": undecided})
-    raise typer.Exit(1 if diffs else 0)
+                           "not_decided_yet": undecided,
+                           "integrity": {"findings": [f.as_dict() for f in integrity.findings],
+                                         "unchained_streams": integrity.unchained,
+                                         "unattested_messages": integrity.unattested,
+                                         "checkpoints": integrity.checkpoints,
+                                         "trusted_checkpoints": integrity.trusted,
+                                         "signatures_checked": integrity.signatures_checked}})
+    raise typer.Exit(1 if diffs or integrity.findings else 0)
+
+
+@app.command("signing-key")
+def signing_key_cmd():
+    """Make an Ed25519 key pair for the checkpoints: ARBITER_SIGNING_KEY (give it to the game
+    and tournament processes, keep it secret) and its public key (for ARBITER_VERIFY_KEYS /
+    ``arbiter audit --verify-key``)."""
+    from shared.signing import new_key
+
+    private, public = new_key()
+    sys.stdout.write(f"ARBITER_SIGNING_KEY={private}\nARBITER_VERIFY_KEYS={public}\n")
 
 
 def _not_decided_yet(msgs: list, pending: dict[str, set]) -> dict[str, dict]:

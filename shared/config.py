@@ -5,7 +5,9 @@ There is no default secret: without ``ARBITER_ADMIN_TOKEN`` or ``ARBITER_JWT_SEC
 gateway's arbiter endpoints are open, so a gateway that has neither refuses to listen beyond the
 loopback interface (:func:`require_for_address`); with ``ARBITER_JWT_SECRET`` every write needs a
 bearer token or the admin token (:mod:`services.gateway.identity`); without
-``ARBITER_SNAPSHOT_KEY`` a process's snapshots serve only itself (:mod:`shared.sealing`).
+``ARBITER_SNAPSHOT_KEY`` a process's snapshots serve only itself (:mod:`shared.sealing`);
+without ``ARBITER_SIGNING_KEY`` a game or tournament process signs its checkpoints with a key of
+its own that it logs (loopback only: beyond it, it refuses to start) (:mod:`shared.signing`).
 """
 from __future__ import annotations
 
@@ -37,6 +39,12 @@ class Settings(BaseSettings):
     snapshot_key: SecretStr | None = Field(None, min_length=1, description="seals snapshots; same in every process")
     snapshot_key_previous: SecretStr | None = Field(None, min_length=1, description="the key "
                                                     "before a rotation: still opens snapshots")
+    signing_key: SecretStr | None = Field(None, min_length=1, description="Ed25519 private key "
+                                          "(base64, 32 bytes) signing checkpoints; unset: loopback only")
+    verify_keys: str | None = Field(None, min_length=1, description="Ed25519 public keys (base64, "
+                                    "comma-separated) the audit trusts for checkpoints")
+    checkpoint_every: int = Field(64, ge=1, le=1_000_000,
+                                  description="an aggregate's events between signed checkpoints")
     instance_id: str | None = Field(None, min_length=1, max_length=200, description="group member id (default name-host-port)")
     load_snapshots: bool = Field(True, description="restore from snapshots (0: replay)")
     snapshot_every_s: float = Field(30.0, gt=0, allow_inf_nan=False,
@@ -98,7 +106,14 @@ def is_loopback(host: str) -> bool:
 
 def require_for_address(service: str, host: str, s: Settings) -> None:
     """Refuse (``ConfigError``) to serve the gateway beyond loopback without an admin token or
-    a JWT secret (identity on): its arbiter endpoints would be open to the network."""
+    a JWT secret (identity on): its arbiter endpoints would be open to the network; and a
+    game or tournament process beyond loopback without ``ARBITER_SIGNING_KEY``: its
+    checkpoints would be signed by a key drawn at start, which no auditor was given."""
+    if service in ("game", "tournament") and s.signing_key is None and not is_loopback(host):
+        raise ConfigError(f"the {service} process does not listen on {host} without "
+                          f"{ENV_PREFIX}SIGNING_KEY: it signs the log's checkpoints, and a key of its "
+                          "own would be one no auditor trusts (make one with `arbiter signing-key`, "
+                          "or listen on 127.0.0.1)")
     if service == "gateway" and s.admin_token is None and s.jwt_secret is None and not is_loopback(host):
         raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}ADMIN_TOKEN "
                           f"or {ENV_PREFIX}JWT_SECRET: its arbiter endpoints would be open to anyone "

@@ -71,7 +71,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaPartition
 
-from contracts.envelope import Envelope
+from contracts.envelope import Envelope, dt_of
 from shared.metrics import (
     ASSIGNED, BATCH, EMITTED, LAG, OFFLOADED, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
     TIMERS, TXN_ABORTS, TXN_SECONDS,
@@ -296,7 +296,12 @@ class KafkaHost:
     meanwhile waits and goes in one transaction: fewer round trips for the broker and this
     process under load, at most this much more latency). ``snapshot_on_stop``: a graceful
     :meth:`stop` commits the pending decisions with a snapshot of every partition (no tail to
-    decide again at the next start).
+    decide again at the next start). ``signing_key`` (default :func:`shared.signing.
+    signing_key`) signs each partition's checkpoints (:mod:`shared.chain`), written in the
+    transaction of the decisions they attest: an aggregate's after ``checkpoint_every`` of its
+    messages (``ARBITER_CHECKPOINT_EVERY``) or its end, and every aggregate's with each snapshot
+    and at a graceful stop; a fenced instance's transaction, checkpoints included, never
+    commits, so it cannot fork a chain.
     :meth:`status` reports readiness and recovery progress (``/healthz``).
     """
 
@@ -305,7 +310,13 @@ class KafkaHost:
                  snapshot_every: int = 10_000, snapshot_every_s: float = 30.0,
                  max_batch: int = 2_000, load_snapshots: bool = True,
                  instance_id: str | None = None, commit_interval_ms: int = 10,
-                 snapshot_on_stop: bool = True) -> None:
+                 snapshot_on_stop: bool = True, signing_key=None,
+                 checkpoint_every: int | None = None) -> None:
+        from shared.config import settings
+        from shared.signing import signing_key as configured_key
+
+        self.signing_key = signing_key or configured_key()
+        self.checkpoint_every = checkpoint_every or settings().checkpoint_every
         self.name, self.bootstrap, self.make_processor = name, bootstrap, make_processor
         self.ticks = ticks
         self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)
@@ -437,6 +448,7 @@ class KafkaHost:
                 continue
             txn, part.next = part.next, _Txn()
             txn.offsets = dict(part.offsets)
+            txn.out += self._checkpoints(part, final=True)
             blob = seal(zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1),
                         self.snapshot_key)
             txn.snapshot = blob if _fits(self.name, part.number, blob) else None
@@ -899,6 +911,12 @@ class KafkaHost:
             timers = part.proc.due(self.now_ms())
             txn.out += timers
             txn.timers += len(timers)
+        txn.out += self._checkpoints(part)
+
+    def _checkpoints(self, part: _Part, final: bool = False) -> list[Envelope]:
+        """``part``'s checkpoints due now (``final``: of every aggregate not attested)."""
+        return part.proc.chains.signed(self.signing_key, self.checkpoint_every,
+                                       dt_of(self.now_ms()), final)
 
     def _offloaded(self, part: _Part, m: Envelope) -> bool:
         """Whether deciding ``m`` waits for a slow pure computation started now in a forked
@@ -975,6 +993,7 @@ class KafkaHost:
             if part.snapshotting is None and not part.broken and part.inputs_since_snapshot > 0 and (
                     part.inputs_since_snapshot >= self.snapshot_every
                     or now - part.snapshot_at >= self.snapshot_every_s):
+                part.next.out += self._checkpoints(part, final=True)
                 part.snapshotting = asyncio.create_task(self._snapshot(part))
                 part.inputs_since_snapshot, part.snapshot_at = 0, now
         if self._inflight is not None or now - self._txn_at < self.commit_interval:

@@ -34,6 +34,7 @@ from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_EVENTS, GameCommandRejected, RecordGameEvent, TournamentCommandRejected,
     envelope,
 )
+from shared.chain import CHAIN_BYTES, ENDINGS, ChainBook, canonical_text
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog
 from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY, TIMERS
 
@@ -129,6 +130,10 @@ class Processor:
     only the composed cores write is left out, as its messages are delivered inside.
     ``recorded``: decisions already in the log, by event id (recovery): re-derived, they are
     delivered inside but not returned.
+    ``chains``: the hash chains of the streams it writes and what its next checkpoints attest
+    (:class:`shared.chain.ChainBook`): every decision and timer command is chained after its
+    stream's head, a pure function of the decisions before it, so the audit re-derives the
+    chain too; every input decided is noted for the checkpoint of its aggregate.
 
     :meth:`decide` returns the envelopes to append, in order. A core that raises is logged and
     counted (``arbiter_handler_errors_total``) and decides nothing for that message.
@@ -143,6 +148,7 @@ class Processor:
         self.dedupe = Deduper()
         self.seqs: dict[str, int] = {}
         self.recorded: dict[uuid.UUID, Envelope] = {}
+        self.chains = ChainBook()
         self._timer_seqs: dict[str, int] = {}
         self._actors = {c.name: Actor(kind="service", id=c.name) for c in self.cores}
         self._metrics()
@@ -159,6 +165,8 @@ class Processor:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        if "chains" not in state:  # a snapshot from before the chain: chained from here on
+            self.chains = ChainBook()
         self._metrics()
 
     def core(self, name: str) -> Core:
@@ -177,6 +185,7 @@ class Processor:
         delivers the recorded message instead of appending it again."""
         self.recorded[msg.event_id] = msg
         self.seqs[msg.stream] = max(self.seqs.get(msg.stream, 0), msg.seq)
+        self.chains.wrote(msg)
 
     def prepare(self, msg: Envelope) -> list:
         """The jobs (:class:`shared.offload.Job`) the cores reading input ``msg`` name for it
@@ -193,6 +202,7 @@ class Processor:
         if self.dedupe.seen(msg):
             return []
         t0 = time.perf_counter()
+        self.chains.consumed(msg)
         if isinstance(msg.payload, RecordGameEvent):  # a game's fact in a tournament's input
             self.dedupe.mark(msg)
             msg = msg.payload.event_envelope()
@@ -242,13 +252,16 @@ class Processor:
                     causation_id=cause.event_id, event_id=event_id,
                     correlation_id=cause.correlation_id or cause.event_id)
         d = envelope(e.payload, **meta)
-        if d.payload.TOPIC in (GAME_EVENTS, TOURNAMENT_EVENTS):
-            text = d.model_dump_json()
-            if len(text) * 4 > MAX_EVENT_BYTES and (size := len(text.encode())) > MAX_EVENT_BYTES:
-                log.error("%s: %s on %s is %d bytes, over %d: refused in its place (cause %s %s)",
-                          service, d.type, d.stream, size, MAX_EVENT_BYTES, cause.type, cause.event_id)
-                d = envelope(_refusal(cause, d, size), **meta)
-        return d
+        text = canonical_text(d)
+        if d.payload.TOPIC in (GAME_EVENTS, TOURNAMENT_EVENTS) and len(text) * 4 > MAX_EVENT_BYTES \
+                and (size := len(text.encode()) + CHAIN_BYTES) > MAX_EVENT_BYTES:
+            log.error("%s: %s on %s is %d bytes, over %d: refused in its place (cause %s %s)",
+                      service, d.type, d.stream, size, MAX_EVENT_BYTES, cause.type, cause.event_id)
+            d = envelope(_refusal(cause, d, size), **meta)
+            text = canonical_text(d)
+        if d.type in ENDINGS:
+            self.chains.end(d.aggregate)
+        return self.chains.seal(d, text)
 
     # --------------------------------------------------------------------------- timers
     def next_deadline(self) -> int | None:
@@ -271,8 +284,8 @@ class Processor:
                 stream = stream_for(f"game-{p.game_id}", "timer")
                 seq = self._timer_seqs[stream] = max(self._timer_seqs.get(stream, 0),
                                                      self.dedupe.last(stream)) + 1
-                out.append(envelope(p, stream=stream, seq=seq, occurred_at=dt_of(now_ms),
-                                    actor=self._actors[c.name]))
+                out.append(self.chains.seal(envelope(p, stream=stream, seq=seq, occurred_at=dt_of(now_ms),
+                                                     actor=self._actors[c.name])))
         return out
 
 
@@ -287,10 +300,20 @@ class ServiceHost:
     on before a crash is acted on at restart whatever offset was committed. Offsets only bound
     the redelivery after recovery, which the deduper skips. ``"periodic"`` (the default) commits
     in the background; ``"after"`` commits each message after its decisions are published.
+
+    Checkpoints (:mod:`shared.chain`): after each input, those due (``checkpoint_every``
+    messages of an aggregate, or its end), and at :meth:`stop` every aggregate's, signed with
+    ``signing_key`` (default :func:`shared.signing.signing_key`).
     """
 
     def __init__(self, processor: Processor, log: EventLog, *, ticks: bool = False,
-                 now_ms: Callable[[], int] | None = None, commit: str = "periodic") -> None:
+                 now_ms: Callable[[], int] | None = None, commit: str = "periodic",
+                 signing_key=None, checkpoint_every: int | None = None) -> None:
+        from shared.config import settings
+        from shared.signing import signing_key as configured_key
+
+        self.signing_key = signing_key or configured_key()
+        self.checkpoint_every = checkpoint_every or settings().checkpoint_every
         self.processor = processor
         self.commit = commit
         self.log = log
@@ -332,8 +355,16 @@ class ServiceHost:
             for d in out:
                 await self.log.publish(d.payload.TOPIC, d)
                 EMITTED.labels(self.name, d.type).inc()
+            await self.publish_checkpoints()
         if self.ticks and out:
             self._wake.set()
+
+    async def publish_checkpoints(self, final: bool = False) -> None:
+        """Sign and publish the checkpoints due (``final``: of every aggregate with anything
+        not attested yet)."""
+        for cp in self.processor.chains.signed(self.signing_key, self.checkpoint_every,
+                                               dt_of(self.now_ms()), final):
+            await self.log.publish(cp.payload.TOPIC, cp)
 
     async def publish_due(self) -> int:
         """Publish the timer commands due now; returns how many."""
@@ -365,9 +396,16 @@ class ServiceHost:
             self._timer = asyncio.create_task(self._tick_loop(), name=f"tick-{self.name}")
 
     async def stop(self) -> None:
+        """Stop the timer and checkpoint every aggregate with anything not attested yet (a
+        log that is not running any more may not be writable: then nothing is)."""
         if self._timer:
             self._timer.cancel()
             await asyncio.gather(self._timer, return_exceptions=True)
             self._timer = None
+        async with self._lock:
+            try:
+                await self.publish_checkpoints(final=True)
+            except Exception:  # the log is gone: the tail stays unattested (README)
+                log.warning("%s: last checkpoints not published", self.name, exc_info=True)
 
 

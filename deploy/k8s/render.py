@@ -26,6 +26,8 @@ ADMIN_TOKEN = {"name": "ARBITER_ADMIN_TOKEN",   # Secret created by the operator
                "valueFrom": {"secretKeyRef": {"name": "arbiter-admin", "key": "token"}}}
 SNAPSHOT_KEY = {"name": "ARBITER_SNAPSHOT_KEY",  # every process: snapshots are sealed with it
                 "valueFrom": {"secretKeyRef": {"name": "arbiter-snapshots", "key": "key"}}}
+SIGNING_KEY = {"name": "ARBITER_SIGNING_KEY",  # game, tournament: they sign the log's checkpoints
+               "valueFrom": {"secretKeyRef": {"name": "arbiter-signing", "key": "key"}}}
 
 
 def labels(name: str) -> dict:
@@ -44,7 +46,7 @@ def deployment(name: str, port: int) -> dict:
         "command": ["python", "-m", f"services.{name}", "--bus", "$(ARBITER_BUS)",
                     "--host", "0.0.0.0", "--port", str(port)],
         "envFrom": [{"configMapRef": {"name": "arbiter-config"}}],
-        "env": [ADMIN_TOKEN, SNAPSHOT_KEY] if name == "gateway" else [SNAPSHOT_KEY],
+        "env": [ADMIN_TOKEN, SNAPSHOT_KEY] if name == "gateway" else [SNAPSHOT_KEY, SIGNING_KEY],
         "ports": [{"name": "http", "containerPort": port}],
         # Started and alive: the HTTP server answers. /metrics is 200 whether or not the instance
         # is ready, so restoring partitions (at start or after a rebalance) never gets a pod killed.

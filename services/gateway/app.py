@@ -5,6 +5,9 @@
   (``arbiter.tournament.commands``), gap-free ``seq`` from 1 per stream, ``<inst>`` an id drawn
   when the process starts: any number of gateways run side by side, each stream has one writer.
   The order that counts is the topic partition's, where all of an aggregate's commands meet.
+- Chains every command stream (``chain``, :mod:`shared.chain`): each is written by this
+  instance alone, so it knows the head; it signs nothing (the deciding process attests the
+  heads it consumed), so no signing key lives in the process that faces the network.
 - Stamps every command with its receive time (``occurred_at``, DESIGN.md invariant 2) and its
   actor. Identity on (``jwt_secret``, ARBITER_JWT_SECRET): every write needs a bearer token
   (``Authorization: Bearer <JWT>``) or the administrator's ``X-Arbiter-Token``, else 401; the
@@ -65,6 +68,7 @@ from contracts.messages import (
     ReportAbsence, ReportArrival, Resign, ResumeClock, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     PlayerId, envelope,
 )
+from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
@@ -305,6 +309,7 @@ class Gateway:
         self.instance = secrets.token_hex(4)
         self._forget_snapshot()  # rm, dedupe, restored, snapshot_applied, snapshot_messages
         self.seqs: dict[str, int] = {}
+        self.heads: dict[str, str] = {}  # command stream -> the chain of its last command
         self.streams: dict[str, str] = {}  # aggregate -> its command stream, after an uncertain publish
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.waiters: dict[uuid.UUID, tuple[str, asyncio.Future]] = {}
@@ -554,9 +559,12 @@ class Gateway:
                                correlation_id=corr)
             except ValidationError as exc:
                 raise HTTPError(422, _validation_detail(exc)) from None
-            if (size := len(msg.model_dump_json().encode())) > MAX_EVENT_BYTES:
+            text = canonical_text(msg)
+            if (size := len(text.encode()) + CHAIN_BYTES) > MAX_EVENT_BYTES:
                 raise HTTPError(413, f"the command is {size:,} bytes of JSON, over the event log's "
                                      f"limit of {MAX_EVENT_BYTES:,}", code="too-large")
+            # this instance is the stream's only writer and knows its head (shared.chain)
+            msg = chained(msg, self.heads.get(stream), text)
             self.waiters[msg.event_id] = (aggregate, fut)
             self.publishing[msg.event_id] = time.monotonic()
             try:
@@ -578,7 +586,7 @@ class Gateway:
             finally:
                 self.publishing.pop(msg.event_id, None)
             self.publish_failed = None
-            self.seqs[stream] = seq
+            self.seqs[stream], self.heads[stream] = seq, msg.chain
             # The read model knows the command at once (a just-created game is not a 404); the
             # subscription's copy is skipped by the deduper.
             self.ingest(msg)

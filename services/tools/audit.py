@@ -18,6 +18,12 @@ log and nothing else: a decision re-derived for another aggregate (the replay ga
 endless-cycle ruling starts, 1988 art. 20.3, has its own log: ``export-log --stream
 game-<id>-replay1``) is outside the log audited and is not compared, so the audit of any
 ``export-log`` selection of an untouched log finds 0 differences.
+
+Signed checkpoints (:class:`contracts.messages.StreamsCheckpointed`) are attestations, not
+decisions: they are left out here and verified, with every stream's hash chain, by
+:func:`services.tools.integrity.check` (``arbiter audit`` runs both). The chain of a
+re-derived decision is re-derived too, but not compared field by field: a chain that differs
+is the integrity check's finding, named once.
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
 from contracts.envelope import Envelope
-from contracts.messages import GameStarted
+from contracts.messages import CHECKPOINTS, GameStarted
 from shared.differences import Difference, compare
 from shared.heap import paused_gc
 from shared.system import SERVICES, make_processor
@@ -48,6 +54,7 @@ def rederive(messages: list[Envelope], workers: int = 1, min_parallel: int = 20_
     (:func:`services.tools.logio.audit_input`): they are not decided again, and the recorded
     decisions they caused, directly or through others, are not compared."""
     global _PENDING
+    messages = [m for m in messages if m.payload.TOPIC != CHECKPOINTS]
     # per process: its undecided inputs, and they with everything they caused (once, over the
     # whole log: the forked workers inherit it)
     _PENDING = {name: (skip, _caused_by(messages, skip)) for name, skip in (pending or {}).items() if skip}
@@ -98,6 +105,7 @@ def _rederive(messages: list[Envelope]) -> list[Difference]:
         for m in mine:  # games whose creation is outside this log
             if isinstance(m.payload, GameStarted) and m.causation_id not in causes:
                 proc.seqs[m.stream] = max(proc.seqs.get(m.stream, 0), m.seq)
+                proc.chains.wrote(m)
                 rederived += [m, *proc.decide(m)]
         decide = proc.decide
         for m in messages:

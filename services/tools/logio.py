@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from contracts.envelope import Envelope, key_of
-from contracts.messages import TOPICS, GameStarted, RoundPaired, parse_message
+from contracts.messages import LOG_TOPICS, GameStarted, RoundPaired, parse_message
 from shared.eventlog.base import Deduper, open_log
 
 
@@ -89,8 +89,8 @@ async def audit_input(bus: str, aggregate: str | None = None) -> tuple[list[Enve
         inputs = {name: make_processor(name).inputs for name in SERVICES}
         read_at = time.time_ns() // 1_000_000
         decided = {name: await decided_everywhere(log.bootstrap, name, inputs[name]) for name in SERVICES}
-        placed = await log.read_placed(TOPICS, key=key_of(aggregate) if aggregate else None,
-                                       until=await log.ends(TOPICS))
+        placed = await log.read_placed(LOG_TOPICS, key=key_of(aggregate) if aggregate else None,
+                                       until=await log.ends(LOG_TOPICS))
     finally:
         await log.stop()
     messages = [m for *_, m in placed]
@@ -117,7 +117,7 @@ async def export_messages(bus: str, aggregate: str | None = None) -> list[Envelo
     log = open_log(bus)
     try:
         if aggregate is None:
-            return await log.read_many(TOPICS)
-        return select(await log.read_key(TOPICS, key_of(aggregate)), aggregate)
+            return await log.read_many(LOG_TOPICS)
+        return select(await log.read_key(LOG_TOPICS, key_of(aggregate)), aggregate)
     finally:
         await log.stop()

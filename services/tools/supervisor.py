@@ -24,6 +24,22 @@ def process_name(instance: str) -> str:
     return instance.split("#", 1)[0]
 
 
+def ensure_signing_key() -> str:
+    """Without ``ARBITER_SIGNING_KEY`` in the environment, draw one for the processes this one
+    starts (they listen on loopback only without a configured key) and trust its public key
+    in ``ARBITER_VERIFY_KEYS`` (an audit run from here verifies their checkpoints). Returns
+    the public key drawn, or "" when the environment had a key."""
+    if os.environ.get("ARBITER_SIGNING_KEY"):
+        return ""
+    from shared.signing import new_key
+
+    private, public = new_key()
+    os.environ["ARBITER_SIGNING_KEY"] = private
+    os.environ["ARBITER_VERIFY_KEYS"] = ",".join(
+        k for k in (os.environ.get("ARBITER_VERIFY_KEYS", ""), public) if k)
+    return public
+
+
 def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[str, str] | None = None,
           output=None) -> subprocess.Popen:
     """Start one instance (``python -m services.<process>``) with its HTTP port; ``restarts``
@@ -31,13 +47,15 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
     ``/healthz`` and ``arbiter_restarts_total``; ``env``: more environment (``ARBITER_*``
     settings of :mod:`shared.runner`); ``output``: where its stdout and stderr go. Without
     ``ARBITER_SNAPSHOT_KEY`` in the environment one is drawn for this supervisor's processes
-    (:mod:`shared.sealing`): they load each other's snapshots while it runs.
+    (:mod:`shared.sealing`): they load each other's snapshots while it runs; likewise a
+    checkpoint signing key (:func:`ensure_signing_key`).
 
     On Linux the instance gets SIGTERM (a graceful stop) when the thread that started it
     ends, so no instance outlives a supervisor or a test run killed with SIGKILL: call it
     from a thread that lives as long as the instances should (the main thread)."""
     if not os.environ.get(KEY_ENV):  # one snapshot key for every process this one starts
         os.environ[KEY_ENV] = secrets.token_hex(32)
+    ensure_signing_key()
     return subprocess.Popen([sys.executable, "-m", f"services.{process_name(instance)}",
                              "--bus", bus, "--port", str(port)],
                             env={**os.environ, "ARBITER_RESTARTS": str(restarts), **(env or {})},
@@ -142,6 +160,10 @@ def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5,
     ``max_restarts`` times within ``window_s`` seconds (:func:`restart_allowed`; each restart
     is reported by the instance: ``/healthz`` ``restarts`` and ``arbiter_restarts_total``).
     Returns the exit code."""
+    drawn = ensure_signing_key()
+    if drawn:
+        print(f"arbiter up: no ARBITER_SIGNING_KEY: this run signs its checkpoints with a key of "
+              f"its own; audit them with --verify-key {drawn}", file=sys.stderr)
     procs = start_all(bus, base_port, instances)
     restarts = {name: 0 for name in procs}
     deaths: dict[str, list[float]] = {name: [] for name in procs}

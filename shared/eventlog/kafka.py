@@ -37,7 +37,7 @@ from faststream.kafka import KafkaBroker, KafkaMessage
 from pydantic import ValidationError
 
 from contracts.envelope import Envelope
-from contracts.messages import TOPICS, parse_message
+from contracts.messages import LOG_TOPICS, parse_message
 from shared.eventlog.base import EventLog, Follower, Handler, Position, Positions
 from shared.sealing import mac, verifies
 
@@ -99,7 +99,7 @@ def keyed_partitioner(key: bytes | None, all_partitions: list[int], available: l
     return all_partitions[partition_of(key, len(all_partitions))]
 
 
-async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = TOPICS,
+async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = LOG_TOPICS,
                         compacted: Sequence[str] = (), compacted_config: dict | None = None,
                         config: dict | None = None) -> None:
     """Create the missing ``topics`` (with ``config``) and ``compacted`` topics
@@ -224,7 +224,7 @@ class KafkaLog(EventLog):
 
         sub(_consume)
 
-    async def ensure_topics(self, topics: Sequence[str] = TOPICS) -> None:
+    async def ensure_topics(self, topics: Sequence[str] = LOG_TOPICS) -> None:
         """Create ``topics`` with ``self.partitions`` partitions if they do not exist."""
         await ensure_topics(self.bootstrap, self.partitions, topics)
 

@@ -7,12 +7,13 @@
 - :func:`contracts.compat.incompatible_changes` detects what it should (hand-written schemas);
 - every message type round-trips through JSON and ``parse_message`` and validates against its
   committed JSON Schema and ``message.json``;
-- ``asyncapi.json`` describes the four topics.
+- ``asyncapi.json`` describes the log's five topics.
 """
 from __future__ import annotations
 
 import json
 import types
+import re
 import typing
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from contracts.compat import incompatible_changes
 from contracts.envelope import Actor, Envelope
-from contracts.messages import MESSAGE_TYPES, PAYLOAD_TYPES, TOPICS, envelope, parse_message
+from contracts.messages import LOG_TOPICS, MESSAGE_TYPES, PAYLOAD_TYPES, TOPICS, envelope, parse_message
 from contracts.schemagen import TYPE_FILE_RE, write_all
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "contracts" / "schemas"
@@ -300,9 +301,22 @@ def _sample_value(annotation: Any, full: bool) -> Any:
 
 def _sample_model(model: type[BaseModel], full: bool) -> BaseModel:
     """An instance with every required field filled (and with ``full`` every optional one too)."""
-    values = {name: _sample_value(f.annotation, full)
+    values = {name: _sample_field(f, full)
               for name, f in model.model_fields.items() if full or f.is_required()}
     return model(**values)
+
+
+def _sample_field(f: Any, full: bool) -> Any:
+    """A field's sample value, kept within its constraints: hex digits for a hex pattern
+    (checkpoints: key id, signature, chain), one item for a tuple of at least one."""
+    value = _sample_value(f.annotation, full)
+    for meta in f.metadata:
+        hexes = re.fullmatch(r"\^\[0-9a-f\]\{(\d+)\}\$", getattr(meta, "pattern", None) or "")
+        if hexes:
+            value = "a" * int(hexes.group(1))
+        if (getattr(meta, "min_length", None) or 0) > 0 and value == ():
+            value = _sample_value(f.annotation, True)
+    return value
 
 
 def _sample_envelope(type_name: str, full: bool) -> Envelope:
@@ -353,16 +367,16 @@ def test_committed_schema_rejects_wrong_payload():
 
 
 # -------------------------------------------------------------------------------- (e) AsyncAPI
-def test_asyncapi_lists_the_four_topics():
+def test_asyncapi_lists_the_topics_of_the_log():
     doc = _load(SCHEMAS / "asyncapi.json")
     assert doc["asyncapi"].startswith("3.")
     addresses = {ch["address"] for ch in doc["channels"].values()}
-    assert addresses == set(TOPICS) == {
+    assert addresses == set(LOG_TOPICS) == {
         "arbiter.game.commands", "arbiter.game.events",
-        "arbiter.tournament.commands", "arbiter.tournament.events"}
+        "arbiter.tournament.commands", "arbiter.tournament.events", "arbiter.checkpoints"}
     actions = {(op["channel"]["$ref"].rsplit("/", 1)[-1], op["action"])
                for op in doc["operations"].values()}
-    for topic in TOPICS:
+    for topic in LOG_TOPICS:
         assert (f"{topic}:subscribe", "receive") in actions
         assert (f"{topic}:publish", "send") in actions
 
@@ -376,3 +390,5 @@ def test_asyncapi_messages_name_every_type_of_their_topic():
             union = schemas[f"{topic}:{role}:Message:Payload"]
             refs = {m["$ref"].rsplit("/", 1)[-1] for m in union["oneOf"]}
             assert refs == expected, (topic, role)
+    checkpoint = doc["components"]["messages"]["arbiter.checkpoints:publish:Message"]["payload"]
+    assert checkpoint == {"$ref": "#/components/schemas/StreamsCheckpointedMessage"}  # its one type

@@ -41,9 +41,26 @@ def test_no_default_secret_a_gateway_without_token_stays_on_loopback(monkeypatch
     for host in ("0.0.0.0", "::", "192.168.1.10", "arbiter.example.org"):
         with pytest.raises(ConfigError, match="ARBITER_ADMIN_TOKEN"):
             require_for_address("gateway", host, s)
-    require_for_address("game", "0.0.0.0", s)  # /healthz and /metrics only
     monkeypatch.setenv("ARBITER_ADMIN_TOKEN", "s3cret")
     require_for_address("gateway", "0.0.0.0", settings())
+
+
+def test_no_default_signing_key_a_signing_process_without_one_stays_on_loopback(monkeypatch):
+    """The game and tournament processes sign the log's checkpoints: beyond loopback only
+    with a configured ARBITER_SIGNING_KEY (a key drawn at start is one no auditor trusts)."""
+    from shared.signing import new_key
+
+    monkeypatch.delenv("ARBITER_SIGNING_KEY", raising=False)
+    for name in ("game", "tournament"):
+        require_for_address(name, "127.0.0.1", settings())
+        with pytest.raises(ConfigError, match="ARBITER_SIGNING_KEY"):
+            require_for_address(name, "0.0.0.0", settings())
+    monkeypatch.setenv("ARBITER_SIGNING_KEY", new_key()[0])
+    require_for_address("game", "0.0.0.0", settings())  # /healthz and /metrics only
+    monkeypatch.setenv("ARBITER_SIGNING_KEY", "not-a-key")
+    from shared.signing import signing_key
+    with pytest.raises(ConfigError, match="ARBITER_SIGNING_KEY must be base64 of 32 bytes"):
+        signing_key()
 
 
 def test_arbiter_config_shows_secrets_only_as_set(monkeypatch):

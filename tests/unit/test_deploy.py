@@ -112,6 +112,11 @@ def test_each_process_deployment_is_probed_scraped_and_configured_without_a_defa
         assert {"name": "ARBITER_SNAPSHOT_KEY",
                 "valueFrom": {"secretKeyRef": {"name": "arbiter-snapshots", "key": "key"}}} in \
             d["spec"]["template"]["spec"]["containers"][0]["env"]
+    for name in ("game", "tournament"):  # they sign the checkpoints (beyond loopback: only with it)
+        assert {"name": "ARBITER_SIGNING_KEY",
+                "valueFrom": {"secretKeyRef": {"name": "arbiter-signing", "key": "key"}}} in \
+            deployments[name]["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert "ARBITER_SIGNING_KEY" not in str(token)  # the gateway faces the network: no key
 
 
 # ------------------------------------------------------------------------------ generated files

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 import shared.kafkahost as kh
+from shared.chain import ChainBook
 from shared.system import make_processor
 
 
@@ -147,7 +148,8 @@ def test_records_fetched_before_the_restore_never_move_the_decided_offsets_back(
     host = kh.KafkaHost("tournament", "127.0.0.1:1", lambda: make_processor("tournament"))
     topic = host.inputs[0]
     decided = []
-    proc = SimpleNamespace(decide=lambda m: decided.append(m) or [], due=lambda now: [])
+    proc = SimpleNamespace(decide=lambda m: decided.append(m) or [], due=lambda now: [],
+                           chains=ChainBook())  # nothing to checkpoint
     part = kh._Part(2, proc, offsets={topic: 2562})
     monkeypatch.setattr(kh, "_parse", lambda t, v: v)  # the value stands for the parsed message
     stale = [(1, (topic, 2), o, f"old{o}") for o in range(120)]
@@ -223,7 +225,7 @@ def test_timers_wait_until_the_partition_has_decided_its_inputs_to_the_end_of_th
 
     host.consumer = Positions()
     fired = []
-    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [])
+    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [], chains=ChainBook())
     topic = host.inputs[0]
     part = kh._Part(2, proc, offsets={topic: 2}, ends={topic: 3})  # the late move at offset 2
     host._decide(part, [])

@@ -1,0 +1,190 @@
+"""The audit's integrity check: every stream's hash chain and the signed checkpoints
+(:mod:`shared.chain`, DESIGN.md invariant 5). Pure: a function of the messages and the trusted
+public keys.
+
+What it names (each a :class:`Finding` with the stream, seq and event):
+
+- ``chain broken``: a message whose ``chain`` is not SHA-256 of the chain of its stream's
+  message at seq - 1 and its own canonical bytes: it was edited (an edit breaks at the edited
+  message only), or the message before it is missing (deleted);
+- ``forked``: a second, different message at a seq of its stream (two writers: a zombie
+  instance that was not fenced; the seq check of the re-derivation names the repeat too;
+  the same message twice, a redelivery, is not a fork);
+- ``out of order``: a message placed in the log after a later seq of its stream, or before
+  an earlier one it skipped (a move: the order of the log is what the decisions followed);
+- ``chain stripped``: a message without ``chain`` after chained ones of its stream;
+- ``re-forged``: a stream whose chains are consistent but whose head at a signed seq is not
+  the one signed: its messages after the previous signed head were rewritten and their chains
+  recomputed (the product's own code can; only a key the forger lacks catches it);
+- ``truncated``: a signed checkpoint names a seq the log does not reach (a cut-off tail);
+- ``checkpoint not trusted``: a checkpoint whose signature does not verify, or that is signed
+  by a key not configured (the audit trusts only keys it is given, never one in the log);
+- ``end not signed``: a chained aggregate's GameEnded/TournamentFinished that no trusted
+  checkpoint covers.
+
+Not a finding (:class:`Integrity` notes them): streams written before the chain
+("unchained"), and the messages after a stream's last trusted checkpoint ("unattested"): a
+message deleted from that tail, or a tail cut off together with the checkpoints after it,
+cannot be detected; the window is at most ``ARBITER_CHECKPOINT_EVERY`` messages of the
+aggregate or the snapshot interval, and closes at an aggregate's end.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from contracts.envelope import Envelope
+from contracts.messages import CHECKPOINTS
+from shared.chain import ENDINGS, canonical_text, link, verify
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One integrity finding: ``what`` (see the module doc) at ``stream`` ``seq`` (the event
+    id when the log has the message), with ``detail``."""
+
+    stream: str
+    seq: int
+    event_id: str | None
+    what: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.stream} seq {self.seq} (event {self.event_id}): {self.what}: {self.detail}"
+
+    def as_dict(self) -> dict:
+        return {"stream": self.stream, "seq": self.seq, "event_id": self.event_id,
+                "what": self.what, "detail": self.detail}
+
+
+@dataclass
+class Integrity:
+    """The check's result: ``findings``; ``unchained`` (streams without any chain),
+    ``unattested`` (chained messages after their stream's last trusted checkpoint),
+    ``checkpoints`` (trusted / in the log), ``signatures_checked`` (a key was configured)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    unchained: int = 0
+    unattested: int = 0
+    checkpoints: int = 0
+    trusted: int = 0
+    signatures_checked: bool = False
+
+    def summary(self) -> str:
+        sig = (f"{self.trusted} of {self.checkpoints} checkpoint(s) signed by a trusted key"
+               if self.signatures_checked else
+               f"{self.checkpoints} checkpoint(s), signatures NOT checked (no --verify-key)")
+        return (f"{len(self.findings)} integrity finding(s); {sig}; {self.unchained} unchained "
+                f"stream(s); {self.unattested} message(s) after their stream's last checkpoint")
+
+
+def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) -> Integrity:
+    """Verify ``messages`` (a log, or an export-log selection, in log order). ``keys``: the
+    trusted public keys by key id (:func:`shared.signing.verify_keys`); None or empty: the
+    chains are checked and the checkpoints taken as they are, and the result says the
+    signatures were not checked."""
+    res = Integrity(signatures_checked=bool(keys))
+    by_stream: dict[str, dict[int, Envelope]] = {}
+    cps = []
+    for m in messages:
+        if m.payload.TOPIC == CHECKPOINTS:
+            cps.append(m)
+        else:
+            by_stream.setdefault(m.stream, {}).setdefault(m.seq, m)
+    _chains(messages, by_stream, res)
+    signed = _signed_heads(cps, keys, res)
+    for stream, heads in signed.items():
+        _against_heads(stream, heads, by_stream.get(stream, {}), res)
+    for stream, seqs in by_stream.items():
+        top = max(signed.get(stream, {0: ""}))
+        res.unattested += sum(1 for s, m in seqs.items() if s > top and m.chain is not None)
+        if keys:
+            for s, m in seqs.items():
+                if m.type in ENDINGS and m.chain is not None and s > top:
+                    res.findings.append(Finding(stream, s, str(m.event_id), "end not signed",
+                                                f"no trusted checkpoint covers this {m.type}"))
+    return res
+
+
+def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
+            res: Integrity) -> None:
+    """Each message's chain against its stream's message at seq - 1 (chain broken / stripped:
+    an edit, a deletion), and its place in the log against the seqs before it (out of order:
+    a move)."""
+    top: dict[str, int] = {}
+    seen: set[tuple[str, int]] = set()
+    chained: set[str] = set()
+    for m in messages:
+        if m.payload.TOPIC == CHECKPOINTS:
+            continue
+        seqs, last = by_stream[m.stream], top.get(m.stream, 0)
+        top[m.stream] = max(last, m.seq)
+        again = (m.stream, m.seq) in seen
+        seen.add((m.stream, m.seq))
+        if m.seq <= last and not again or m.seq > last + 1 and m.seq - 1 in seqs:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "out of order",
+                                        f"after seq {last} of its stream in the log"))
+        if m.chain is None:
+            if m.stream in chained:
+                res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain stripped",
+                                            "no chain after chained messages of its stream"))
+            continue
+        chained.add(m.stream)
+        first = seqs[m.seq]
+        if first is not m and first.chain != m.chain:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "forked",
+                                        f"a second message at this seq, other than event "
+                                        f"{first.event_id}: two writers"))
+            continue
+        before = seqs.get(m.seq - 1)
+        if m.seq > 1 and before is None:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
+                                        f"the message before it (seq {m.seq - 1}) is not in the "
+                                        "log: deleted"))
+        elif link(before.chain if before is not None else None,
+                  canonical_text(m).encode()) != m.chain:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
+                                        "edited, or the message before it edited"))
+    res.unchained = len(set(top) - chained)
+
+
+def _signed_heads(cps: list[Envelope], keys, res: Integrity) -> dict[str, dict[int, str]]:
+    """stream -> seq -> chain, from the checkpoints trusted (all of them without ``keys``)."""
+    out: dict[str, dict[int, str]] = {}
+    res.checkpoints = len(cps)
+    for cp in cps:
+        if keys:
+            why = verify(cp, keys)
+            if why is not None:
+                res.findings.append(Finding(cp.stream, cp.seq, str(cp.event_id),
+                                            "checkpoint not trusted", why))
+                continue
+        res.trusted += 1
+        for h in cp.payload.heads:
+            out.setdefault(h.stream, {})[h.seq] = h.chain
+    return out
+
+
+def _against_heads(stream: str, heads: dict[int, str], seqs: dict[int, Envelope],
+                   res: Integrity) -> None:
+    """The log's chain of ``stream`` at each signed seq (re-forged, truncated)."""
+    last = max(seqs, default=0)
+    good = 0  # the highest signed seq the log matches so far
+    for seq in sorted(heads):
+        m = seqs.get(seq)
+        if m is None:
+            if seq > last:
+                res.findings.append(Finding(stream, last + 1, None, "truncated",
+                                            f"the log ends at seq {last}; a signed checkpoint "
+                                            f"names seq {seq}: seq {last + 1}..{seq} cut off"))
+                return
+            continue  # a gap: named by the seq check
+        if m.chain == heads[seq]:
+            good = seq
+            continue
+        first = seqs.get(good + 1)
+        res.findings.append(Finding(stream, good + 1, str(first.event_id) if first else None,
+                                    "re-forged", f"seq {good + 1}..{seq} rewritten: the chain at seq "
+                                    f"{seq} is not the one signed ({heads[seq][:16]}...)"))
+        good = seq

@@ -1,0 +1,237 @@
+"""The tamper-evident log (issue 12 item 5, :mod:`shared.chain`, :mod:`services.tools.integrity`):
+the three forgeries that passed ``arbiter audit`` with 0 differences (a command's actor changed,
+a resignation and the result cut off, a command edited and every event re-derived with the
+product's own code), a reordering and a deletion are each named; an untouched log has 0
+differences and 0 findings; an old log without chains audits as "unchained"."""
+from __future__ import annotations
+
+import pickle
+from datetime import datetime, timezone
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from contracts.messages import LOG_TOPICS
+from services.tools.audit import _caused_by, audit
+from services.tools.embedded import arbiter_client
+from services.tools.integrity import check
+from services.tools.logio import export_messages
+from shared.chain import chained
+from shared.signing import new_key, verify_keys
+from shared.system import make_processor
+
+MOVES = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+EVERY = 4
+
+
+@pytest.fixture
+def keys(monkeypatch):
+    """A signing key for the processes hosted in this test, and the audit's trust in it."""
+    private, public = new_key()
+    monkeypatch.setenv("ARBITER_SIGNING_KEY", private)
+    monkeypatch.setenv("ARBITER_CHECKPOINT_EVERY", str(EVERY))
+    monkeypatch.delenv("ARBITER_VERIFY_KEYS", raising=False)
+    return verify_keys([public])
+
+
+async def _played(bus: str = "memory", gid: str = "g1") -> list:
+    """The log of a chess game ``gid`` on the embedded Arbiter on ``bus``: six moves, then Black
+    resigns (identity off: the actor is the player named)."""
+    async with arbiter_client(bus, ticks=False) as c:
+        assert (await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob",
+                                             "time_control": "300+2"})).status_code == 200
+        for k, mv in enumerate(MOVES):
+            player = ("alice", "bob")[k % 2]
+            r = await c.post(f"/games/{gid}/moves", json={"player_id": player, "move": mv})
+            assert r.status_code == 200, r.text
+        assert (await c.post(f"/games/{gid}/resign", json={"player_id": "bob"})).status_code == 200
+    if bus == "memory":
+        return await c.arbiter_log.read_many(LOG_TOPICS)
+    return await export_messages(bus, f"game-{gid}")
+
+
+def _named(res) -> set:
+    return {(f.stream, f.seq, f.what) for f in res.findings}
+
+
+def _index(log, type_, **fields) -> int:
+    return next(i for i, m in enumerate(log) if m.type == type_ and all(
+        getattr(m, k, None) == v or getattr(m.payload, k, None) == v for k, v in fields.items()))
+
+
+async def test_an_untouched_log_has_no_difference_and_no_finding(keys):
+    log = await _played()
+    res = check(log, keys)
+    assert await audit(log) == []
+    assert res.findings == [] and res.unchained == 0 and res.unattested == 0
+    assert res.signatures_checked and res.trusted == res.checkpoints >= 3
+    assert all(m.chain is not None for m in log if m.type != "StreamsCheckpointed")
+
+
+async def test_a_commands_actor_changed_is_named(keys):
+    log = await _played()
+    i = _index(log, "Resign")
+    log[i] = log[i].model_copy(update={"actor": log[i].actor.model_copy(update={"id": "alice"})})
+    assert await audit(log) == []  # the re-derivation alone does not see it (issue 12)
+    assert _named(check(log, keys)) == {(log[i].stream, log[i].seq, "chain broken")}
+
+
+async def test_a_resignation_and_the_result_cut_off_are_named(keys):
+    log = await _played()
+    caused = _caused_by(log, {log[_index(log, "Resign")].event_id})
+    cut = [m for m in log if m.event_id not in caused]
+    gone = {(m.stream, m.seq) for m in log if m not in cut}
+    assert {m.type for m in log if m not in cut} == {"Resign", "Resigned", "GameEnded", "ClockStopped"}
+    assert await audit(cut) == []  # the log just looks like a game still in progress
+    assert _named(check(cut, keys)) == {(s, q, "truncated") for s, q in gone}
+
+
+async def test_a_cut_off_tail_without_its_checkpoints_is_the_undetectable_window(keys):
+    """Cut off with the checkpoints written after it, the tail cannot be told from a game in
+    progress: nothing is named, and the messages after the last checkpoint are counted."""
+    log = await _played()
+    resign = _index(log, "Resign")
+    last_cp = max(i for i, m in enumerate(log[:resign]) if m.type == "StreamsCheckpointed")
+    res = check(log[:resign], keys)
+    assert res.findings == []
+    assert res.unattested == resign - last_cp - 1 > 0
+
+
+@pytest.mark.parametrize("edit", ["actor", "move"])
+async def test_a_command_edited_and_every_event_re_derived_is_named(keys, edit):
+    """The forger edits a command and runs the product's own code over the commands: every
+    chain is recomputed, so only the signed checkpoints (heads the deciding process consumed
+    and wrote) catch it, and a checkpoint signed again by the forger's key is not trusted."""
+    log = await _played()
+    i = _index(log, "Resign") if edit == "actor" else _index(log, "SubmitMove", move="Nc6")
+    victim = log[i]
+    update = ({"actor": victim.actor.model_copy(update={"id": "alice"})} if edit == "actor" else
+              {"payload": victim.payload.model_copy(update={"move": "Nf6"})})
+    forged, proc, heads = [], make_processor("game"), {}
+    for m in log:
+        if m.payload.TOPIC not in proc.inputs:
+            continue
+        m = chained(m.model_copy(update=update) if m is victim else m, heads.get(m.stream))
+        heads[m.stream] = m.chain
+        forged += [m, *proc.decide(m)]
+    kept = forged + [m for m in log if m.type == "StreamsCheckpointed"]
+    assert await audit(kept) == []  # consistent: the product derived it
+    res = check(kept, keys)
+    assert {(s, w) for s, _, w in _named(res)} >= {(victim.stream, "re-forged")}
+    assert "chain broken" not in {w for *_, w in _named(res)}
+    first = min(f.seq for f in res.findings if f.stream == victim.stream)
+    assert first <= victim.seq  # the range named holds the edited command
+    if edit == "move":  # the game record after it differs too (Nf6, and a6 is another move)
+        assert "game-g1" in {f.stream for f in res.findings}
+    at = datetime.now(timezone.utc)
+    resigned = forged + proc.chains.signed(Ed25519PrivateKey.generate(), EVERY, at, final=True)
+    whys = {f.detail[:len("signed by an unknown key")] for f in check(resigned, keys).findings
+            if f.what == "checkpoint not trusted"}
+    assert whys == {"signed by an unknown key"}
+
+
+async def test_a_reordering_and_a_deletion_are_named(keys):
+    log = await _played()
+    a, b = _index(log, "MoveAccepted", seq=3), _index(log, "MoveAccepted", seq=4)
+    swapped = list(log)
+    swapped[a], swapped[b] = log[b], log[a]
+    assert _named(check(swapped, keys)) == {("game-g1", 3, "out of order"), ("game-g1", 4, "out of order")}
+    assert {(d.stream, d.what) for d in await audit(swapped)} >= {("game-g1", "seq gap or repeat")}
+    deleted = log[:a] + log[a + 1:]
+    assert _named(check(deleted, keys)) == {("game-g1", 4, "chain broken")}
+
+
+async def test_a_second_writer_forking_a_stream_is_named(keys):
+    """A zombie that was not fenced writes its own decision at a seq, chained correctly after
+    the same head: named as a fork (a redelivered copy is not)."""
+    log = await _played()
+    i = _index(log, "MoveAccepted", seq=3)
+    book = make_processor("game").chains
+    book.heads["game-g1"] = (2, log[_index(log, "MoveAccepted", seq=2)].chain)
+    other = book.seal(log[i].model_copy(update={"chain": None, "payload": log[i].payload.model_copy(
+        update={"san": "Nh3"})}))
+    assert _named(check(log[:i + 1] + [other] + log[i + 1:], keys)) == {("game-g1", 3, "forked")}
+    assert check(log[:i + 1] + [log[i]] + log[i + 1:], keys).findings == []
+
+
+async def test_a_log_without_chains_is_unchained_not_forged(keys):
+    log = await _played()
+    old = [m.model_copy(update={"chain": None}) for m in log if m.type != "StreamsCheckpointed"]
+    res = check(old, keys)
+    assert res.findings == [] and res.unchained == len({m.stream for m in old}) and res.checkpoints == 0
+    assert await audit(old) == []
+    stripped = old + [m for m in log if m.type == "StreamsCheckpointed"]  # the chains removed
+    assert {w for *_, w in _named(check(stripped, keys))} == {"re-forged"}
+
+
+async def test_without_a_key_the_signatures_are_not_checked_and_it_says_so(keys):
+    log = await _played()
+    res = check(log, {})
+    assert res.findings == [] and not res.signatures_checked
+    assert "signatures NOT checked" in res.summary()
+    other = verify_keys([new_key()[1]])
+    assert {f.what for f in check(log, other).findings} >= {"checkpoint not trusted", "end not signed"}
+
+
+async def test_a_restored_processor_continues_every_chain(keys):
+    """A snapshot (the processor pickled) carries each stream's head: the instance restored
+    from it mid-game writes the chains the log holds."""
+    log = await _played()
+    proc = make_processor("game")
+    inputs = [m for m in log if m.payload.TOPIC in proc.inputs]
+    half = len(inputs) // 2
+    out = [d for m in inputs[:half] for d in proc.decide(m)]
+    restored = pickle.loads(pickle.dumps(proc))
+    out += [d for m in inputs[half:] for d in restored.decide(m)]
+    recorded = [m for m in log if m.actor.kind == "service" and m.type != "StreamsCheckpointed"]
+    assert [(m.stream, m.seq, m.chain) for m in out] == [(m.stream, m.seq, m.chain) for m in recorded]
+
+
+def test_the_chain_is_every_messages_last_field():
+    """:func:`shared.chain.canonical_text` cuts a chained message's JSON at its last key."""
+    from contracts.messages import MESSAGE_TYPES
+
+    assert {list(cls.model_fields)[-1] for cls in MESSAGE_TYPES.values()} == {"chain"}
+
+
+def test_arbiter_audit_prints_each_finding_and_fails_on_one(keys, tmp_path, monkeypatch):
+    """``arbiter audit --log F --verify-key K``: exit 0 and 0 findings on the untouched export,
+    exit 1 with an INTEGRITY line naming the edited command; a key that is not one is refused
+    by name; ``arbiter signing-key`` prints a pair the audit takes."""
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    import asyncio
+
+    from shared.chain import public_text
+
+    log = asyncio.run(_played())
+    public = public_text(next(iter(keys.values())))
+    clean, forged = tmp_path / "clean.ndjson", tmp_path / "forged.ndjson"
+    clean.write_text("".join(m.model_dump_json() + "\n" for m in log))
+    i = _index(log, "Resign")
+    log[i] = log[i].model_copy(update={"actor": log[i].actor.model_copy(update={"id": "alice"})})
+    forged.write_text("".join(m.model_dump_json() + "\n" for m in log))
+    monkeypatch.setenv("COLUMNS", "400")
+    r = CliRunner().invoke(app, ["audit", "--log", str(clean), "--verify-key", public])
+    assert r.exit_code == 0, r.output
+    assert "0 difference(s)" in r.output and "0 integrity finding(s)" in r.output
+    r = CliRunner().invoke(app, ["audit", "--log", str(forged), "--verify-key", public])
+    assert r.exit_code == 1 and f"INTEGRITY {log[i].stream} seq {log[i].seq}" in r.output, r.output
+    assert "chain broken" in r.output and "1 integrity finding(s)" in r.output
+    r = CliRunner().invoke(app, ["audit", "--log", str(clean), "--verify-key", "abc"])
+    assert r.exit_code != 0 and "must be base64 of 32 bytes" in r.output
+    pair = dict(line.split("=", 1) for line in CliRunner().invoke(app, ["signing-key"]).output.split())
+    assert set(pair) == {"ARBITER_SIGNING_KEY", "ARBITER_VERIFY_KEYS"}
+    assert verify_keys([pair["ARBITER_VERIFY_KEYS"]])
+
+
+def test_chain_bookkeeping_from_other_code_is_completed():
+    """A snapshot written by other code may lack some of the bookkeeping (an upgrade): it
+    starts empty, the heads are kept."""
+    from shared.chain import ChainBook
+
+    book = ChainBook.__new__(ChainBook)
+    book.__setstate__({"heads": {"game-g1": (3, "ab" * 32)}})
+    assert book.heads == {"game-g1": (3, "ab" * 32)} and book.due(1, final=True) == []

@@ -299,8 +299,8 @@ class KafkaHost:
     decide again at the next start). ``signing_key`` (default :func:`shared.signing.
     signing_key`) signs each partition's checkpoints (:mod:`shared.chain`), written in the
     transaction of the decisions they attest: an aggregate's after ``checkpoint_every`` of its
-    messages (``ARBITER_CHECKPOINT_EVERY``) or its end, and every aggregate's with each snapshot
-    and at a graceful stop; a fenced instance's transaction, checkpoints included, never
+    messages (``ARBITER_CHECKPOINT_EVERY``), at its end, once it has waited ``snapshot_every_s``
+    unattested, and at a graceful stop; a fenced instance's transaction, checkpoints included, never
     commits, so it cannot fork a chain.
     :meth:`status` reports readiness and recovery progress (``/healthz``).
     """
@@ -914,9 +914,12 @@ class KafkaHost:
         txn.out += self._checkpoints(part)
 
     def _checkpoints(self, part: _Part, final: bool = False) -> list[Envelope]:
-        """``part``'s checkpoints due now (``final``: of every aggregate not attested)."""
-        return part.proc.chains.signed(self.signing_key, self.checkpoint_every,
-                                       dt_of(self.now_ms()), final)
+        """``part``'s checkpoints due now: an aggregate's after ``checkpoint_every`` of its
+        messages, at its end, or once it has waited ``snapshot_every_s`` (each on its own, so
+        they spread over time); ``final``: of every aggregate not attested."""
+        now = self.now_ms()
+        return part.proc.chains.signed(self.signing_key, self.checkpoint_every, dt_of(now), final,
+                                       now, int(self.snapshot_every_s * 1000))
 
     def _offloaded(self, part: _Part, m: Envelope) -> bool:
         """Whether deciding ``m`` waits for a slow pure computation started now in a forked
@@ -993,7 +996,6 @@ class KafkaHost:
             if part.snapshotting is None and not part.broken and part.inputs_since_snapshot > 0 and (
                     part.inputs_since_snapshot >= self.snapshot_every
                     or now - part.snapshot_at >= self.snapshot_every_s):
-                part.next.out += self._checkpoints(part, final=True)
                 part.snapshotting = asyncio.create_task(self._snapshot(part))
                 part.inputs_since_snapshot, part.snapshot_at = 0, now
         if self._inflight is not None or now - self._txn_at < self.commit_interval:

@@ -235,3 +235,39 @@ def test_chain_bookkeeping_from_other_code_is_completed():
     book = ChainBook.__new__(ChainBook)
     book.__setstate__({"heads": {"game-g1": (3, "ab" * 32)}})
     assert book.heads == {"game-g1": (3, "ab" * 32)} and book.due(1, final=True) == []
+
+
+def test_checkpoints_of_many_aggregates_come_one_by_one_as_each_ages():
+    """Each aggregate is attested once it has waited ``max_age_ms`` unattested, counted from
+    when it was first seen pending, not all at one sweep: games noted at 0, 10 and 20 s are
+    due at 30, 40 and 50 s; one with ``every`` messages at once; ``final`` takes the rest."""
+    from shared.chain import ChainBook
+
+    book = ChainBook()
+
+    def note(agg: str, n: int = 1) -> None:
+        for _ in range(n):
+            book._note(chained(_msg(agg), None))
+
+    for t, agg in ((0, "game-a"), (10_000, "game-b"), (20_000, "game-c")):
+        note(agg)
+        assert book.due(64, now_ms=t, max_age_ms=30_000) == []
+    assert book.due(64, now_ms=29_999, max_age_ms=30_000) == []
+    assert [a for a, *_ in book.due(64, now_ms=30_000, max_age_ms=30_000)] == ["game-a"]
+    note("game-b")  # more messages do not reset its wait
+    assert [a for a, *_ in book.due(64, now_ms=40_000, max_age_ms=30_000)] == ["game-b"]
+    note("game-d", 64)
+    assert [a for a, *_ in book.due(64, now_ms=41_000, max_age_ms=30_000)] == ["game-d"]
+    note("game-a")  # attested at 30 s: waits again from now
+    assert book.due(64, now_ms=45_000, max_age_ms=30_000) == []
+    assert [a for a, *_ in book.due(64, final=True)] == ["game-a", "game-c"]
+
+
+def _msg(agg: str):
+    """A game's command as the gateway writes it (seq 1 of its stream)."""
+    from contracts.envelope import Actor
+    from contracts.messages import SubmitMove, envelope
+
+    return envelope(SubmitMove(game_id=agg[5:], player_id="alice", move="e4"),
+                    stream=f"{agg}.commands.gw", seq=1, occurred_at=datetime.now(timezone.utc),
+                    actor=Actor(kind="player", id="alice"))

@@ -108,11 +108,13 @@ def parse_public(text: str) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(parse_key32(text, "a verification key"))
 
 
-def signed_bytes(aggregate: str, kid: str, heads: tuple[StreamHead, ...] | list[Head]) -> bytes:
-    """What a checkpoint's signature covers: a fixed header, the aggregate, the key id and one
-    line ``stream seq chain`` per head, in the checkpoint's order (UTF-8)."""
+def signed_bytes(aggregate: str, seq: int, kid: str,
+                 heads: tuple[StreamHead, ...] | list[Head]) -> bytes:
+    """What a checkpoint's signature covers: a fixed header, the aggregate, the checkpoint's
+    own seq (so checkpoints cannot be renumbered over a deleted one), the key id and one line
+    ``stream seq chain`` per head, in the checkpoint's order (UTF-8)."""
     rows = [h if isinstance(h, tuple) else (h.stream, h.seq, h.chain) for h in heads]
-    lines = ["arbiter-checkpoint-v1", aggregate, kid, *(f"{s} {q} {c}" for s, q, c in rows)]
+    lines = ["arbiter-checkpoint-v2", aggregate, str(seq), kid, *(f"{s} {q} {c}" for s, q, c in rows)]
     return "\n".join(lines).encode()
 
 
@@ -122,7 +124,7 @@ def checkpoint(private: Ed25519PrivateKey, aggregate: str, seq: int, heads: list
     ``<aggregate>.checkpoints`` at ``seq`` (the signer's count), stamped ``at`` (wall time:
     an attestation, not a decision)."""
     kid = key_id(private.public_key())
-    sig = private.sign(signed_bytes(aggregate, kid, heads)).hex()
+    sig = private.sign(signed_bytes(aggregate, seq, kid, heads)).hex()
     payload = StreamsCheckpointed(key_id=kid, signature=sig, heads=tuple(
         StreamHead(stream=s, seq=q, chain=c) for s, q, c in heads))
     return envelope(payload, stream=f"{aggregate}.checkpoints", seq=seq, occurred_at=at,
@@ -138,7 +140,7 @@ def verify(msg: Envelope, keys: dict[str, Ed25519PublicKey]) -> str | None:
     if public is None:
         return f"signed by an unknown key {p.key_id}"
     try:
-        public.verify(bytes.fromhex(p.signature), signed_bytes(msg.aggregate, p.key_id, p.heads))
+        public.verify(bytes.fromhex(p.signature), signed_bytes(msg.aggregate, msg.seq, p.key_id, p.heads))
     except InvalidSignature:
         return "bad signature"
     return None

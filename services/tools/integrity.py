@@ -17,6 +17,8 @@ What it names (each a :class:`Finding` with the stream, seq and event):
   the one signed: its messages after the previous signed head were rewritten and their chains
   recomputed (the product's own code can; only a key the forger lacks catches it);
 - ``truncated``: a signed checkpoint names a seq the log does not reach (a cut-off tail);
+- ``checkpoint missing``: an aggregate's checkpoint numbered below one in the log is not in
+  it (deleted, with what it attested);
 - ``checkpoint not trusted``: a checkpoint whose signature does not verify, or that is signed
   by a key not configured (the audit trusts only keys it is given, never one in the log);
 - ``end not signed``: a chained aggregate's GameEnded/TournamentFinished that no trusted
@@ -93,6 +95,7 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) ->
         else:
             by_stream.setdefault(m.stream, {}).setdefault(m.seq, m)
     _chains(messages, by_stream, res)
+    _checkpoint_gaps(cps, res)
     signed = _signed_heads(cps, keys, res)
     for stream, heads in signed.items():
         _against_heads(stream, heads, by_stream.get(stream, {}), res)
@@ -147,6 +150,19 @@ def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
             res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
                                         "edited, or the message before it edited"))
     res.unchained = len(set(top) - chained)
+
+
+def _checkpoint_gaps(cps: list[Envelope], res: Integrity) -> None:
+    """Each aggregate's checkpoints are numbered 1, 2, ... by their signer (the number is
+    signed): a number missing below the highest one in the log is a checkpoint deleted
+    (``checkpoint missing``), which would otherwise take what it attested out of the check."""
+    seqs: dict[str, set[int]] = {}
+    for cp in cps:
+        seqs.setdefault(cp.stream, set()).add(cp.seq)
+    for stream, have in seqs.items():
+        for seq in sorted(set(range(1, max(have))) - have):
+            res.findings.append(Finding(stream, seq, None, "checkpoint missing",
+                                        f"checkpoint {seq} of {max(have)} is not in the log: deleted"))
 
 
 def _signed_heads(cps: list[Envelope], keys, res: Integrity) -> dict[str, dict[int, str]]:

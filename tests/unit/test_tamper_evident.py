@@ -271,3 +271,18 @@ def _msg(agg: str):
     return envelope(SubmitMove(game_id=agg[5:], player_id="alice", move="e4"),
                     stream=f"{agg}.commands.gw", seq=1, occurred_at=datetime.now(timezone.utc),
                     actor=Actor(kind="player", id="alice"))
+
+
+async def test_a_checkpoint_deleted_or_renumbered_is_named(keys):
+    """The attack a reviewer found: delete a game's first checkpoints, then edit and re-chain
+    what only they attested. Each checkpoint is numbered by its signer and the number is
+    signed: a missing number is named, and renumbering the rest breaks their signatures."""
+    log = await _played()
+    cps = [m for m in log if m.type == "StreamsCheckpointed" and m.aggregate == "game-g1"]
+    assert [m.seq for m in cps] == list(range(1, len(cps) + 1)) and len(cps) >= 3
+    first = cps[0]
+    cut = [m for m in log if m is not first]
+    assert _named(check(cut, keys)) == {(first.stream, 1, "checkpoint missing")}
+    renumbered = [m.model_copy(update={"seq": m.seq - 1}) if m in cps[1:] else m for m in cut]
+    named = _named(check(renumbered, keys))
+    assert {(m.stream, m.seq - 1, "checkpoint not trusted") for m in cps[1:]} <= named

@@ -57,7 +57,7 @@ class Settings(BaseSettings):
     rate_principal: str = Field("50/second;2000/minute", max_length=200, description="gateway: "
                                 "writes per authenticated principal ('' none; admin never limited)")
     rate_game: str = Field("10/second;300/minute", max_length=200, description="gateway: "
-                           "commands per game, arbiters' not counted ('' none)")
+                           "commands per game and actor, arbiters' not counted ('' none)")
     rate_storage: str = Field("memory://", min_length=1, description="gateway: the rate "
                               "counters' storage (limits URI; memory: per process)")
     max_body_bytes: int = Field(1_000_000, ge=1024, le=100_000_000,

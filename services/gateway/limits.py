@@ -7,9 +7,10 @@ Rate limits use the ``limits`` library (moving windows; its rate syntax, e.g.
 
 - per principal: every write request an authenticated principal (a bearer token) sends, the
   ones then refused by the roles (403) too, keyed ``role:sub``;
-- per game: every command about to be published on a game (a player's, an organiser's), keyed
-  by the game's aggregate ``game-<id>``, so that nobody floods one game's log (rejected moves
-  included, since they are recorded).
+- per game and actor: every command about to be published on a game (a player's, an
+  organiser's), keyed by the game's aggregate ``game-<id>`` and the actor, so that nobody
+  floods one game's log (rejected moves included, since they are recorded) and one player's
+  flood does not lock out his opponent.
 
 The platform administrator (the ``X-Arbiter-Token``, or an ``admin`` bearer token) and the
 arbiters' commands on a game are never limited: they are the operators and their tools
@@ -108,10 +109,13 @@ class RateLimits:
 
     def admit_command(self, aggregate: str, actor: Actor) -> None:
         """Count a command of ``actor`` about to be published on ``aggregate`` (only games,
-        ``game-<id>``, are limited; an arbiter's command is not counted). Raises
-        :class:`RateLimited` when one of the game rates is used up."""
+        ``game-<id>``, are limited; an arbiter's command is not counted). Each actor of a game
+        has its own budget there: one player flooding his game (refused moves count) must not
+        lock his opponent out while the opponent's clock runs (a reviewer's attack: the side
+        to move got 429 for 61 s). Raises :class:`RateLimited` when one of the game rates is
+        used up."""
         if aggregate.startswith("game-") and actor.kind != "arbiter":
-            self._admit(self.game_rates, "game", aggregate)
+            self._admit(self.game_rates, "game", f"{aggregate} for {actor.kind} {actor.id}")
 
     def _admit(self, rates: list[RateLimitItem], scope: str, key: str) -> None:
         for rate in rates:  # all tested before any is counted: a refusal counts nothing

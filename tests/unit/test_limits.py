@@ -61,16 +61,23 @@ async def test_a_principal_over_its_rate_is_429_with_retry_after_and_nothing_log
 
 async def test_a_game_over_its_rate_is_429_for_its_players_not_for_its_arbiter():
     """The issue's probe: refused moves flooding one game's log. Two commands an hour per
-    game (its creation counts): the next player command is 429 and not logged; the arbiter's
-    commands and the other games are not held back."""
+    game and actor: the player's third command is 429 and not logged; his opponent (whose
+    clock may be running), the arbiter and the other games are not held back."""
     async with gateway(HttpLimits(game_rate="2/hour"), jwt_secret=None) as (client, log):
         r = await client.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
         assert r.status_code == 200, r.text
-        r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e5e5"})
-        assert r.status_code == 409 and r.json()["code"] == "illegal", r.text
+        for _ in range(2):
+            r = await client.post("/games/g1/moves", json={"player_id": "bob", "move": "e5e5"})
+            assert r.status_code == 409 and r.json()["code"] == "illegal", r.text
         r = await refused(client, log, 429, "rate-limited", "/games/g1/moves",
-                          {"player_id": "alice", "move": "e4"})
-        assert "game-g1" in r.json()["detail"] and int(r.headers["retry-after"]) >= 1
+                          {"player_id": "bob", "move": "e5"})
+        assert "game-g1 for player bob" in r.json()["detail"] and int(r.headers["retry-after"]) >= 1
+        r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
+        assert r.status_code == 200 and r.json()["event"] == "MoveAccepted", r.text
+        r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e5e5"})
+        assert r.status_code == 409, r.text
+        r = await refused(client, log, 429, "rate-limited", "/games/g1/moves",
+                          {"player_id": "alice", "move": "d4"})
         r = await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"}, headers=ADMIN)
         assert r.status_code == 200 and r.json()["event"] == "MoveAccepted", r.text
         r = await client.post("/games", json={"game_id": "g2", "white": "alice", "black": "bob"})
@@ -270,6 +277,7 @@ async def test_cors_is_off_by_default_and_answers_only_the_configured_origins():
         # a refusal carries the headers too, and lets the page read Retry-After
         h = {"Origin": "https://club.example"}
         await client.post("/games", json={"game_id": "g1", "white": "a", "black": "b"}, headers=h)
+        await client.post("/games/g1/draw/offer", json={"player_id": "a"}, headers=h)
         r = await client.post("/games/g1/resign", json={"player_id": "a"}, headers=h)
         assert r.status_code == 429 and r.headers["access-control-allow-origin"] == "https://club.example"
         assert "retry-after" in r.headers["access-control-expose-headers"].lower()

@@ -840,7 +840,8 @@ async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CO
     issue deputies' (arbiter, not chief). Answer ``{"tournament_id", "role", "chief",
     "events", "expires_at_s" (epoch s), "tokens": {id: token}}``; nothing is published or
     stored (a token is valid until it expires). 409 ``identity-off`` without
-    ARBITER_JWT_SECRET, 422 ``not-registered`` naming players not registered, 401/403."""
+    ARBITER_JWT_SECRET, 422 ``not-registered`` naming players not registered, 422
+    ``reserved-id`` for the administrator's id, 401/403."""
     if gw.jwt_secret is None:
         raise HTTPError(409, "identity is off (ARBITER_JWT_SECRET is not set): no tokens to issue",
                         code="identity-off")
@@ -851,6 +852,9 @@ async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CO
     if body.role == "player" and (missing := [i for i in ids if i not in t.players]):
         raise HTTPError(422, f"not registered in {tid}: {', '.join(missing[:20])}"
                              f"{' ...' if len(missing) > 20 else ''}", code="not-registered")
+    if identity.ADMIN_ID in ids:
+        raise HTTPError(422, f"{identity.ADMIN_ID!r} is the platform administrator's id: no "
+                             f"{body.role} token carries it", code="reserved-id")
     now = int(time.time())
     tokens = {i: identity.issue_token(gw.jwt_secret, body.role, i, [tid], ttl_s=body.ttl_s,
                                       chief=body.chief, now_s=now) for i in ids}

@@ -108,14 +108,16 @@ def issue_token(secret: str, role: str, sub: str, events: tuple[str, ...] | list
     """A signed token (compact JWS, ASCII) for ``sub`` in ``role``, valid ``ttl_s`` seconds from
     ``now_s`` (epoch seconds, default the wall clock). Raises ``ValueError`` for a secret
     shorter than :data:`MIN_SECRET_CHARS`, an unknown role, an id or event id outside
-    ``[A-Za-z0-9_-]{1,80}`` (events may also be :data:`ALL_EVENTS`), ``chief`` on a role other
-    than arbiter, or a lifetime out of range."""
+    ``[A-Za-z0-9_-]{1,80}`` (events may also be :data:`ALL_EVENTS`), :data:`ADMIN_ID` for another
+    role than admin, ``chief`` on a role other than arbiter, or a lifetime out of range."""
     if len(secret) < MIN_SECRET_CHARS:
         raise ValueError(f"the signing secret must have at least {MIN_SECRET_CHARS} characters")
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
     if not _ID.match(sub):
         raise ValueError(f"sub must match [A-Za-z0-9_-]{{1,80}}, not {sub!r}")
+    if sub == ADMIN_ID and role != "admin":
+        raise ValueError(f"the id {ADMIN_ID!r} is the platform administrator's: no {role} token carries it")
     bad = [e for e in events if e != ALL_EVENTS and not _ID.match(e)]
     if bad:
         raise ValueError(f"event ids must match [A-Za-z0-9_-]{{1,80}} or be '*': {bad[:5]}")
@@ -174,8 +176,16 @@ def bearer(authorization: str) -> str:
 # as an arbiter (``arbiter:<sub>``: the services accept arbiter-only commands from kind
 # ``arbiter``), an organiser as ``organiser:<sub>``, a player as ``player:<sub>``.
 
+#: The administrator's id in the log (the ``X-Arbiter-Token``'s, and an admin token's whose sub
+#: is ``admin``); no other role's token may carry it, and another admin token is recorded as
+#: ``admin:<sub>`` (``:`` is in no other id), so nobody can act under the administrator's name.
+ADMIN_ID = "admin"
+
+
 def _actor(p: Principal, kind: str) -> Actor:
-    return Actor(kind="arbiter" if p.role == "admin" else kind, id=p.sub)
+    if p.role != "admin":
+        return Actor(kind=kind, id=p.sub)
+    return Actor(kind="arbiter", id=ADMIN_ID if p.sub == ADMIN_ID else f"{ADMIN_ID}:{p.sub}")
 
 
 def may_arbitrate(p: Principal, tid: str | None) -> bool:

@@ -34,8 +34,8 @@ class Settings(BaseSettings):
 
     bus: str = Field("kafka://127.0.0.1:19092", description="Kafka of up / serve (kafka://HOST:PORT)")
     admin_token: SecretStr | None = Field(None, min_length=1, description="arbiters' token; unset: loopback only")
-    jwt_secret: SecretStr | None = Field(None, min_length=32,
-                                         description="signs bearer tokens; set: roles enforced")
+    jwt_secret: SecretStr | None = Field(None, description="signs bearer tokens (at least 32 "
+                                         "characters); set: roles enforced")
     snapshot_key: SecretStr | None = Field(None, min_length=1, description="seals snapshots; same in every process")
     snapshot_key_previous: SecretStr | None = Field(None, min_length=1, description="the key "
                                                     "before a rotation: still opens snapshots")
@@ -64,6 +64,13 @@ class Settings(BaseSettings):
                                 description="gateway: largest request body, bytes (413 above)")
     cors_origins: str = Field("", max_length=2000, description="gateway: origins browsers may "
                               "call from, comma-separated ('*' any; '' CORS off)")
+
+    @field_validator("jwt_secret")
+    @classmethod
+    def _secret_length(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and (n := len(v.get_secret_value())) < 32:
+            raise ValueError(f"must have at least 32 characters, not {n}")
+        return v
 
     @field_validator("rate_principal", "rate_game")
     @classmethod

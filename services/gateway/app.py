@@ -998,7 +998,12 @@ async def _auth_error(request: Request, exc: AuthError) -> JSONResponse:
 
 
 async def _starlette_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-    """No such route (404), method (405) or a body that is not JSON: the same shape."""
+    """No such route (404), method (405) or a body that is not JSON: the same shape. A body
+    FastAPI cannot decode at all (invalid UTF-8, an integer of thousands of digits, nesting
+    too deep: its 400) is a malformed body like any other (422 ``malformed``)."""
+    if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+        return refused(422, "the body is not JSON this gateway can read (invalid UTF-8, a number "
+                            "of thousands of digits, or nesting too deep)")
     return refused(exc.status_code, exc.detail, headers=getattr(exc, "headers", None))
 
 

@@ -64,11 +64,14 @@ class MoveError(RulesError):
 
 
 def board_from_fen(fen: str | None) -> chess.Board:
-    """A board from FEN (standard start when None). Raises ``ValueError`` for an invalid FEN or a
-    position that is not legal to start from (python-chess ``Board.is_valid``)."""
+    """A board from FEN (standard start when None). Raises ``ValueError`` for an invalid FEN, a
+    position that is not legal to start from (python-chess ``Board.is_valid``) or move counters
+    out of range (halfmove clock 0-10000 plies, fullmove number 1-10000, as xiangqi's)."""
     board = chess.Board() if fen is None else chess.Board(fen)
     if not board.is_valid():
         raise ValueError(f"invalid start position: {board.status()!r}")
+    if not 0 <= board.halfmove_clock <= 10_000 or not 1 <= board.fullmove_number <= 10_000:
+        raise ValueError("FEN move counters out of range (0-10000 plies, moves 1-10000)")
     return board
 
 

@@ -187,6 +187,14 @@ class TestValidation:
         assert r.code == "invalid" and "bad start FEN" in r.reason
         assert "g1" not in bus.validation.games
 
+    def test_start_fen_move_counters_are_bounded(self, bus):
+        """A reviewer's find: a game started at move 99999999999999999999999 (xiangqi's FENs
+        were bounded, chess's not)."""
+        got = bus.create(start_fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 99999999999999999999999")
+        r = one(got, GameCommandRejected)
+        assert r.code == "invalid" and "move counters out of range" in r.reason
+        assert "g1" not in bus.validation.games
+
     def test_rejection_codes_change_nothing(self, bus):
         bus.create()
         start = bus.fen()

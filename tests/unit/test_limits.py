@@ -297,3 +297,15 @@ async def test_every_new_refusal_has_the_one_error_shape():
         assert got == [(404, "not-found", True), (405, "method-not-allowed", True),
                        (422, "malformed", True), (413, "too-large", True),
                        (404, "not-found", True), (429, "rate-limited", True)]
+
+
+async def test_a_body_that_cannot_be_decoded_is_malformed_and_changes_nothing():
+    """A reviewer's find: invalid UTF-8, a 5,000-digit integer or deep nesting got FastAPI's
+    400; every malformed body is 422 ``malformed``."""
+    async with gateway(jwt_secret=None) as (client, log):
+        for body in (b'{"white": "\\xff\xff"}', b'{"game_id": "g1", "white": "a", "black": "b", "rating": '
+                     + b"9" * 5000 + b"}", b"[" * 200_000 + b"]" * 200_000):
+            before = await _counts(log)
+            r = await client.post("/games", content=body, headers={"Content-Type": "application/json"})
+            assert (r.status_code, r.json()["code"]) == (422, "malformed"), r.text
+            assert await _counts(log) == before

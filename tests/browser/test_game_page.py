@@ -28,6 +28,7 @@ def _player_page(browser, demo, status: str):
     page = browser.new_page(viewport=DESKTOP)
     page.goto(demo.urls()["player"])
     expect(page.locator("#status")).to_have_text(status, timeout=WAIT_MS)
+    assert "token=" not in page.url  # kept in localStorage, not in the history (a reviewer's find)
     return page
 
 

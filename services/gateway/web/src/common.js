@@ -14,7 +14,8 @@ function claims(token) {
 
 // The visitor: a bearer token (?token=..., kept in localStorage; its `sub` and `role` are read,
 // the gateway checks its signature) or, on a gateway without identity, a player id (?as=...).
-// ?token= or ?as= empty signs out.
+// ?token= or ?as= empty signs out. The token is taken out of the address once kept, so it does
+// not stay in the browser's history or a copied link.
 export function identity() {
     const q = new URLSearchParams(location.search)
     for (const [param, key] of [["token", TOKEN_KEY], ["as", AS_KEY]]) {
@@ -22,6 +23,11 @@ export function identity() {
             if (q.get(param)) localStorage.setItem(key, q.get(param))
             else localStorage.removeItem(key)
         }
+    }
+    if (q.has("token")) {
+        q.delete("token")
+        const rest = q.toString()
+        history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash)
     }
     const token = localStorage.getItem(TOKEN_KEY)
     const c = token ? claims(token) : null

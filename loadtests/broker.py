@@ -8,15 +8,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: JVM options of a broker that lives minutes (a test's, a load test's): the client compiler only
-#: (C1). A fresh broker's C2 compiler kept ~0.3 of this machine's two cores busy through the
-#: first minutes of a load test (Java Flight Recorder, jdk.ThreadCPULoad: the compiler threads
-#: used more CPU than the request handlers and network threads together); with C1 alone the
-#: broker used 27% less CPU at the same load (4 alternated pairs at 300-500 moves/s, 35.4 s vs
-#: 48.4 s on average). A long-running broker (``make kafka-up``, deploy/) keeps the JVM's
-#: default, whose C2 code is faster once compiled. ``KAFKA_JVM_OPTS`` in the environment wins.
-SHORT_LIVED_JVM_OPTS = "-XX:+UseG1GC -XX:TieredStopAtLevel=1"
-
 
 def _free_ports(n: int) -> list[int]:
     """``n`` distinct TCP ports on 127.0.0.1 that nothing listens on now (bound to port 0 and
@@ -38,14 +29,14 @@ def _free_ports(n: int) -> list[int]:
 class LocalBroker:
     """A broker of the test's own: ``deploy/kafka/kafka.sh`` (Maven-fetched jars, KRaft,
     127.0.0.1) on free ports (``KAFKA_PORT``, ``KAFKA_CONTROLLER_PORT``) with a fresh data
-    folder (``KAFKA_DATA_DIR``), with :data:`SHORT_LIVED_JVM_OPTS`. :meth:`up` starts it (again, on the same data after
-    :meth:`kill`), :meth:`kill` stops it at once (SIGKILL: an outage), :meth:`remove` stops it
-    and deletes its data."""
+    folder (``KAFKA_DATA_DIR``); ``KAFKA_JVM_OPTS`` from the environment if set. :meth:`up`
+    starts it (again, on the same data after :meth:`kill`), :meth:`kill` stops it at once
+    (SIGKILL: an outage), :meth:`remove` stops it and deletes its data."""
 
     def __init__(self) -> None:
         self.port, controller_port = _free_ports(2)
         self.data = tempfile.mkdtemp(prefix="arbiter-test-kafka-")
-        self.env = {"KAFKA_JVM_OPTS": SHORT_LIVED_JVM_OPTS, **os.environ, "KAFKA_PORT": str(self.port),
+        self.env = {**os.environ, "KAFKA_PORT": str(self.port),
                     "KAFKA_CONTROLLER_PORT": str(controller_port), "KAFKA_DATA_DIR": self.data}
         self.script = str(ROOT / "deploy" / "kafka" / "kafka.sh")
 

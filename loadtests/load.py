@@ -901,7 +901,7 @@ def main(argv: list[str] | None = None) -> int:
 
         broker = LocalBroker()
         broker.up()
-        a.bus, a.broker_jvm_opts = f"kafka://{broker.bootstrap}", broker.env["KAFKA_JVM_OPTS"]
+        a.bus, a.broker_jvm_opts = f"kafka://{broker.bootstrap}", broker.env.get("KAFKA_JVM_OPTS")
     try:
         report = asyncio.run(run(a))
     finally:

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from contracts.envelope import Actor
-from contracts.messages import GAME_COMMANDS, TOPICS
+from contracts.messages import GAME_COMMANDS, LOG_TOPICS, TOPICS
 from services.tools.audit import audit
 from services.tools.supervisor import spawn, start_all, stop_all, wait_ready
 from shared.eventlog.kafka import KafkaLog
@@ -68,10 +68,12 @@ async def _play(gateways: list[httpx.AsyncClient], gid: str, moves: list[str], d
             await asyncio.sleep(0.1)
 
 
-async def _log_of(bootstrap: str, prefix: str):
+async def _log_of(bootstrap: str, prefix: str, topics=TOPICS):
+    """The messages of aggregates named ``prefix``... on ``topics`` (default the commands and
+    events; :data:`LOG_TOPICS` adds the signed checkpoints)."""
     log = KafkaLog(bootstrap)
     try:
-        return [m for m in await log.read_many(TOPICS) if m.aggregate.startswith(prefix)]
+        return [m for m in await log.read_many(topics) if m.aggregate.startswith(prefix)]
     finally:
         await log.stop()
 
@@ -386,7 +388,9 @@ def test_a_broker_outage_with_a_move_waiting_to_be_published(own_broker):
     res = subprocess.run([sys.executable, "-m", "services.cli", "audit", "--bus", bus],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert f"audited {len(msgs)} messages" in res.stdout and "0 difference(s)" in res.stdout
+    whole = asyncio.run(_log_of(own_broker.bootstrap, f"game-{gid}", LOG_TOPICS))  # + checkpoints
+    assert f"audited {len(whole)} messages" in res.stdout and "0 difference(s)" in res.stdout
+    assert "0 integrity finding(s)" in res.stdout
 
 
 def test_decisions_follow_the_partition_order_not_the_producers_timestamps(kafka_bootstrap):

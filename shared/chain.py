@@ -70,11 +70,6 @@ def chained(msg: Envelope, prev: str | None, text: str | None = None) -> Envelop
     return msg.model_copy(update={"chain": link(prev, data)})
 
 
-def aggregate_of(stream: str) -> str:
-    """``game-g1`` of ``game-g1.clock`` (the stream's aggregate)."""
-    return stream.split(".", 1)[0]
-
-
 # ------------------------------------------------------------------------------ signatures
 def key_id(public: Ed25519PublicKey) -> str:
     """First 16 hex digits of SHA-256 of the raw 32-byte public key."""
@@ -206,7 +201,7 @@ class ChainBook:
         self.ended.add(aggregate)
 
     def _note(self, msg: Envelope) -> None:
-        agg = msg.stream.split(".", 1)[0]
+        agg = msg.aggregate
         streams = self.pending.get(agg)
         if streams is None:
             streams = self.pending[agg] = {}

@@ -475,9 +475,10 @@ async def quiesce(collector: Collector, quiet_s: float, timeout: float) -> None:
 
 
 async def run_steps(label: str, steps: list[dict], games: Games, submitter, collector: Collector,
-                    drain_s: float) -> list[dict]:
+                    drain_s: float, pids: dict | None = None) -> list[dict]:
     """Drive every step's schedule, drain after each; per-step figures (the loss and latency
-    percentiles of each step are filled in later from the final matching)."""
+    percentiles of each step are filled in later from the final matching). ``pids`` (name ->
+    pid, None for this process): each step's CPU seconds per process and per move."""
     out = []
     for st in steps:
         if Interrupt.stopped():
@@ -492,17 +493,19 @@ async def run_steps(label: str, steps: list[dict], games: Games, submitter, coll
             return [c for c in submitter.commands if c not in before]
 
         t_start = time.perf_counter()
+        cpu0 = _cpu_now(pids) if pids else None
         lags = await drive(st["schedule"], submitter.move, tag, collector, cids)
         await submitter.flush()
 
         await drain(cids, collector, tag, drain_s)
         mine = cids()
+        cpu = step_cpu(cpu0, _cpu_now(pids), time.perf_counter() - t_start, len(mine)) if pids else None
         decided_at = [collector.decided[c] for c in mine if c in collector.decided]
         out.append({"target_moves_per_s": st["rate"], "games": st["n_games"],
                     "interval_s": round(st["interval"], 3), "sent": len(mine),
                     "moves_per_s": round(throughput(t_start, st["duration"], decided_at), 1),
                     "send_lag_ms": {"p99": _ms(percentile(lags, 99)), "max": _ms(max(lags, default=None))},
-                    "warmup": st["warmup"], "_cids": mine, "_t0": t_start})
+                    "warmup": st["warmup"], "cpu": cpu, "_cids": mine, "_t0": t_start})
         print(f"{tag}: sent {len(mine)}, decided {len(decided_at)}, "
               f"{out[-1]['moves_per_s']} moves/s", flush=True)
     return out
@@ -510,6 +513,14 @@ async def run_steps(label: str, steps: list[dict], games: Games, submitter, coll
 
 def _ms(v):
     return None if v is None else round(v * 1000, 2)
+
+
+def step_cpu(before: dict, after: dict, window_s: float, moves: int) -> dict:
+    """One step's CPU: seconds per process and the machine's (:func:`machine_cpu`), and each
+    process's milliseconds of CPU per move sent (``ms_per_move``)."""
+    procs, machine = machine_cpu(cpu_delta(before, after), window_s)
+    per = {k: (round(v * 1000 / moves, 3) if v is not None and moves else None) for k, v in procs.items()}
+    return {"s": procs, "machine": machine, "ms_per_move": per}
 
 
 def finish_curve(rows: list[dict], commands: dict, collector: Collector) -> tuple[list[dict], object]:
@@ -589,7 +600,7 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         try:
             started = await create_games(games, len(games.plans), submitter, collector,
                                          a.create_timeout)
-            rows = await run_steps("system", steps, games, submitter, collector, a.drain)
+            rows = await run_steps("system", steps, games, submitter, collector, a.drain, pids)
             await quiesce(collector, a.settle, a.drain)
         finally:
             cpu1 = _cpu_now(pids)
@@ -726,7 +737,7 @@ async def baseline_phase(a, bootstrap: str, steps: list[dict], games: Games) -> 
         cpu0 = _cpu_now(pids)
         w0 = time.perf_counter()
         try:
-            rows = await run_steps("baseline", steps, games, submitter, collector, a.drain)
+            rows = await run_steps("baseline", steps, games, submitter, collector, a.drain, pids)
         finally:
             cpu1 = _cpu_now(pids)
             await producer.stop()
@@ -826,7 +837,7 @@ async def run(a) -> dict:
                                  "p95": None, "p99": None, "max": None}
     curve = [{k: r[k] for k in ("target_moves_per_s", "games", "interval_s", "sent",
                                  "moves_per_s", "p50", "p95", "p99", "max", "lost", "send_lag_ms",
-                                 "timeline")}
+                                 "cpu", "timeline")}
              for r in rows]
     report = {
         "bus": a.bus, "broker_jvm_opts": getattr(a, "broker_jvm_opts", None), "via": a.via,
@@ -862,7 +873,8 @@ async def run(a) -> dict:
             "doubled": bm.doubled, "cpu_s_per_process": base["cpu"][0],
             "cpu_machine": base["cpu"][1],
             "offered_curve": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s",
-                                                  "p50", "p95", "p99", "max", "lost", "send_lag_ms")}
+                                                  "p50", "p95", "p99", "max", "lost", "send_lag_ms",
+                                                  "cpu")}
                               for r in brows],
         }
     return report

@@ -126,6 +126,28 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def jit_seconds(pid: int | None) -> float | None:
+    """CPU seconds so far of the JVM's just-in-time compiler threads in process ``pid`` (Linux
+    thread names ``C1 CompilerThre``/``C2 CompilerThre``), None when unreadable: a fresh broker
+    compiles for minutes, which a broker in service has long done."""
+    import os
+
+    if pid is None:
+        return None
+    total = 0.0
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/comm") as f:
+                if "CompilerThre" not in f.read():
+                    continue
+            with open(f"/proc/{pid}/task/{t}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
 def cpu_delta(before: dict[str, float | None], after: dict[str, float | None]) -> dict:
     return {k: (round(after[k] - before[k], 2) if before.get(k) is not None
                 and after.get(k) is not None else None) for k in after}
@@ -665,12 +687,15 @@ def scrape_histograms(procs: dict) -> dict:
 
 def _cpu_now(pids: dict) -> dict:
     """CPU seconds of each named process (None = this one), plus ``_machine``: the busy CPU
-    seconds of the whole machine (all cores, not idle or waiting for I/O)."""
+    seconds of the whole machine (all cores, not idle or waiting for I/O), and ``_broker_jit``:
+    the broker's compiler threads' (:func:`jit_seconds`)."""
     import os
 
     import psutil
 
     out = {name: cpu_seconds(pid if pid is not None else os.getpid()) for name, pid in pids.items()}
+    if "kafka-broker" in pids:
+        out["_broker_jit"] = jit_seconds(pids["kafka-broker"])
     t = psutil.cpu_times()
     out["_machine"] = sum(t) - t.idle - getattr(t, "iowait", 0.0)
     return out
@@ -682,12 +707,13 @@ def machine_cpu(delta: dict, window_s: float) -> tuple[dict, dict]:
     (``others_s``: processes outside the run, e.g. another test on the same machine)."""
     import psutil
 
-    procs = {k: v for k, v in delta.items() if k != "_machine"}
+    procs = {k: v for k, v in delta.items() if not k.startswith("_")}
     busy = delta.get("_machine")
     ours = round(sum(v for v in procs.values() if v is not None), 2)
     return procs, {"window_s": round(window_s, 1), "cores": psutil.cpu_count(),
                    "busy_s": None if busy is None else round(busy, 2), "ours_s": ours,
-                   "others_s": None if busy is None else round(busy - ours, 2)}
+                   "others_s": None if busy is None else round(busy - ours, 2),
+                   "broker_jit_s": delta.get("_broker_jit")}
 
 
 def broker_pid(bootstrap: str) -> int | None:

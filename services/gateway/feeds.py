@@ -23,7 +23,8 @@ silence) and WebSocket (one message per text frame):
   after ``<feed's own stream>:N`` (``game-<gid>``, ``tournament-<tid>``). The backlog and the
   live messages meet without a gap or a duplicate: the backlog is cut and the subscription
   opened at one instant of the read model (no await between). ``types`` (comma-separated
-  message types) filters both.
+  message types) filters both. ``follow=false``: what is there after ``since``, as one JSON
+  list (a catch-up without a stream).
 - ``GET /games/{gid}/events`` and ``GET /tournaments/{tid}/events`` (SSE, in :mod:`.app`) keep
   their behaviour, history then live, and take ``since``, ``types`` and ``Last-Event-ID`` too.
 
@@ -235,10 +236,11 @@ async def resume_params(since: Annotated[str | None, Query(
 RESUME = Depends(resume_params)
 
 
-def events(gw: Any, key: str, follow: bool, at: Resume) -> Response:
-    """``GET /games/{gid}/events`` and ``/tournaments/{tid}/events``: feed ``key`` from the
-    start (or ``at``) as a JSON list of what is there (``follow=false``) or as SSE."""
-    at = Resume(at.position if at.position is not None else "0", at.types)
+def events(gw: Any, key: str, follow: bool, at: Resume, default: str | None = "0") -> Response:
+    """Feed ``key`` from ``at`` (without a position, from ``default``: ``0`` the start, as
+    ``GET /games/{gid}/events`` and ``/tournaments/{tid}/events`` do; None live only) as SSE,
+    or (``follow=false``) as a JSON list of what is there."""
+    at = Resume(at.position if at.position is not None else default, at.types)
     if follow:
         return sse_response(gw, key, at)
     wanted = parse_types(at.types)
@@ -479,15 +481,17 @@ def feeds_router(gateway: Any) -> APIRouter:
     @router.get("/feeds/{kind}/{fid}", tags=["feeds"])
     async def feed(kind: Literal["game", "tournament", "event"],
                    fid: Annotated[str, Path(pattern=_ID)], at: Resume = RESUME,
-                   format: Literal["sse", "ndjson"] | None = None,
+                   follow: bool = True, format: Literal["sse", "ndjson"] | None = None,
                    accept: Annotated[str | None, Header()] = None, gw: Any = gateway) -> Any:
         """A game's, a tournament's or a whole event's messages (see the module): SSE, or
         NDJSON (``format=ndjson`` or ``Accept: application/x-ndjson``); live only unless
-        ``since`` or ``Last-Event-ID`` resumes; ``types`` filters."""
+        ``since`` or ``Last-Event-ID`` resumes; ``types`` filters. ``follow=false``: the
+        messages after ``since`` so far, as a JSON list (none without ``since``)."""
         key = feed_key(gw.rm, kind, fid)
-        if format == "ndjson" or (format is None and "application/x-ndjson" in (accept or "")):
+        if follow and (format == "ndjson" or (format is None
+                                              and "application/x-ndjson" in (accept or ""))):
             return ndjson_response(gw, key, at)
-        return sse_response(gw, key, at)
+        return events(gw, key, follow, at, default=None)
 
     @router.websocket("/feeds/{kind}/{fid}")
     async def feed_ws(ws: WebSocket, kind: str, fid: str) -> None:

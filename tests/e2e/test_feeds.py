@@ -346,3 +346,38 @@ async def test_a_websocket_refusal_is_a_message_and_a_close_code(c):
     async with Tap(c.arbiter_app, "websocket", "/feeds/game/wr", query="since=game-wr:77") as tap:
         await tap.until(lambda t: t.close_code is not None)
     assert tap.close_code == 4409 and tap.refusal["code"] == "unknown-position"
+
+
+async def test_over_a_real_socket_ndjson_and_websocket_resume(c, unused_tcp_port):
+    """uvicorn on loopback: NDJSON resumed with Last-Event-ID over HTTP, and a WebSocket
+    (the ``websockets`` package under uvicorn) resumed with ``since``, both from the same id."""
+    import httpx
+    import uvicorn
+    from websockets.asyncio.client import connect
+
+    await _game(c, "rl")
+    await _move(c, "rl", "alice", "g3")
+    hist = await _history(c, "rl")
+    server = uvicorn.Server(uvicorn.Config(c.arbiter_app, host="127.0.0.1", port=unused_tcp_port,
+                                           lifespan="off", log_level="warning"))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        base = f"127.0.0.1:{unused_tcp_port}/feeds/game/rl"
+        lines = []
+        async with httpx.AsyncClient(timeout=10) as h:
+            async with h.stream("GET", f"http://{base}", headers={
+                    "Accept": "application/x-ndjson", "Last-Event-ID": hist[0][0]}) as r:
+                assert r.headers["content-type"].startswith("application/x-ndjson")
+                async for line in r.aiter_lines():
+                    lines.append(json.loads(line))
+                    if len(lines) == len(hist) - 1:
+                        break
+        assert [(f"{m['stream']}:{m['seq']}", m["type"]) for m in lines] == hist[1:]
+        async with connect(f"ws://{base}?since={hist[0][0]}") as ws:
+            got = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for _ in hist[1:]]
+        assert [(f"{m['stream']}:{m['seq']}", m["type"]) for m in got] == hist[1:]
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(serving, 10)

@@ -429,7 +429,8 @@ class Gateway:
             logger.error("gateway: read model failed on %s %s:%s\n%s", msg.type, msg.stream,
                          msg.seq, traceback.format_exc())
             rec = Recorded(msg.type, msg.stream, msg.seq, msg.model_dump_json())
-        self.hub.publish(rec, self.rm.feeds_of(msg))
+        if self.hub.subscribers:
+            self.hub.publish(rec, self.rm.feeds_of(msg))
         if msg.causation_id is not None and msg.payload.KIND == "event":
             if msg.causation_id not in self.effects:
                 self.effects[msg.causation_id] = msg

@@ -26,7 +26,9 @@ silence) and WebSocket (one message per text frame):
   message types) filters both. ``follow=false``: what is there after ``since``, as one JSON
   list (a catch-up without a stream).
 - ``GET /games/{gid}/events`` and ``GET /tournaments/{tid}/events`` (SSE, in :mod:`.app`) keep
-  their behaviour, history then live, and take ``since``, ``types`` and ``Last-Event-ID`` too.
+  their behaviour, history then live, and take ``since``, ``types`` and ``Last-Event-ID`` too
+  (a position they do not know is the start: a browser's EventSource reconnecting to another
+  gateway gets the whole history, as before, instead of a refusal that would stop it).
 
 A subscriber's queue holds at most :attr:`Hub.max_queue` messages: one that falls further
 behind is closed after the messages queued, with a last message ``end`` (SSE event ``end``;
@@ -37,9 +39,9 @@ applied in another interleaving of the topics, messages of other streams of the 
 sent again or missed; within one stream (``stream`` and ``seq``) none is.
 
 Refusals (before any message, the one shape of :mod:`.errors`): 404 unknown game or
-tournament, 422 ``bad-position`` (a ``since`` that is not a position, or a message of another
-feed), 409 ``unknown-position`` (a message this gateway has not applied), 422 ``bad-cursor``,
-422 for a filter out of range. A WebSocket is accepted, sent that refusal as one JSON object
+tournament, 422 ``bad-position`` (a ``since`` that is not a position), 409
+``unknown-position`` (no such message in this gateway's history of the feed; ``/feeds``
+only), 422 ``bad-types``, 422 ``bad-cursor``, 422 for a filter out of range. A WebSocket is accepted, sent that refusal as one JSON object
 and closed with code 4000 + the HTTP status (e.g. 4404).
 """
 from __future__ import annotations
@@ -207,19 +209,32 @@ def _own_stream(key: str) -> str:
 def open_feed(gw: Any, key: str, at: Resume) -> tuple[list[Recorded], Subscription]:
     """Backlog and subscription of feed ``key`` of gateway ``gw`` (its read model ``rm`` and
     :class:`Hub` ``hub``) from ``at`` (:func:`start_of`); raises its refusals."""
-    wanted = parse_types(at.types)
     history = gw.rm.history.get(key, [])
-    return gw.hub.open(history, start_of(history, at.position, _own_stream(key)), key, wanted)
+    return gw.hub.open(history, _start(history, key, at), key, parse_types(at.types))
+
+
+def _start(history: list[Recorded], key: str, at: Resume) -> int:
+    """:func:`start_of` feed ``key``'s ``history`` at ``at``; a ``lenient`` one starts an
+    unknown position from the beginning instead of refusing it."""
+    try:
+        return start_of(history, at.position, _own_stream(key))
+    except HTTPError as e:
+        if at.lenient and e.extra.get("code") == "unknown-position":
+            return 0
+        raise
 
 
 @dataclass(frozen=True)
 class Resume:
     """Where a stream starts and what it carries: ``position`` (the ``Last-Event-ID`` header,
     else the ``since`` parameter; None: the route's default) and ``types`` (a comma-separated
-    list, None: all)."""
+    list, None: all); ``lenient``: an unknown position is the start (the ``/events`` routes'
+    compatibility: a browser reconnecting to another gateway gets the history, as before,
+    not a refusal that stops its EventSource)."""
 
     position: str | None = None
     types: str | None = None
+    lenient: bool = False
 
 
 async def resume_params(since: Annotated[str | None, Query(
@@ -239,13 +254,14 @@ RESUME = Depends(resume_params)
 def events(gw: Any, key: str, follow: bool, at: Resume, default: str | None = "0") -> Response:
     """Feed ``key`` from ``at`` (without a position, from ``default``: ``0`` the start, as
     ``GET /games/{gid}/events`` and ``/tournaments/{tid}/events`` do; None live only) as SSE,
-    or (``follow=false``) as a JSON list of what is there."""
-    at = Resume(at.position if at.position is not None else default, at.types)
+    or (``follow=false``) as a JSON list of what is there. With ``default`` ``0`` a position
+    this gateway does not know is the start too (:attr:`Resume.lenient`)."""
+    at = Resume(at.position if at.position is not None else default, at.types, default == "0")
     if follow:
         return sse_response(gw, key, at)
     wanted = parse_types(at.types)
     history = gw.rm.history.get(key, [])
-    got = history[start_of(history, at.position, _own_stream(key)):]
+    got = history[_start(history, key, at):]
     return Response(f"[{','.join(r.json for r in got if wanted is None or r.type in wanted)}]",
                     media_type="application/json")
 

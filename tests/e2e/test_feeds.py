@@ -381,3 +381,17 @@ async def test_over_a_real_socket_ndjson_and_websocket_resume(c, unused_tcp_port
     finally:
         server.should_exit = True
         await asyncio.wait_for(serving, 10)
+
+
+async def test_the_events_routes_start_an_unknown_position_from_the_beginning(c):
+    """A browser's EventSource reconnecting with a Last-Event-ID this gateway has not applied
+    gets the whole history (as before resuming existed), not a refusal that would stop it."""
+    await _game(c, "ev2")
+    hist = await _history(c, "ev2")
+    r = await c.get("/games/ev2/events", params={"follow": "false"},
+                    headers={"Last-Event-ID": "game-ev2:99"})
+    assert [(f"{m['stream']}:{m['seq']}", m["type"]) for m in r.json()] == hist
+    async with Tap(c.arbiter_app, "sse", "/games/ev2/events",
+                   headers=((b"last-event-id", hist[0][0].encode()),)) as tap:
+        await tap.until(lambda t: len(t.items) >= len(hist) - 1)
+    assert tap.items == hist[1:]

@@ -54,7 +54,8 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
+from contextlib import aclosing
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NamedTuple
 
 from fastapi import APIRouter, Depends, Header, Path, Query, WebSocket, WebSocketDisconnect
@@ -206,11 +207,35 @@ def _own_stream(key: str) -> str:
     return key.replace(EVENT_FEED, "tournament-", 1) if key.startswith(EVENT_FEED) else key
 
 
-def open_feed(gw: Any, key: str, at: Resume) -> tuple[list[Recorded], Subscription]:
-    """Backlog and subscription of feed ``key`` of gateway ``gw`` (its read model ``rm`` and
-    :class:`Hub` ``hub``) from ``at`` (:func:`start_of`); raises its refusals."""
-    history = gw.rm.history.get(key, [])
-    return gw.hub.open(history, _start(history, key, at), key, parse_types(at.types))
+class Opening(NamedTuple):
+    """Where a subscriber of feed ``key`` starts: ``start``, an index in the feed's history
+    (which only grows, so it stays right until the subscription opens), and the ``types``
+    it wants (None: all)."""
+
+    key: str
+    start: int
+    types: frozenset[str] | None
+
+
+def prepare(gw: Any, key: str, at: Resume) -> Opening:
+    """The :class:`Opening` of feed ``key`` of gateway ``gw`` (its read model ``rm``) at
+    ``at`` (:func:`start_of`); raises its refusals, before any answer starts."""
+    return Opening(key, _start(gw.rm.history.get(key, []), key, at), parse_types(at.types))
+
+
+async def subscribed(gw: Any, o: Opening, transport: str, keepalive_s: float | None = None
+                     ) -> AsyncIterator[Recorded | End | None]:
+    """The :func:`deliveries` of opening ``o``, subscribed to ``gw``'s :class:`Hub` from the
+    first step of the iteration to its end (a response never sent holds no subscription);
+    counted in ``arbiter_gateway_sse_clients`` by ``transport``."""
+    backlog, sub = gw.hub.open(gw.rm.history.get(o.key, []), o.start, o.key, o.types)
+    STREAMS.labels(transport).inc()
+    try:
+        async for d in deliveries(backlog, sub, keepalive_s):
+            yield d
+    finally:
+        gw.hub.close(sub)
+        STREAMS.labels(transport).dec()
 
 
 def _start(history: list[Recorded], key: str, at: Resume) -> int:
@@ -307,19 +332,15 @@ def sse_response(gw: Any, key: str, at: Resume) -> EventSourceResponse:
     """Feed ``key`` as server-sent events (event = message type, id = ``<stream>:<seq>``,
     data = the message's JSON; a last event ``end`` without an id when the gateway closes it),
     from ``at``; a comment line every 15 s of silence."""
-    backlog, sub = open_feed(gw, key, at)
+    o = prepare(gw, key, at)
 
     async def events() -> AsyncIterator[dict]:
-        STREAMS.labels("sse").inc()
-        try:
-            async for d in deliveries(backlog, sub):
+        async with aclosing(subscribed(gw, o, "sse")) as ds:
+            async for d in ds:
                 if isinstance(d, End):
                     yield {"event": "end", "data": json.dumps(d.to_dict())}
                 elif d is not None:
                     yield {"event": d.type, "id": _id(d), "data": d.json}
-        finally:
-            gw.hub.close(sub)
-            STREAMS.labels("sse").dec()
 
     return EventSourceResponse(events(), ping=int(KEEPALIVE_S))
 
@@ -329,16 +350,12 @@ def ndjson_response(gw: Any, key: str, at: Resume,
     """Feed ``key`` as NDJSON from ``at``: each message's JSON on a line of its own,
     ``{"keepalive": true}`` after ``keepalive_s`` of silence, :meth:`End.to_dict` last when
     the gateway closes it."""
-    backlog, sub = open_feed(gw, key, at)
+    o = prepare(gw, key, at)
 
     async def lines() -> AsyncIterator[str]:
-        STREAMS.labels("ndjson").inc()
-        try:
-            async for d in deliveries(backlog, sub, keepalive_s):
+        async with aclosing(subscribed(gw, o, "ndjson", keepalive_s)) as ds:
+            async for d in ds:
                 yield _line(d)
-        finally:
-            gw.hub.close(sub)
-            STREAMS.labels("ndjson").dec()
 
     return StreamingResponse(lines(), media_type="application/x-ndjson",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -358,14 +375,13 @@ async def websocket_feed(ws: WebSocket, gw: Any, kind: str, fid: str, since: str
     JSON object ``{"detail", "code"}`` and close code 4000 + its HTTP status."""
     await ws.accept()
     try:
-        backlog, sub = open_feed(gw, feed_key(gw.rm, kind, fid), Resume(since, types))
+        o = prepare(gw, feed_key(gw.rm, kind, fid), Resume(since, types))
     except HTTPError as e:
         await ws.send_text(json.dumps({"detail": e.detail, "code": e.extra.get("code") or
                                        {404: "not-found"}.get(e.status, "refused")}))
         await ws.close(4000 + e.status)
         return
-    STREAMS.labels("websocket").inc()
-    writer = asyncio.create_task(_write(ws, deliveries(backlog, sub)))
+    writer = asyncio.create_task(_write(ws, subscribed(gw, o, "websocket")))
     reader = asyncio.create_task(_until_disconnect(ws))
     try:
         await asyncio.wait({writer, reader}, return_when=asyncio.FIRST_COMPLETED)
@@ -373,18 +389,18 @@ async def websocket_feed(ws: WebSocket, gw: Any, kind: str, fid: str, since: str
         for t in (writer, reader):
             t.cancel()
         await asyncio.gather(writer, reader, return_exceptions=True)
-        gw.hub.close(sub)
-        STREAMS.labels("websocket").dec()
 
 
-async def _write(ws: WebSocket, ds: AsyncIterator[Recorded | End | None]) -> None:
-    async for d in ds:
-        if d is None:
-            continue  # the WebSocket server pings on its own
-        await ws.send_text(_line(d)[:-1])
-        if isinstance(d, End):
-            await ws.close(CLOSE_CODES[d.reason])
-            return
+async def _write(ws: WebSocket, deliveries: AsyncIterator[Recorded | End | None]) -> None:
+    """Send ``deliveries`` on ``ws`` (closed with the :class:`End`'s code after it)."""
+    async with aclosing(deliveries) as ds:
+        async for d in ds:
+            if d is None:
+                continue  # the WebSocket server pings on its own
+            await ws.send_text(_line(d)[:-1])
+            if isinstance(d, End):
+                await ws.close(CLOSE_CODES[d.reason])
+                return
 
 
 async def _until_disconnect(ws: WebSocket) -> None:

@@ -55,6 +55,7 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
             async with httpx.AsyncClient(transport=transport, base_url="http://arbiter",
                                          headers=headers, timeout=60) as c:
                 c.arbiter_log = log  # type: ignore[attr-defined]  (export, tests)
+                c.arbiter_app = app  # type: ignore[attr-defined]  (tests: streams, driven as ASGI)
                 yield c
     finally:
         await system.stop()

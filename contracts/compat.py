@@ -228,7 +228,16 @@ class _Comparer:
             if old != new and new is not True:
                 self.add(path, "schema changed")
             return
-        # enum / Literal / const values
+        self._compare_values(old, new, path)
+        self._compare_constraints(old, new, path)
+        if "properties" in old or "properties" in new or "required" in old or "required" in new:
+            self._compare_object(old, new, path)
+        elif "additionalProperties" in old or "additionalProperties" in new:
+            self._compare_additional(old, new, path)
+        self._compare_arrays(old, new, path)
+
+    def _compare_values(self, old: dict, new: dict, path: str) -> None:
+        """enum / Literal / const: a value removed, or values imposed where any was accepted."""
         old_vals, new_vals = _values(old), _values(new)
         if new_vals is not None:
             if old_vals is None:
@@ -237,23 +246,22 @@ class _Comparer:
                 removed = [v for v in old_vals if v not in new_vals]
                 for v in removed:
                     self.add(path, f"enum value {v!r} removed")
-        # constraints
+
+    def _compare_constraints(self, old: dict, new: dict, path: str) -> None:
+        """Bounds tightened (an upper bound lowered, a lower one raised, one added), a pattern or
+        a format changed."""
         for k in _UPPER:
             if k in new and (k not in old or _num(new[k]) < _num(old[k])):
                 self.add(path, f"{k} tightened from {old.get(k, 'none')} to {new[k]}")
         for k in _LOWER:
             if k in new and (k not in old or _num(new[k]) > _num(old[k])):
                 self.add(path, f"{k} tightened from {old.get(k, 'none')} to {new[k]}")
-        if "pattern" in new and old.get("pattern") != new["pattern"]:
-            self.add(path, f"pattern changed from {old.get('pattern')!r} to {new['pattern']!r}")
-        if "format" in new and old.get("format") != new["format"]:
-            self.add(path, f"format changed from {old.get('format')!r} to {new['format']!r}")
-        # objects
-        if "properties" in old or "properties" in new or "required" in old or "required" in new:
-            self._compare_object(old, new, path)
-        elif "additionalProperties" in old or "additionalProperties" in new:
-            self._compare_additional(old, new, path)
-        # arrays
+        for k in ("pattern", "format"):
+            if k in new and old.get(k) != new[k]:
+                self.add(path, f"{k} changed from {old.get(k)!r} to {new[k]!r}")
+
+    def _compare_arrays(self, old: dict, new: dict, path: str) -> None:
+        """Array items compared; a tuple (prefixItems) of another length, and its items."""
         if "items" in old and "items" in new and isinstance(old["items"], (dict, bool)):
             self.compare(old["items"], new["items"], f"{path}[]")
         if "prefixItems" in old or "prefixItems" in new:

@@ -857,6 +857,12 @@ async def run(a) -> dict:
     aud = (await audit_phase(a.bus, run_id)
            if not a.no_audit and not Interrupt.stopped() else None)
 
+    return _report(a, run_id, sysres, base, aud)
+
+
+def _report(a, run_id: str, sysres: dict, base: dict | None, aud: dict | None) -> dict:
+    """The run's JSON report: the system under load (the last step's figures, the offered
+    curve, the warm-up apart), the audit and the bare-Kafka baseline where they ran."""
     rows, m = sysres["rows"], sysres["match"]
     warm, rows = [r for r in rows if r["warmup"]], [r for r in rows if not r["warmup"]]
     top = rows[-1] if rows else {"target_moves_per_s": None, "moves_per_s": None, "p50": None,
@@ -891,19 +897,24 @@ async def run(a) -> dict:
     if aud is not None:
         report["audit"] = {k: aud[k] for k in ("messages", "games", "seconds", "by_kind", "examples")}
     if base is not None:
-        brows, bm = [r for r in base["rows"] if not r["warmup"]], base["match"]
-        btop = brows[-1] if brows else {k: None for k in ("moves_per_s", "p50", "p95", "p99", "max")}
-        report["baseline"] = {
-            "moves_per_s": btop["moves_per_s"], "p50_ms": btop["p50"], "p95_ms": btop["p95"],
-            "p99_ms": btop["p99"], "max_ms": btop["max"], "lost": len(bm.lost),
-            "doubled": bm.doubled, "cpu_s_per_process": base["cpu"][0],
-            "cpu_machine": base["cpu"][1],
-            "offered_curve": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s",
-                                                  "p50", "p95", "p99", "max", "lost", "send_lag_ms",
-                                                  "cpu")}
-                              for r in brows],
-        }
+        report["baseline"] = _baseline_report(base)
     return report
+
+
+def _baseline_report(base: dict) -> dict:
+    """The bare-Kafka baseline's figures at its last step and its offered curve."""
+    brows, bm = [r for r in base["rows"] if not r["warmup"]], base["match"]
+    btop = brows[-1] if brows else {k: None for k in ("moves_per_s", "p50", "p95", "p99", "max")}
+    return {
+        "moves_per_s": btop["moves_per_s"], "p50_ms": btop["p50"], "p95_ms": btop["p95"],
+        "p99_ms": btop["p99"], "max_ms": btop["max"], "lost": len(bm.lost),
+        "doubled": bm.doubled, "cpu_s_per_process": base["cpu"][0],
+        "cpu_machine": base["cpu"][1],
+        "offered_curve": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s",
+                                              "p50", "p95", "p99", "max", "lost", "send_lag_ms",
+                                              "cpu")}
+                          for r in brows],
+    }
 
 
 def parse_rates(s: str | None) -> list[float] | None:

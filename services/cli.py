@@ -277,13 +277,20 @@ def adjudicate(game: str = typer.Option("xiangqi", help="xiangqi, chess or go"),
         for i, m in enumerate(row["moves"], start=1):
             t.add_row(str(i), m["move"], m["notation"], m["side"], m.get("classification", ""))
         out.print(t)
-        if row["first_rejected"]:
-            fr = row["first_rejected"]
-            out.print(f"refused: ply {fr['ply']} {fr['move']}: {fr['reason']}")
-        rule = row["rule"] or {}
-        out.print(f"result {row['result']} ({row['reason']}) {rule.get('ruleset', '')} "
-                  f"{rule.get('article', '')}".rstrip())
+        _print_outcome(row, article=False)
     raise typer.Exit(0 if row["legal"] else 1)
+
+
+def _print_outcome(row: dict, article: bool) -> None:
+    """An adjudication's end, as ``arbiter adjudicate`` prints it: the first refused move (with
+    its article when ``article``), then the result, its reason and the rule applied."""
+    if row["first_rejected"]:
+        fr = row["first_rejected"]
+        where = f" ({fr['article']})" if article else ""
+        out.print(f"refused: ply {fr['ply']} {fr['move']}: {fr['reason']}{where}")
+    rule = row["rule"] or {}
+    out.print(f"result {row['result']} ({row['reason']}) {rule.get('ruleset', '')} "
+              f"{rule.get('article', '')}".rstrip())
 
 
 def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, dead: Optional[str],
@@ -303,12 +310,7 @@ def _adjudicate_go(sgf: Optional[Path], rules: Optional[str], moves: str, dead: 
         out.print(f"go ({row['rules']} rules): {row['plies']} moves played")
         for w in row["warnings"]:
             out.print(f"warning: {w}")
-        if row["first_rejected"]:
-            fr = row["first_rejected"]
-            out.print(f"refused: ply {fr['ply']} {fr['move']}: {fr['reason']} ({fr['article']})")
-        rule = row["rule"] or {}
-        out.print(f"result {row['result']} ({row['reason']}) {rule.get('ruleset', '')} "
-                  f"{rule.get('article', '')}".rstrip())
+        _print_outcome(row, article=True)
     raise typer.Exit(0 if row["legal"] else 1)
 
 

@@ -435,39 +435,14 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
     at all when its clock started (see the on-deadline rule).  After a pause ``elapsed`` is
     the time the clock ran (the pause left out).
     """
-    running = _require_running(state, "press")
-    _check_colour("colour", colour)
-    if colour != running:
-        raise ClockError(f"{colour} pressed but it is {running}'s clock that is running")
-    if state.paused_at is not None:
-        raise ClockError(f"cannot press: the clock is paused (since {state.paused_at} ms)")
-    _check_now(state, "at_ms", at_ms)
-    mover = state.side(colour)
-    _check_fits(state, tc, mover)
-    if _late(state, at_ms):
-        raise FlagAlreadyFell(colour, _deadline(state), at_ms)
-
+    mover = _check_press(state, tc, colour, at_ms)
     elapsed = at_ms - state.turn_started_at  # type: ignore[operator]
     charged, credit = _charge(state, elapsed)
-    moves_made = mover.moves_made + 1
-    period_index, period_moves = mover.period_index, mover.period_moves + 1
-    bonus = increment = 0
     if tc.overtime is not None:  # Go: main time, then byo-yomi / Canadian / 1988 reserve
-        spent = _consume(mover, tc.overtime, charged, move=True)
-        assert spent is not None  # at_ms <= deadline
-        new_mover = replace(spent, moves_made=moves_made)
+        new_mover, period_index, bonus, increment = _overtime_after_move(mover, tc.overtime, charged)
     else:
-        remaining = mover.remaining_ms - charged
-        current = tc.periods[period_index]
-        if current.moves is not None and period_moves >= current.moves:
-            period_index = min(period_index + 1, len(tc.periods) - 1)
-            period_moves = 0
-            bonus = tc.periods[period_index].base_ms
-            remaining += bonus
-        increment = tc.periods[period_index].increment_ms
-        remaining += increment
-        new_mover = SideClock(remaining, moves_made, period_index, period_moves)
-
+        new_mover, period_index, bonus, increment = _periods_after_move(mover, tc, charged)
+    moves_made = new_mover.moves_made
     opponent = _other(colour)
     opp_period = tc.period(state.side(opponent).period_index)
     new_state = replace(
@@ -497,6 +472,51 @@ def press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> tup
         **_overtime_fields(new_state),
     )
     return new_state, reading
+
+
+def _check_press(state: ClockState, tc: TimeControl, colour: Colour, at_ms: int) -> SideClock:
+    """The mover's side clock, once the press is checked: the clock runs for ``colour``, is not
+    paused, ``at_ms`` is not before the turn started, the state fits ``tc``, and the flag has not
+    fallen by ``at_ms`` (1994 art. 12.3; FIDE 6.3.1). Raises ClockError or FlagAlreadyFell."""
+    running = _require_running(state, "press")
+    _check_colour("colour", colour)
+    if colour != running:
+        raise ClockError(f"{colour} pressed but it is {running}'s clock that is running")
+    if state.paused_at is not None:
+        raise ClockError(f"cannot press: the clock is paused (since {state.paused_at} ms)")
+    _check_now(state, "at_ms", at_ms)
+    mover = state.side(colour)
+    _check_fits(state, tc, mover)
+    if _late(state, at_ms):
+        raise FlagAlreadyFell(colour, _deadline(state), at_ms)
+    return mover
+
+
+def _overtime_after_move(mover: SideClock, ot: Overtime, charged: int) -> tuple[SideClock, int, int, int]:
+    """Go overtime, steps 3-4 of :func:`press`: ``charged`` ms taken from the main time, then
+    the overtime (:func:`_consume`). Returns (side clock, period index, bonus 0, increment 0)."""
+    spent = _consume(mover, ot, charged, move=True)
+    assert spent is not None  # at_ms <= deadline
+    return replace(spent, moves_made=mover.moves_made + 1), mover.period_index, 0, 0
+
+
+def _periods_after_move(mover: SideClock, tc: TimeControl, charged: int) -> tuple[SideClock, int, int, int]:
+    """Steps 3-4 of :func:`press` (1994 art. 6.5, 12.1; FIDE 6.2.1): the move counted, the next
+    period entered when it completes the current one (its ``base_ms`` added; the last period
+    repeats), then that period's Fischer increment credited. Returns (side clock, period
+    index, period bonus ms, increment ms)."""
+    remaining = mover.remaining_ms - charged
+    period_index, period_moves = mover.period_index, mover.period_moves + 1
+    bonus = 0
+    current = tc.periods[period_index]
+    if current.moves is not None and period_moves >= current.moves:
+        period_index = min(period_index + 1, len(tc.periods) - 1)
+        period_moves = 0
+        bonus = tc.periods[period_index].base_ms
+        remaining += bonus
+    increment = tc.periods[period_index].increment_ms
+    remaining += increment
+    return SideClock(remaining, mover.moves_made + 1, period_index, period_moves), period_index, bonus, increment
 
 
 def _overtime_fields(state: ClockState) -> dict:

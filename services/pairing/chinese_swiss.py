@@ -228,6 +228,25 @@ def _num(value: object) -> bool:
 
 
 def _validate(players: list[CSPlayer], round_no: int, total_rounds: int, seed: int) -> None:
+    """The inputs of a pairing checked, in this order: round numbers and seed, the field, each
+    player, the 编号 (no), unfinished games. Raises ChineseSwissError naming the first fault."""
+    _check_round(round_no, total_rounds, seed)
+    if not isinstance(players, (list, tuple)) or len(players) < 2:
+        raise ChineseSwissError("need a list of at least 2 players to pair")
+    by_id: dict[str, CSPlayer] = player_ids(players, CSPlayer, ChineseSwissError)  # type: ignore[assignment]
+    for p in players:
+        _check_player(p)
+    numbered = [p.no for p in players if p.no is not None]
+    if round_no > 1 and numbered and len(numbered) != len(players):
+        raise ChineseSwissError("give every player his 编号 (no) or none of them")
+    if len(set(numbered)) != len(numbered):
+        raise ChineseSwissError("duplicate 编号 (no)")
+    for p in players:
+        _check_pending(p, by_id)
+
+
+def _check_round(round_no: int, total_rounds: int, seed: int) -> None:
+    """``1 <= round_no <= total_rounds``, ints, and an int ``seed``."""
     for name, value, low in (("round_no", round_no, 1), ("total_rounds", total_rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ChineseSwissError(f"{name} must be an int >= {low}, got {value!r}")
@@ -235,36 +254,35 @@ def _validate(players: list[CSPlayer], round_no: int, total_rounds: int, seed: i
         raise ChineseSwissError(f"round_no {round_no} is beyond total_rounds {total_rounds}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ChineseSwissError(f"seed must be an int, got {seed!r}")
-    if not isinstance(players, (list, tuple)) or len(players) < 2:
-        raise ChineseSwissError("need a list of at least 2 players to pair")
-    by_id: dict[str, CSPlayer] = player_ids(players, CSPlayer, ChineseSwissError)  # type: ignore[assignment]
-    for p in players:
-        if p.rating is not None and not _num(p.rating):
-            raise ChineseSwissError(f"rating of {p.id!r} must be a number or None, got {p.rating!r}")
-        if not _num(p.score) or p.score < 0:
-            raise ChineseSwissError(f"score of {p.id!r} must be a number >= 0, got {p.score!r}")
-        bad = [c for c in p.colours if c not in _COLOURS]
-        if bad:
-            raise ChineseSwissError(f"colours of {p.id!r} must be 'r', 'b' or '-', got {bad[0]!r}")
-        if p.id in p.opponents:
-            raise ChineseSwissError(f"player {p.id!r} lists himself as an opponent")
-        if p.no is not None and (isinstance(p.no, bool) or not isinstance(p.no, int) or p.no < 1):
-            raise ChineseSwissError(f"no (编号) of {p.id!r} must be an int >= 1, got {p.no!r}")
-    numbered = [p.no for p in players if p.no is not None]
-    if round_no > 1 and numbered and len(numbered) != len(players):
-        raise ChineseSwissError("give every player his 编号 (no) or none of them")
-    if len(set(numbered)) != len(numbered):
-        raise ChineseSwissError("duplicate 编号 (no)")
-    for p in players:
-        q = p.pending_opponent
-        if q is None:
-            continue
-        if q not in by_id:
-            raise ChineseSwissError(f"pending opponent {q!r} of {p.id!r} is not in the field")
-        if by_id[q].pending_opponent != p.id:
-            raise ChineseSwissError(f"unfinished game {p.id!r}-{q!r} must be marked on both players")
-        if q not in p.opponents:
-            raise ChineseSwissError(f"unfinished game {p.id!r}-{q!r} must be in opponents already")
+
+
+def _check_player(p: CSPlayer) -> None:
+    """A number or None as rating, a score >= 0, colours ``r``/``b``/``-``, not his own
+    opponent, an int >= 1 or None as 编号 (no)."""
+    if p.rating is not None and not _num(p.rating):
+        raise ChineseSwissError(f"rating of {p.id!r} must be a number or None, got {p.rating!r}")
+    if not _num(p.score) or p.score < 0:
+        raise ChineseSwissError(f"score of {p.id!r} must be a number >= 0, got {p.score!r}")
+    bad = [c for c in p.colours if c not in _COLOURS]
+    if bad:
+        raise ChineseSwissError(f"colours of {p.id!r} must be 'r', 'b' or '-', got {bad[0]!r}")
+    if p.id in p.opponents:
+        raise ChineseSwissError(f"player {p.id!r} lists himself as an opponent")
+    if p.no is not None and (isinstance(p.no, bool) or not isinstance(p.no, int) or p.no < 1):
+        raise ChineseSwissError(f"no (编号) of {p.id!r} must be an int >= 1, got {p.no!r}")
+
+
+def _check_pending(p: CSPlayer, by_id: dict[str, CSPlayer]) -> None:
+    """An unfinished game is marked on both players and already among their opponents."""
+    q = p.pending_opponent
+    if q is None:
+        return
+    if q not in by_id:
+        raise ChineseSwissError(f"pending opponent {q!r} of {p.id!r} is not in the field")
+    if by_id[q].pending_opponent != p.id:
+        raise ChineseSwissError(f"unfinished game {p.id!r}-{q!r} must be marked on both players")
+    if q not in p.opponents:
+        raise ChineseSwissError(f"unfinished game {p.id!r}-{q!r} must be in opponents already")
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,13 +34,13 @@ result; else blank.
 from __future__ import annotations
 
 from contracts.envelope import Envelope
-from contracts.messages import PlayerRegistered, StandingsUpdated
+from contracts.messages import PlayerRegistered, StandingsUpdated, TournamentCreated
 from services.pairing.service import pairing_order
 from shared.domain.trf import (
     RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, entries_from_cells, write_trf,
 )
 from services.tools.logio import applied_once
-from shared.domain.record import Records
+from shared.domain.record import Records, TournamentRecord
 
 
 def _split_header(line: str) -> tuple[str, str]:
@@ -88,12 +88,19 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
     t = book.get(tournament_id)
     if t is None:
         raise ValueError(f"no tournament {tournament_id} in the log")
-    created, players = t.created, t.players
+    out = _player_lines(t, standings)
+    total = t.created.rounds or len(t.rounds)
+    return Tournament(players=out, headers=_headers(t.created, len(out), total), rounds=total)
+
+
+def _player_lines(t: TournamentRecord, standings: StandingsUpdated | None) -> list[TrfPlayer]:
+    """The ``001`` lines of record ``t`` by start number: round entries from its cells, points
+    their sum, rank the last standings' when they cover every written round and no game is
+    open (see the module docstring)."""
+    players = t.players
     no = _start_numbers(players)
-    written = t.rounds
     entries = entries_from_cells(t.cells(), no)
-    complete = not t.open_games()
-    ranked = standings is not None and complete and standings.round >= len(written)
+    ranked = standings is not None and not t.open_games() and standings.round >= len(t.rounds)
     rows = {row.player_id: row for row in (standings.rows if ranked else ())}
     out = []
     for x in sorted(players, key=lambda x: no[x.player_id]):
@@ -104,14 +111,19 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
                              fide_id=x.fide_id or "", birth=x.birth_date or "",
                              points=sum(e.points for e in rs if e),
                              rank=row.rank if row else None, rounds=rs))
-    total = created.rounds or len(written)
-    own = {"012": created.name, "062": str(len(out)), "XXR": str(total)}
+    return out
+
+
+def _headers(created: TournamentCreated, players: int, total: int) -> list[tuple[str, str]]:
+    """An imported file's header lines with ``062`` (players) and ``XXR`` (rounds) recomputed,
+    then ``012``, ``062``, ``XXR`` (and ``XXC`` for a Swiss event not imported) where missing."""
+    own = {"012": created.name, "062": str(players), "XXR": str(total)}
     if created.system == "swiss" and not created.trf_headers:  # an imported file keeps its own
         own["XXC"] = "white1" if created.initial_colour == "white" else "black1"
     headers = [(code, own[code] if code in ("062", "XXR") else content)
                for code, content in (_split_header(h) for h in created.trf_headers)]
     headers += [(code, v) for code, v in own.items() if code not in {c for c, _ in headers}]
-    return Tournament(players=out, headers=headers, rounds=total)
+    return headers
 
 
 def export_trf(messages: list[Envelope], tournament_id: str) -> str:

@@ -425,14 +425,25 @@ class ValidationCore(Core):
         return [Emit(stream_for(f"game-{p.game_id}"), DrawClaimed(game_id=p.game_id, player_id=p.player_id, colour=colour,
                                                       reason=p.reason, move=uci, ply=g.pos.ply))]
 
-    def _on_RecordResult(self, msg, p: RecordResult):
+    def _arbiter_check(self, msg, p, action: str, go_command: str | None = None) -> tuple[Game | None, list[Emit]]:
+        """An arbiter's command on a game: (game, []) when the game exists, the actor is an
+        arbiter, the game is not over and, for a ``go_command``, the game is Go; else (game or
+        None, [the rejection]). ``action``: what only an arbiter may do, for the rejection."""
         g = self.games.get(p.game_id)
         if g is None:
-            return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
+            return None, [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
         if msg.actor.kind != "arbiter":
-            return [self._reject(msg, p, "invalid", "only an arbiter may enter a result")]
+            return g, [self._reject(msg, p, "invalid", f"only an arbiter may {action}")]
         if g.over:
-            return [self._reject(msg, p, "game-over", "the game is over")]
+            return g, [self._reject(msg, p, "game-over", "the game is over")]
+        if go_command is not None and g.pos.game != "go":
+            return g, [self._reject(msg, p, "invalid", f"{go_command} is a Go command")]
+        return g, []
+
+    def _on_RecordResult(self, msg, p: RecordResult):
+        g, err = self._arbiter_check(msg, p, "enter a result")
+        if err:
+            return err
         g.over = True
         return [Emit(stream_for(f"game-{p.game_id}"), ResultRecorded(game_id=p.game_id, result=p.result, reason=p.reason))]
 
@@ -495,15 +506,9 @@ class ValidationCore(Core):
         """The arbiter's ruling on an endless cycle (1988 art. 20.3 draw or replay; Japanese
         1989 art. 12 no result): EndlessCycleRuled, and for a replay the new game's
         GameStarted. Refused unless adjudication found a cycle in this game."""
-        g = self.games.get(p.game_id)
-        if g is None:
-            return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
-        if msg.actor.kind != "arbiter":
-            return [self._reject(msg, p, "invalid", "only an arbiter may rule on an endless cycle")]
-        if g.over:
-            return [self._reject(msg, p, "game-over", "the game is over")]
-        if g.pos.game != "go":
-            return [self._reject(msg, p, "invalid", "RuleEndlessCycle is a Go command")]
+        g, err = self._arbiter_check(msg, p, "rule on an endless cycle", "RuleEndlessCycle")
+        if err:
+            return err
         if not g.cycle_found:
             return [self._reject(msg, p, "invalid", "no endless cycle has been found in this game: "
                                                     "a position must recur three times with stones "
@@ -600,15 +605,9 @@ class ValidationCore(Core):
         return out
 
     def _on_RuleDeadStones(self, msg, p: RuleDeadStones):
-        g = self.games.get(p.game_id)
-        if g is None:
-            return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
-        if msg.actor.kind != "arbiter":
-            return [self._reject(msg, p, "invalid", "only an arbiter may rule the dead stones")]
-        if g.over:
-            return [self._reject(msg, p, "game-over", "the game is over")]
-        if g.pos.game != "go":
-            return [self._reject(msg, p, "invalid", "RuleDeadStones is a Go command")]
+        g, err = self._arbiter_check(msg, p, "rule the dead stones", "RuleDeadStones")
+        if err:
+            return err
         if not g.scoring:
             return [self._reject(msg, p, "not-scoring", "play has not stopped: the dead stones are "
                                                         "ruled after two passes in a row")]

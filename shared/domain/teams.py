@@ -149,17 +149,49 @@ def team_standings(rosters: dict[str, list[str]],
     points (so far) of every team met. Every code is in ``tiebreaks``; only the system's are
     used to rank. Raises :class:`PairingError` for a game whose players are not the two teams'
     members, an unknown result or an unknown system."""
-    from shared.domain.knockout import game_points
     if system not in ("round-robin", "swiss"):
         raise PairingError(f"unknown team standings system {system!r}: round-robin or swiss")
+    s = _tally_matches(rosters, matches)
+    mp, gp, wins, won = s.match_points, s.game_points, s.game_wins, s.match_wins
+    team_fouls = {t: sum((fouls or {}).get(m, 0) for m in ms) for t, ms in rosters.items()}
+    bh = {t: sum(mp[o] for o in s.opponents[t]) for t in rosters}
+    if system == "swiss":
+        full = {t: (-mp[t], -bh[t], -gp[t], -won[t], team_fouls[t]) for t in rosters}
+        return _ranked(rosters, full, lambda t: TeamRow(
+            rank=0, team=t, match_points=mp[t], game_points=gp[t], matches=s.played[t],
+            tiebreaks={"BH": bh[t], "GP": gp[t], "MW": float(won[t]), "WIN": float(wins[t]),
+                       "FOULS": float(team_fouls[t])}))
+    key = {t: (-mp[t], -gp[t], -wins[t]) for t in rosters}
+    de = _direct_encounter(key, s.met)
+    full = {t: key[t] + (-de[t], team_fouls[t]) for t in rosters}
+    return _ranked(rosters, full, lambda t: TeamRow(
+        rank=0, team=t, match_points=mp[t], game_points=gp[t], matches=s.played[t],
+        tiebreaks={"GP": gp[t], "WIN": float(wins[t]), "DE": de[t], "FOULS": float(team_fouls[t]),
+                   "BH": bh[t], "MW": float(won[t])}))
+
+
+@dataclass
+class _MatchTally:
+    """Per team: match points, game points, games won, matches played, matches won, the teams
+    met (in order); ``met``: the pair -> each team's match points in their match."""
+
+    match_points: dict[str, float]
+    game_points: dict[str, float]
+    game_wins: dict[str, int]
+    played: dict[str, int]
+    match_wins: dict[str, int]
+    opponents: dict[str, list[str]]
+    met: dict[frozenset, dict[str, float]]
+
+
+def _tally_matches(rosters: dict[str, list[str]],
+                   matches: list[tuple[str, str, list[tuple[str, str, str]]]]) -> _MatchTally:
+    """The finished matches added up (match points by :func:`match_points`, art. 15.3). Raises
+    PairingError for a game whose players are not the two teams' members or an unknown result."""
+    from shared.domain.knockout import game_points
     team_of = {m: team for team, ms in rosters.items() for m in ms}
-    mp = {t: 0.0 for t in rosters}
-    gp = {t: 0.0 for t in rosters}
-    wins = {t: 0 for t in rosters}
-    played = {t: 0 for t in rosters}
-    won = {t: 0 for t in rosters}
-    opponents: dict[str, list[str]] = {t: [] for t in rosters}
-    met: dict[frozenset, dict[str, float]] = {}
+    s = _MatchTally({t: 0.0 for t in rosters}, {t: 0.0 for t in rosters}, {t: 0 for t in rosters},
+                    {t: 0 for t in rosters}, {t: 0 for t in rosters}, {t: [] for t in rosters}, {})
     for a, b, games in matches:
         pts = {a: 0.0, b: 0.0}
         for white, black, res in games:
@@ -168,31 +200,24 @@ def team_standings(rosters: dict[str, list[str]],
                 raise PairingError(f"game {white}-{black} is not of the match {a}-{b}")
             for pid, p in zip((white, black), wb):
                 pts[team_of[pid]] += p
-                wins[team_of[pid]] += p == 1
+                s.game_wins[team_of[pid]] += p == 1
         ma, mb = match_points(pts[a], pts[b])
-        mp[a] += ma
-        mp[b] += mb
-        gp[a] += pts[a]
-        gp[b] += pts[b]
-        played[a] += 1
-        played[b] += 1
-        won[a] += ma == 2
-        won[b] += mb == 2
-        opponents[a].append(b)
-        opponents[b].append(a)
-        met[frozenset((a, b))] = {a: ma, b: mb}
-    team_fouls = {t: sum((fouls or {}).get(m, 0) for m in ms) for t, ms in rosters.items()}
-    bh = {t: sum(mp[o] for o in opponents[t]) for t in rosters}
-    if system == "swiss":
-        full = {t: (-mp[t], -bh[t], -gp[t], -won[t], team_fouls[t]) for t in rosters}
-        return _ranked(rosters, full, lambda t: TeamRow(
-            rank=0, team=t, match_points=mp[t], game_points=gp[t], matches=played[t],
-            tiebreaks={"BH": bh[t], "GP": gp[t], "MW": float(won[t]), "WIN": float(wins[t]),
-                       "FOULS": float(team_fouls[t])}))
-    key = {t: (-mp[t], -gp[t], -wins[t]) for t in rosters}
-    de = {t: 0.0 for t in rosters}
+        for t, o, m in ((a, b, ma), (b, a, mb)):
+            s.match_points[t] += m
+            s.game_points[t] += pts[t]
+            s.played[t] += 1
+            s.match_wins[t] += m == 2
+            s.opponents[t].append(o)
+        s.met[frozenset((a, b))] = {a: ma, b: mb}
+    return s
+
+
+def _direct_encounter(key: dict[str, tuple], met: dict[frozenset, dict[str, float]]) -> dict[str, float]:
+    """DE (art. 15.3): among the teams level on ``key``, the match points of their matches with
+    each other, counted only when every pair of them has met (else 0 for all of them)."""
+    de = {t: 0.0 for t in key}
     groups: dict[tuple, list[str]] = {}
-    for t in rosters:
+    for t in key:
         groups.setdefault(key[t], []).append(t)
     for group in groups.values():
         pairs = [frozenset((x, y)) for i, x in enumerate(group) for y in group[i + 1:]]
@@ -200,11 +225,7 @@ def team_standings(rosters: dict[str, list[str]],
             for p in pairs:
                 for t, v in met[p].items():
                     de[t] += v
-    full = {t: key[t] + (-de[t], team_fouls[t]) for t in rosters}
-    return _ranked(rosters, full, lambda t: TeamRow(
-        rank=0, team=t, match_points=mp[t], game_points=gp[t], matches=played[t],
-        tiebreaks={"GP": gp[t], "WIN": float(wins[t]), "DE": de[t], "FOULS": float(team_fouls[t]),
-                   "BH": bh[t], "MW": float(won[t])}))
+    return de
 
 
 def _ranked(teams, key: dict, row) -> list[TeamRow]:

@@ -238,57 +238,95 @@ def parse_trf(text: str) -> Tournament:
     text = text.removeprefix("\ufeff")
     players: list[TrfPlayer] = []
     headers: list[tuple[str, str]] = []
-    xxr: int | None = None
-    first_white, by_rank = True, False
     line_of: dict[int, int] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip("\r\n")
         if not line.strip():
             continue
-        code = line[:3]
-        if code == "001":
-            if len(line.rstrip()) < 84:
-                raise TrfError("player line ends before the points field (columns 81-84)", lineno,
-                               len(line.rstrip()) + 1)
-            players.append(_parse_player(line, lineno))
+        if line[:3] == "001":
+            players.append(_player_line(line, lineno))
             line_of.setdefault(players[-1].number, lineno)
-            continue
-        content = line[4:] if len(line) > 3 else ""
-        if len(line) > 3 and line[3] != " ":
-            raise TrfError(f"expected a space after the code {code!r}", lineno, 4)
-        headers.append((code, content))
-        if code == "XXR":
-            if not _is_number(content.strip()):
-                raise TrfError(f"XXR needs a number of rounds, got {content!r}", lineno, 5)
-            xxr = int(content)
-            if not 1 <= xxr <= MAX_ROUNDS:
-                raise TrfError(f"XXR {xxr}: the number of rounds must be 1 to {MAX_ROUNDS}",
-                               lineno, 5)
-        elif code == "XXC":
-            for word in content.split():
-                if word == "white1":
-                    first_white = True
-                elif word == "black1":
-                    first_white = False
-                elif word == "rank":
-                    by_rank = True
+        else:
+            headers.append(_header_line(line, lineno))
     if not players:
         raise TrfError("no player lines (001): not a TRF", 0)
+    _check_start_ranks_unique(players, line_of)
+    players.sort(key=lambda p: p.number)
+    first_white, by_rank = _xxc_options(headers)
+    t = Tournament(players=players, headers=headers, first_white=first_white, by_rank=by_rank)
+    xxr = [int(content) for code, content in headers if code == "XXR"]
+    t.rounds = xxr[-1] if xxr else t.rounds_recorded
+    _check_opponents_listed(players, line_of)
+    _check_pairings_agree(players, line_of)
+    return t
+
+
+def _player_line(line: str, lineno: int) -> TrfPlayer:
+    """A ``001`` line, which must reach the points field (columns 81-84)."""
+    if len(line.rstrip()) < 84:
+        raise TrfError("player line ends before the points field (columns 81-84)", lineno,
+                       len(line.rstrip()) + 1)
+    return _parse_player(line, lineno)
+
+
+def _header_line(line: str, lineno: int) -> tuple[str, str]:
+    """Any other line: (code, content); ``XXR`` must be a number of rounds from 1 to
+    :data:`MAX_ROUNDS`."""
+    code = line[:3]
+    content = line[4:] if len(line) > 3 else ""
+    if len(line) > 3 and line[3] != " ":
+        raise TrfError(f"expected a space after the code {code!r}", lineno, 4)
+    if code == "XXR":
+        if not _is_number(content.strip()):
+            raise TrfError(f"XXR needs a number of rounds, got {content!r}", lineno, 5)
+        if not 1 <= int(content) <= MAX_ROUNDS:
+            raise TrfError(f"XXR {int(content)}: the number of rounds must be 1 to {MAX_ROUNDS}",
+                           lineno, 5)
+    return code, content
+
+
+def _xxc_options(headers: list[tuple[str, str]]) -> tuple[bool, bool]:
+    """(first_white, by_rank) from the ``XXC`` words ``white1`` / ``black1`` / ``rank``, the
+    last word read winning (defaults: True, False)."""
+    first_white, by_rank = True, False
+    for code, content in headers:
+        if code != "XXC":
+            continue
+        for word in content.split():
+            if word == "white1":
+                first_white = True
+            elif word == "black1":
+                first_white = False
+            elif word == "rank":
+                by_rank = True
+    return first_white, by_rank
+
+
+def _check_start_ranks_unique(players: list[TrfPlayer], line_of: dict[int, int]) -> None:
+    """Each start rank has one ``001`` line. Raises TrfError at the first line of a repeated one."""
     seen: set[int] = set()
     for p in players:
         if p.number in seen:
             raise TrfError(f"start rank {p.number} appears twice", line_of[p.number])
         seen.add(p.number)
-    players.sort(key=lambda p: p.number)
-    t = Tournament(players=players, headers=headers, first_white=first_white, by_rank=by_rank)
-    t.rounds = xxr if xxr is not None else t.rounds_recorded
+
+
+def _check_opponents_listed(players: list[TrfPlayer], line_of: dict[int, int]) -> None:
+    """Every opponent named in a round has a ``001`` line. Raises TrfError at the round."""
+    numbers = {p.number for p in players}
     for p in players:
         for i, e in enumerate(p.rounds):
-            if e and e.opponent is not None and e.opponent not in seen:
+            if e and e.opponent is not None and e.opponent not in numbers:
                 raise TrfError(f"player {p.number} round {i + 1}: opponent {e.opponent} "
                                "has no 001 line", line_of[p.number], _FIRST_ROUND_COL + i * _BLOCK)
+
+
+def _check_pairings_agree(players: list[TrfPlayer], line_of: dict[int, int]) -> None:
+    """Both lines of a pairing tell the same game: each names the other, the results mirror
+    (:data:`_MIRROR`) and the colours differ (a ``-`` agrees with any). No one is paired with
+    himself. Raises TrfError at the first round that breaks this."""
     by_no = {p.number: p for p in players}
-    for p in players:  # both lines of a pairing must tell the same game
+    for p in players:
         for i, e in enumerate(p.rounds):
             if not e or e.opponent is None:
                 continue
@@ -303,7 +341,6 @@ def parse_trf(text: str) -> Tournament:
                 raise TrfError(f"player {p.number} round {i + 1} ({e.opponent} {e.colour} {e.result}) "
                                f"does not match player {e.opponent}'s entry for that round",
                                line_of[p.number], _FIRST_ROUND_COL + i * _BLOCK)
-    return t
 
 
 #: The result pairs the two lines of one pairing may carry (``--``: both lost by forfeit).

@@ -390,11 +390,15 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
 
     if rules not in go.RULESETS:
         raise ValueError(f"unknown Go rules {rules!r}; known: {', '.join(go.RULESETS)}")
-    c88, j89, ing = go.C88, go.J89, go.ING
+    return {**_go_ending_rules(rules), **_go_arbiter_rules(rules)}
 
-    def r(ruleset: str, article: str, summary: str) -> Rule:
-        return Rule(game="go", ruleset=ruleset, article=article, summary=summary)
 
+def _go_ending_rules(rules: str) -> dict[str, Rule]:
+    """Resignation, resumption, agreement and counting: the articles of the game's own ruleset
+    (Korean: the Japanese 1989 articles)."""
+    from shared.rules import go
+
+    c88, j89, ing, r = go.C88, go.J89, go.ING, go._r
     by = {
         "chinese": {
             "resignation": r(c88, "7.2", "a player who resigns loses (终局)"),
@@ -442,9 +446,16 @@ def go_rule_map(rules: str = "chinese") -> dict[str, Rule]:
     }
     by["korean"] = {k: v.model_copy(update={"ruleset": go.KOR, "article": f"J89 {v.article}"})
                     for k, v in by["japanese"].items()}
-    by = by[rules]
+    return by[rules]
+
+
+def _go_arbiter_rules(rules: str) -> dict[str, Rule]:
+    """The arbiter law of every Go ruleset (Chinese rules 1988 ch. 3: time, lateness, playing
+    twice, warnings, violations, void moves, endless cycles) and the end of play of ``rules``."""
+    from shared.rules import go
+
+    c88, r = go.C88, go._r
     return {
-        **by,
         **{k: go.rule_for(k, rules) for k in ("timeout", "absence", "double-absence", "lateness",
                                               "cycle-draw", "cycle-replay")},
         "played-twice": r(c88, "17.1", "playing twice in a row without the opponent passing loses"),

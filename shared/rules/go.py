@@ -791,23 +791,53 @@ class Board:
 
     # --------------------------------------------------------------------------- moves
     def _try(self, point: Point | None, colour: str):
-        """Work out a move without changing the board: (IllegalMove | None, result tuple)."""
-        s, n, rules = self._s, self._size, self._rules
+        """Work out a move without changing the board: (IllegalMove | None, result tuple), the
+        result ``(i, captured, suicide, hash)`` with cell indices and the Zobrist hash after."""
         if point is None:
             return None, None
         try:
-            _check_point(point, n, rules)
+            _check_point(point, self._size, self._rules)
         except IllegalMove as e:
             return e, None
-        i = point[1] * n + point[0]
-        where = to_gtp(point, n)
-        if s.cells[i]:
-            return IllegalMove("occupied", f"{where} is occupied", rules=rules, point=point), None
-        if s.ko is not None and i == s.ko:
-            return IllegalMove("ko", f"{where} retakes the ko at once", rules=rules, point=point), None
+        i = point[1] * self._size + point[0]
+        err = self._occupied_or_ko(point, i)
+        if err is not None:
+            return err, None
         me = _CODE[colour]
+        captured, own_chain, own_libs = self._captures(i, me)
+        err = self._confirmation_ko(point, i, colour, captured)
+        if err is not None:
+            return err, None
+        suicide: list[int] = []
+        if own_chain is not None and not own_libs:
+            err = self._suicide(point, own_chain)
+            if err is not None:
+                return err, None
+            suicide = own_chain
+        h = self._hash_after(i, me, captured, suicide)
+        err = self._superko(point, colour, h)
+        if err is not None:
+            return err, None
+        return None, (i, captured, suicide, h)
+
+    def _occupied_or_ko(self, point: Point, i: int) -> IllegalMove | None:
+        """A stone goes on an empty point (Chinese 1988 art. 2.2) and may not retake a ko at once
+        (art. 20.1, Japanese 1989 art. 6); ``i``: the point's cell index."""
+        s, rules = self._s, self._rules
+        if s.cells[i]:
+            return IllegalMove("occupied", f"{to_gtp(point, self._size)} is occupied", rules=rules,
+                               point=point)
+        if s.ko is not None and i == s.ko:
+            return IllegalMove("ko", f"{to_gtp(point, self._size)} retakes the ko at once",
+                               rules=rules, point=point)
+        return None
+
+    def _captures(self, i: int, me: int) -> tuple[list[int], list[int] | None, set[int] | None]:
+        """A stone of colour code ``me`` put on cell ``i``: (opponent stones it takes, its own
+        chain and liberties when it takes none, else None, None). The opponent's stones without
+        liberties go first (Chinese 1988 art. 4.2). The board is left as it was."""
         opp = 3 - me
-        cells = s.cells
+        cells = self._s.cells
         cells[i] = me  # tentatively (restored below)
         try:
             captured: list[int] = []
@@ -823,30 +853,51 @@ class Board:
                 own_chain, own_libs = self._chain(cells, i)
         finally:
             cells[i] = 0
-        if s.bans is not None and len(captured) == 1 and (i, captured[0]) in s.bans[colour]:
-            return IllegalMove("confirmation-ko", f"{where} retakes a ko taken in the confirmation "
-                               "of life and death: pass first", rules=rules, point=point), None
-        sp = SPECS[rules]
-        suicide: list[int] = []
-        if own_chain is not None and not own_libs:
-            if sp.suicide == "none" or (sp.suicide == "multi" and len(own_chain) == 1):
-                what = "a single stone" if sp.suicide == "multi" else "the stone"
-                return IllegalMove("suicide", f"{where} leaves {what} without liberties and captures "
-                                   "nothing", rules=rules, point=point), None
-            suicide = own_chain
-        z = self._z
-        h = s.hash ^ z[i][me]
+        return captured, own_chain, own_libs
+
+    def _confirmation_ko(self, point: Point, i: int, colour: str, captured: list[int]) -> IllegalMove | None:
+        """In the confirmation of life and death a ko taken there is not retaken until the
+        player has passed (Japanese 1989 art. 7-2)."""
+        bans = self._s.bans
+        if bans is not None and len(captured) == 1 and (i, captured[0]) in bans[colour]:
+            return IllegalMove("confirmation-ko", f"{to_gtp(point, self._size)} retakes a ko taken "
+                               "in the confirmation of life and death: pass first",
+                               rules=self._rules, point=point)
+        return None
+
+    def _suicide(self, point: Point, own_chain: list[int]) -> IllegalMove | None:
+        """A move that leaves its own group without liberties and takes nothing: illegal
+        (Chinese 1988 art. 5, Japanese 1989 art. 4; under Ing art. 2 only for a single stone),
+        None where the ruleset lets the group be taken."""
+        sp = SPECS[self._rules]
+        if sp.suicide == "none" or (sp.suicide == "multi" and len(own_chain) == 1):
+            what = "a single stone" if sp.suicide == "multi" else "the stone"
+            return IllegalMove("suicide", f"{to_gtp(point, self._size)} leaves {what} without "
+                               "liberties and captures nothing", rules=self._rules, point=point)
+        return None
+
+    def _hash_after(self, i: int, me: int, captured: list[int], suicide: list[int]) -> int:
+        """The Zobrist hash of the board after a stone of code ``me`` on ``i`` takes ``captured``
+        and loses ``suicide``."""
+        z, opp = self._z, 3 - me
+        h = self._s.hash ^ z[i][me]
         for k in captured:
             h ^= z[k][opp]
         for k in suicide:
             h ^= z[k][me]
-        if sp.ko == "positional" and h in s.seen:
-            return IllegalMove("superko", f"{where} repeats an earlier whole-board position",
-                               rules=rules, point=point), None
-        if sp.ko == "situational" and (h, opp) in s.created:
-            return IllegalMove("superko", f"{where} recreates a whole-board position {colour} "
-                               "created before", rules=rules, point=point), None
-        return None, (i, captured, suicide, h)
+        return h
+
+    def _superko(self, point: Point, colour: str, h: int) -> IllegalMove | None:
+        """Positional superko: no earlier whole-board position recurs (Chinese 2002 art. 6);
+        situational: none ``colour`` created before (AGA, NZ). ``h``: the hash after the move."""
+        s, ko = self._s, SPECS[self._rules].ko
+        if ko == "positional" and h in s.seen:
+            return IllegalMove("superko", f"{to_gtp(point, self._size)} repeats an earlier "
+                               "whole-board position", rules=self._rules, point=point)
+        if ko == "situational" and (h, 3 - _CODE[colour]) in s.created:
+            return IllegalMove("superko", f"{to_gtp(point, self._size)} recreates a whole-board "
+                               f"position {colour} created before", rules=self._rules, point=point)
+        return None
 
     def legality(self, point: Point | None, colour: str | None = None) -> IllegalMove | None:
         """None if ``colour`` (default: the player to move) may play ``point`` now (a pass is

@@ -427,6 +427,21 @@ def _area(a: dict, komi: float, handicap: int, rules: str, board: Board,
 
 
 # ----------------------------------------------------------------------------- life analysis
+def _flood(cells: list[int], nb, i: int, wall: tuple[int, ...]) -> tuple[set[int], set[int]]:
+    """The cells reached from cell ``i`` through cells whose value is not in ``wall`` (colour
+    codes: 0 empty, 1 black, 2 white), and the wall cells touching them: (reached, wall cells)."""
+    stack, pts, edge = [i], {i}, set()
+    while stack:
+        j = stack.pop()
+        for k in nb[j]:
+            if cells[k] in wall:
+                edge.add(k)
+            elif k not in pts:
+                pts.add(k)
+                stack.append(k)
+    return pts, edge
+
+
 def benson_alive(board: Board, colour: str) -> set[Point]:
     """Stones of ``colour`` that are unconditionally alive (Benson 1976, "Life in the game of Go"):
     they cannot be captured even if their owner always passes.  Chains are kept while they have
@@ -435,6 +450,21 @@ def benson_alive(board: Board, colour: str) -> set[Point]:
     n, nb = board.size, _neighbours(board.size)
     cells = _cells(board)
     me = 1 if colour == BLACK else 2
+    chain_of, chains = _chains_of(cells, nb, me)
+    regions = _enclosed_regions(cells, nb, me, chain_of)
+    vital: dict[int, set[int]] = {c: set() for c in chains}
+    for rid, (pts, border) in regions.items():
+        empties = [p for p in pts if cells[p] == 0]
+        for c in border:
+            if all(p in chains[c][1] for p in empties):
+                vital[c].add(rid)
+    live = _benson_fixpoint(vital, regions)
+    return {(k % n, k // n) for c in live for k in chains[c][0]}
+
+
+def _chains_of(cells: list[int], nb, me: int) -> tuple[dict[int, int], dict[int, tuple[set[int], set[int]]]]:
+    """The chains of colour code ``me``: (cell -> chain id, chain id -> (stones, liberties)), a
+    chain's id being its lowest cell index."""
     chain_of: dict[int, int] = {}
     chains: dict[int, tuple[set[int], set[int]]] = {}
     for i, v in enumerate(cells):
@@ -443,30 +473,28 @@ def benson_alive(board: Board, colour: str) -> set[Point]:
             for k in ch:
                 chain_of[k] = i
             chains[i] = (ch, libs)
-    regions: dict[int, tuple[set[int], set[int]]] = {}  # id -> (points, bordering chain ids)
+    return chain_of, chains
+
+
+def _enclosed_regions(cells: list[int], nb, me: int,
+                      chain_of: dict[int, int]) -> dict[int, tuple[set[int], set[int]]]:
+    """Benson's regions: the connected areas of cells not of colour code ``me``, each as
+    region id (lowest cell) -> (its cells, the ids of the chains bordering it)."""
+    regions: dict[int, tuple[set[int], set[int]]] = {}
     seen: set[int] = set()
     for i, v in enumerate(cells):
         if v == me or i in seen:
             continue
-        stack, pts, border = [i], {i}, set()
-        seen.add(i)
-        while stack:
-            j = stack.pop()
-            for k in nb[j]:
-                if cells[k] == me:
-                    border.add(chain_of[k])
-                elif k not in seen:
-                    seen.add(k)
-                    pts.add(k)
-                    stack.append(k)
-        regions[i] = (pts, border)
-    vital: dict[int, set[int]] = {c: set() for c in chains}
-    for rid, (pts, border) in regions.items():
-        empties = [p for p in pts if cells[p] == 0]
-        for c in border:
-            if all(p in chains[c][1] for p in empties):
-                vital[c].add(rid)
-    live_chains, live_regions = set(chains), set(regions)
+        pts, edge = _flood(cells, nb, i, (me,))
+        seen |= pts
+        regions[i] = (pts, {chain_of[k] for k in edge})
+    return regions
+
+
+def _benson_fixpoint(vital: dict[int, set[int]], regions: dict[int, tuple[set[int], set[int]]]) -> set[int]:
+    """Benson's algorithm: drop chains with fewer than two vital regions kept and regions
+    bordered by a chain dropped, until nothing changes; the chain ids left are alive."""
+    live_chains, live_regions = set(vital), set(regions)
     changed = True
     while changed:
         changed = False
@@ -478,7 +506,7 @@ def benson_alive(board: Board, colour: str) -> set[Point]:
             if not regions[rid][1] <= live_chains:
                 live_regions.discard(rid)
                 changed = True
-    return {(k % n, k // n) for c in live_chains for k in chains[c][0]}
+    return live_chains
 
 
 def estimate_dead(board: Board, method: str = "static", *, playouts: int | None = None,
@@ -505,6 +533,13 @@ def estimate_dead(board: Board, method: str = "static", *, playouts: int | None 
             mc.DEFAULT_SEED if seed is None else seed).dead)
     if method != "static":
         raise GoError(f"unknown dead-stone estimate {method!r}: static or playouts")
+    return _estimate_dead_static(board)
+
+
+def _estimate_dead_static(board: Board) -> set[Point]:
+    """The ``method="static"`` estimate of :func:`estimate_dead`: the stones of eyeless areas
+    (fewer than two eyes, no unconditionally alive stone) that touch no eyeless area of the other
+    colour (a race or seki leaves both alive)."""
     n, nb = board.size, _neighbours(board.size)
     cells = _cells(board)
     alive = {1: {p[1] * n + p[0] for p in benson_alive(board, BLACK)},
@@ -515,39 +550,12 @@ def estimate_dead(board: Board, method: str = "static", *, playouts: int | None 
     for i, v in enumerate(cells):
         if not v or i in done or i in alive[v]:
             continue
-        opp = 3 - v
-        stack, area, touches = [i], {i}, set()
-        while stack:
-            j = stack.pop()
-            for k in nb[j]:
-                w = cells[k]
-                if w == opp:
-                    touches.add(k)
-                elif k not in area:
-                    area.add(k)
-                    stack.append(k)
+        area, touches = _flood(cells, nb, i, (3 - v,))
         stones = {k for k in area if cells[k] == v}
         done |= stones
         if stones & alive[v]:
             continue
-        eyes = 0
-        seen_e: set[int] = set()
-        for k in area:
-            if cells[k] or k in seen_e:
-                continue
-            st, reg, ok = [k], {k}, True
-            while st:
-                j = st.pop()
-                for m in nb[j]:
-                    if cells[m] == opp:
-                        ok = False
-                    elif cells[m] == 0 and m not in reg:
-                        reg.add(m)
-                        st.append(m)
-            seen_e |= reg
-            if ok:
-                eyes += 1
-        if eyes < 2:
+        if _eyes(cells, nb, area, 3 - v) < 2:
             candidate[v] |= stones
             area_touch[v].append((stones, touches))
     dead: set[int] = set()
@@ -557,3 +565,18 @@ def estimate_dead(board: Board, method: str = "static", *, playouts: int | None 
                 continue  # both sides look eyeless here: a race or seki, leave both alive
             dead |= stones
     return {(k % n, k // n) for k in dead}
+
+
+def _eyes(cells: list[int], nb, area: set[int], opp: int) -> int:
+    """How many eyes ``area`` holds: its connected empty regions touching no stone of colour
+    code ``opp``."""
+    eyes = 0
+    seen: set[int] = set()
+    for k in area:
+        if cells[k] or k in seen:
+            continue
+        reg, edge = _flood(cells, nb, k, (1, 2))
+        seen |= reg
+        if all(cells[m] != opp for m in edge):
+            eyes += 1
+    return eyes

@@ -491,7 +491,18 @@ def write_sgf(record: GoRecord) -> bytes:
         return _rc(p, size)
 
     game = sgf.Sgf_game(size, encoding="UTF-8")
-    root = game.get_root()
+    _write_root(game.get_root(), record, rc)
+    node = _write_main_line(game, record, rc)
+    if record.territory_black:
+        node.set("TB", {rc(p) for p in record.territory_black})
+    if record.territory_white:
+        node.set("TW", {rc(p) for p in record.territory_white})
+    return game.serialise()
+
+
+def _write_root(root, record: GoRecord, rc) -> None:
+    """The root properties: ``RU KM HA AB AW``, the info texts, ``RE TM OT``; ``rc`` turns a
+    Point into sgfmill's (row, col), raising SgfError off the board."""
     root.set("RU", RU_NAMES[record.rules])
     if record.komi is not None:
         root.set("KM", record.komi)
@@ -509,7 +520,12 @@ def write_sgf(record: GoRecord) -> bytes:
     ot = record.time.overtime_raw or (_overtime_text(record.time.overtime) if record.time.overtime else None)
     if ot:
         root.set("OT", ot)
-    node = root
+
+
+def _write_main_line(game, record: GoRecord, rc):
+    """One node a move, with ``BL``/``WL`` (time left) and ``OB``/``OW`` (overtime moves left)
+    where the record has them; returns the last node (the root for no moves)."""
+    node = game.get_root()
     for ply, (colour, p) in enumerate(record.moves, start=1):
         node = game.extend_main_sequence()
         node.set_move(_SGF_COLOUR[colour], None if p is None else rc(p))
@@ -518,11 +534,7 @@ def write_sgf(record: GoRecord) -> bytes:
             node.set("BL" if colour == BLACK else "WL", left)
             if per is not None:
                 node.set("OB" if colour == BLACK else "OW", per)
-    if record.territory_black:
-        node.set("TB", {rc(p) for p in record.territory_black})
-    if record.territory_white:
-        node.set("TW", {rc(p) for p in record.territory_white})
-    return game.serialise()
+    return node
 
 
 # ------------------------------------------------------------------------------- playing

@@ -175,6 +175,71 @@ for _sq in range(90):
         SOLDIER_STEPS[c].append(tuple(steps))
 
 
+# ------------------------------------------------------------------------- motion (art. 2.2-2.3)
+def _chariot_targets(s: list, sq: int, c: str, captures_only: bool):
+    """Chariot: any distance along a rank or file, stopping at the first piece (art. 2.2)."""
+    for ray in RAYS[sq]:
+        for t in ray:
+            if s[t] is None:
+                if not captures_only:
+                    yield t
+                continue
+            yield t
+            break
+
+
+def _cannon_targets(s: list, sq: int, c: str, captures_only: bool):
+    """Cannon: moves like a chariot, captures by jumping exactly one screen (art. 2.2)."""
+    for ray in RAYS[sq]:
+        screen = False
+        for t in ray:
+            if not screen:
+                if s[t] is None:
+                    if not captures_only:
+                        yield t
+                else:
+                    screen = True
+            elif s[t] is not None:
+                yield t
+                break
+
+
+def _horse_targets(s: list, sq: int, c: str, captures_only: bool):
+    """Horse: one step orthogonally then one diagonally, unless its leg is blocked (art. 2.2)."""
+    return [t for t, leg in HORSE_STEPS[sq] if s[leg] is None]
+
+
+def _elephant_targets(s: list, sq: int, c: str, captures_only: bool):
+    """Elephant: two points diagonally on its own side, unless the eye is blocked (art. 2.2)."""
+    return [t for t, eye in ELEPHANT_STEPS[c][sq] if s[eye] is None]
+
+
+def _advisor_targets(s: list, sq: int, c: str, captures_only: bool):
+    """Advisor: one point diagonally inside the palace (art. 2.2)."""
+    return ADVISOR_STEPS[c][sq]
+
+
+def _soldier_targets(s: list, sq: int, c: str, captures_only: bool):
+    """Soldier: one point forward, sideways too once across the river (art. 2.2)."""
+    return SOLDIER_STEPS[c][sq]
+
+
+def _general_targets(s: list, sq: int, c: str, captures_only: bool):
+    """General: one point orthogonally inside the palace (art. 2.2), plus the enemy general's
+    square when the two face each other on an open file (art. 2.2, the flying-general line)."""
+    yield from KING_STEPS[c][sq]
+    enemy = "k" if c == RED else "K"
+    for t in RAYS[sq][0 if c == RED else 1]:
+        if s[t] is not None:
+            if s[t] == enemy:
+                yield t
+            break
+
+
+_MOTION = {"R": _chariot_targets, "C": _cannon_targets, "N": _horse_targets, "B": _elephant_targets,
+           "A": _advisor_targets, "P": _soldier_targets, "K": _general_targets}
+
+
 # --------------------------------------------------------------------------------------- FEN
 _FEN_ALIASES = {"e": "b", "h": "n"}
 
@@ -322,51 +387,10 @@ class Board:
         return [t for t in self._targets(sq, p, captures_only=False)]
 
     def _targets(self, sq: int, p: str, captures_only: bool):
-        s = self.squares
+        """Squares piece ``p`` on ``sq`` reaches by its own motion (art. 2.2-2.3): an iterable of
+        square indices, empty ones left out when ``captures_only``."""
         c = RED if p.isupper() else BLACK
-        u = p.upper()
-        if u == "R":
-            for ray in RAYS[sq]:
-                for t in ray:
-                    if s[t] is None:
-                        if not captures_only:
-                            yield t
-                        continue
-                    yield t
-                    break
-        elif u == "C":
-            for ray in RAYS[sq]:
-                screen = False
-                for t in ray:
-                    if not screen:
-                        if s[t] is None:
-                            if not captures_only:
-                                yield t
-                        else:
-                            screen = True
-                    elif s[t] is not None:
-                        yield t
-                        break
-        elif u == "N":
-            for t, leg in HORSE_STEPS[sq]:
-                if s[leg] is None:
-                    yield t
-        elif u == "B":
-            for t, eye in ELEPHANT_STEPS[c][sq]:
-                if s[eye] is None:
-                    yield t
-        elif u == "A":
-            yield from ADVISOR_STEPS[c][sq]
-        elif u == "P":
-            yield from SOLDIER_STEPS[c][sq]
-        else:  # general: palace steps and the flying-general line
-            yield from KING_STEPS[c][sq]
-            ray = RAYS[sq][0 if c == RED else 1]
-            for t in ray:
-                if s[t] is not None:
-                    if s[t] == ("k" if c == RED else "K"):
-                        yield t
-                    break
+        return _MOTION[p.upper()](self.squares, sq, c, captures_only)
 
     def attackers(self, sq: int, colour: str) -> list[int]:
         """Squares of ``colour``'s pieces that could capture on ``sq`` (pseudo-legal: their own

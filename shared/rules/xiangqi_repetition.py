@@ -606,24 +606,44 @@ def rule_cycle(board_at_cycle_start: Board, moves: list[Move | str],
     ms = [Move.from_iccs(m) if isinstance(m, str) else m for m in moves]
     start, end, occ = _find_cycle(board_at_cycle_start, ms)
     reps = repetitions if repetitions is not None else max(occ, 3)
-    b = board_at_cycle_start.copy()
+    ruled = _classify_cycle(board_at_cycle_start, ms, start, end)
+    forbidden = _forbidden_sides(ruled)
+    perpetual = {s: all(c.kind == CHECK for _, side, c in ruled if side == s) for s in _SIDES}
+    nature = {s: ("perpetual-check" if perpetual[s] else "forbidden" if forbidden[s] else "allowed")
+              + " (" + ", ".join(c.kind for _, side, c in ruled if side == s) + ")" for s in _SIDES}
+    rm = tuple(RuledMove(m.iccs(), s, c) for m, s, c in ruled)
+    return _verdict(perpetual, forbidden, reps, rm, nature, start)
+
+
+_SIDES = ("red", "black")
+
+
+def _classify_cycle(board: Board, ms: list[Move], start: int, end: int) -> list[list]:
+    """The cycle's moves ``ms[start:end]``, played after the lead-in ``ms[:start]`` from
+    ``board``: ``[move, side, Classification]`` each (art. 25.2, 28.10-28.15)."""
+    b = board.copy()
     for m in ms[:start]:
         b.push(m)
     ruled: list[list] = []
     for m in ms[start:end]:
         ruled.append([m, b.turn, classify_move(b, m)])
         b.push(m)
-    sides = ("red", "black")
+    return ruled
+
+
+def _forbidden_sides(ruled: list[list]) -> dict[str, bool]:
+    """Per side, whether every move of the cycle is forbidden (将 / 杀 / 捉, art. 25.2). A
+    soldier's own threats count as chases only when both sides attack throughout (art. 27.2,
+    相互长打, 图十三): such moves are reclassified in ``ruled`` as CHASE."""
 
     def attacks(side: str, count_soldiers: bool) -> bool:
         return all(c.is_attack or (count_soldiers and c.soldier_targets)
                    for _, s, c in ruled if s == side)
 
-    plain = {s: attacks(s, False) for s in sides}
+    plain = {s: attacks(s, False) for s in _SIDES}
     forbidden = dict(plain)
-    for s in sides:  # art. 27.2: mutual attack makes the soldier's threats chases
-        o = _other(s)
-        if not plain[s] and attacks(s, True) and attacks(o, True):
+    for s in _SIDES:  # art. 27.2: mutual attack makes the soldier's threats chases
+        if not plain[s] and attacks(s, True) and attacks(_other(s), True):
             forbidden[s] = True
     for entry in ruled:
         m, s, c = entry
@@ -631,13 +651,14 @@ def rule_cycle(board_at_cycle_start: Board, moves: list[Move | str],
             entry[2] = Classification(CHASE, c.soldier_targets, "soldier's capture threat counts "
                                       "as a chase: both sides attack throughout (art. 27.2)",
                                       "27.2", c.soldier_targets)
-    perpetual = {s: all(c.kind == CHECK for _, side, c in ruled if side == s) for s in sides}
-    nature = {}
-    for s in sides:
-        kinds = [c.kind for _, side, c in ruled if side == s]
-        nature[s] = ("perpetual-check" if perpetual[s] else
-                     "forbidden" if forbidden[s] else "allowed") + " (" + ", ".join(kinds) + ")"
-    rm = tuple(RuledMove(m.iccs(), s, c) for m, s, c in ruled)
+    return forbidden
+
+
+def _verdict(perpetual: dict[str, bool], forbidden: dict[str, bool], reps: int,
+             rm: tuple, nature: dict[str, str], start: int) -> Ruling:
+    """The ruling on a cycle from each side's nature: one-sided perpetual check loses (24.1,
+    26.1); both sides alike: draw (24.2, 26.2, 26.3); one side forbidden: it must vary, and
+    loses from the 4th occurrence (24.3, 26.4)."""
     if perpetual["red"] != perpetual["black"]:
         loser = "red" if perpetual["red"] else "black"
         return Ruling(f"{loser}-loses", "24.1, 26.1",

@@ -1,1 +1,1 @@
-import{d as a}from"./chunks/chunk-RU6DHWZV.js";a();
+import{d as a}from"./chunks/chunk-2LZ4AND3.js";a();

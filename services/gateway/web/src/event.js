@@ -96,8 +96,8 @@ function renderRounds() {
         const extra = []
         if (r.bye) extra.push(t("bye: {player}", {player: nameOf(r.bye)}))
         for (const [pid, kind] of Object.entries(r.requested_byes || {})) extra.push(t("bye: {player}", {player: nameOf(pid)}) + ` (${kind})`)
-        sec.append(el("h2", {}, t("Round {n}", {n: r.round})), el("div", {className: "scroll"}, table),
-                   extra.length ? el("p", {className: "note"}, extra.join("; ")) : null)
+        sec.append(el("h2", {}, t("Round {n}", {n: r.round})), el("div", {className: "scroll"}, table))
+        if (extra.length) sec.append(el("p", {className: "note"}, extra.join("; ")))
     }
 }
 
@@ -206,7 +206,7 @@ function renderStandings() {
 
 function renderLegend(order) {
     const ed = legend.edition
-    $("edition").textContent = ed.key ? t("Tie-break regulations: {edition}", {edition: ed.key}) + (ed.source ? ` (${ed.source})` : "")
+    $("edition").textContent = ed.key ? t("Tie-break regulations: {edition}", {edition: ed.key}) + (ed.source ? ` (${t(ed.source)})` : "")
         : t("No FIDE tie-break edition: the event ranks by the rules named below.")
     $("edition").dataset.edition = ed.key || ""
     $("legend").replaceChildren(...order.flatMap((code) => {

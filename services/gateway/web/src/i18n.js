@@ -43,7 +43,11 @@ const ZH = {
     "The game is not over: this replay shows its moves so far.": "对局尚未结束：复盘显示目前为止的着法。",
     "replay": "复盘", "first": "开局", "back": "后退一步", "forward": "前进一步", "last": "终局",
     "{event} round {round} board {board}": "{event} 第{round}轮 第{board}台",
-    // tie-break codes' meanings (shared/domain/tiebreaks.py)
+    // tie-break codes' meanings and the FIDE editions' sources (shared/domain/tiebreaks.py)
+    "FIDE C.07 Play-Off and Tie-Break Regulations approved by the FIDE Council on 1 Aug 2023, applied from 1 Sep 2023 (art. 16: dummy opponent)":
+        "国际棋联 C.07 附加赛与破同分规程，2023年8月1日理事会批准，2023年9月1日起施行（第16条：虚拟对手）",
+    "FIDE C.07 effective from 1 Apr 2024; FIDE news of 19 Jan 2024: no tie-break definition changed from the 2023 text, only the explanations":
+        "国际棋联 C.07，2024年4月1日起施行；据国际棋联2024年1月19日公告，破同分定义与2023年文本相同，仅说明有所修订",
     "direct encounter: points scored in the games among the tied players": "直胜：同分棋手之间对局的得分",
     "rounds won (forfeit wins and full-point byes included)": "胜局数（含弃权胜和计一分的轮空）",
     "games won over the board": "实际对弈的胜局数",

@@ -5,6 +5,7 @@ the API's with every tie-break code explained, and the replay viewer's position 
 is the game's position after N moves (chess, xiangqi, Go), by buttons and by keys."""
 from __future__ import annotations
 
+import re
 import time
 
 import chess
@@ -79,6 +80,12 @@ def test_the_lobby_shows_live_boards_that_move_without_a_reload(browser, live_de
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "event-live-phone")
+    page.click("#lang")
+    expect(page.locator('.tabs a[href="#live"]')).to_have_text("直播棋盘")
+    expect(page.locator(".live-card h3 a").first).to_have_text("第1台")
+    shot(page, "event-live-zh-phone")
+    page.set_viewport_size(DESKTOP)
+    shot(page, "event-live-zh-desktop")
     page.close()
 
 
@@ -138,10 +145,10 @@ def test_results_arrive_live_and_the_standings_shown_equal_the_api(browser, live
     page.close()
 
 
-def _replay(browser, demo, gid: str, viewport=DESKTOP):
+def _replay(browser, demo, gid: str, viewport=DESKTOP, lang: str = "en"):
     page = browser.new_page(viewport=viewport)
-    page.goto(f"{demo.url}/ui/games/{gid}/replay?lang=en")
-    expect(page.locator("#ply")).to_contain_text("move ", timeout=WAIT_MS)
+    page.goto(f"{demo.url}/ui/games/{gid}/replay?lang={lang}")
+    expect(page.locator("#board")).to_have_attribute("data-step", re.compile(r"\d+"), timeout=WAIT_MS)
     return page
 
 
@@ -215,7 +222,8 @@ def test_the_replay_viewer_steps_through_a_xiangqi_game(browser, live_demo, shot
     d = live_demo
     g = _finished_game(d)
     steps = min(4, len(g["moves"]))
-    page = _replay(browser, d, g["game_id"])
+    page = _replay(browser, d, g["game_id"], lang="zh")
+    expect(page.locator("#next")).to_have_attribute("aria-label", "前进一步")
     page.click("#first")
     for _ in range(steps):
         page.click("#next")
@@ -227,7 +235,8 @@ def test_the_replay_viewer_steps_through_a_xiangqi_game(browser, live_demo, shot
                           ".map(e => [e.dataset.square, e.dataset.piece]))")
     want = {xiangqi.square_name(sq): board.piece_at(sq) for sq in range(90) if board.piece_at(sq)}
     assert drawn == want
-    shot(page, "replay-xiangqi-desktop")
+    expect(page.locator("#ply")).to_have_text(f"第{steps}步（共{len(g['moves'])}步）")
+    shot(page, "replay-xiangqi-zh-desktop")
     page.close()
 
 

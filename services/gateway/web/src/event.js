@@ -112,10 +112,9 @@ function liveBoards() {
 
 function newCard(b) {
     const side = (s) => el("div", {className: `player ${s === "black" ? "top" : "bottom"}`},
-        el("span", {className: "name"}, nameOf(b[s])), el("span", {className: "clock", role: "timer"}))
+        el("span", {className: "name"}), el("span", {className: "clock", role: "timer"}))
     const boardEl = el("div", {className: "board mini"})
-    const root = el("article", {className: "live-card"},
-        el("h3", {}, el("a", {href: gameHref(b.game_id)}, t("Board {n}", {n: b.board}))),
+    const root = el("article", {className: "live-card"}, el("h3", {}, el("a", {href: gameHref(b.game_id)})),
         side("black"), boardEl, side("white"), el("p", {className: "card-status"}))
     root.dataset.gameId = b.game_id
     root.querySelector(".top .clock").dataset.side = "black"
@@ -127,6 +126,13 @@ function newCard(b) {
     })
     card.stream = followStream(`/games/${enc(b.game_id)}/events`, gameEvents, card.refresh)
     return card
+}
+
+// the card's text that does not come from its game: board number and names (the language)
+function labelCard(card, b) {
+    card.root.querySelector("h3 a").textContent = t("Board {n}", {n: b.board})
+    card.root.querySelector(".top .name").textContent = nameOf(b.black)
+    card.root.querySelector(".bottom .name").textContent = nameOf(b.white)
 }
 
 function renderCard(card, g) {
@@ -171,6 +177,7 @@ function renderLive() {
             card.refresh()
         }
     }
+    for (const b of want) labelCard(cards.get(b.game_id), b)
     $("live-boards").replaceChildren(...want.map((b) => cards.get(b.game_id).root))
     const r = latestRound()
     const more = r ? r.boards.filter((b) => b.status === "ongoing" && !ids.has(b.game_id)).length : 0

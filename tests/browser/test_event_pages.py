@@ -108,7 +108,7 @@ def test_results_arrive_live_and_the_standings_shown_equal_the_api(browser, live
     expect(page.locator("#standings-note")).to_have_text(f"After round {st['round']}", timeout=WAIT_MS)
     assert st["order"] == ["SB", "WIN", "DE"] and st["tiebreak_edition"] == "fide2024"
     head = page.locator("#standings-table thead th").all_inner_texts()
-    assert head == ["Rank", "Player", "Score", "Games", *st["order"]]
+    assert head == ["Rank", "Player", "Score", "Played", *st["order"]]
     shown = [r.locator("td").all_inner_texts() for r in page.locator("#standings-table tbody tr").all()]
     assert shown == [[str(r["rank"]), r["name"], _num(r["score"]), str(r["games"]),
                       *(_num(r["tiebreaks"][c]) for c in st["order"])] for r in st["rows"]]

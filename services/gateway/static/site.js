@@ -1,1 +1,1 @@
-import{d as a}from"./chunks/chunk-2LZ4AND3.js";a();
+import{d as a}from"./chunks/chunk-JZ6JDSWH.js";a();

@@ -196,7 +196,7 @@ function codeTitle(code) {
 function renderStandings() {
     const s = standings
     const order = s.order || []
-    const head = el("tr", {}, ...["Rank", "Player", "Score", "Games"].map((h) => el("th", {}, t(h))),
+    const head = el("tr", {}, ...["Rank", "Player", "Score", "Played"].map((h) => el("th", {}, t(h))),
         ...order.map((code) => el("th", {title: codeTitle(code)}, el("abbr", {title: codeTitle(code)}, code))))
     const rows = (s.rows || []).map((r) => {
         const tr = el("tr", {}, el("td", {}, String(r.rank)), el("td", {}, r.name || r.player_id), el("td", {}, num(r.score)),

@@ -30,7 +30,7 @@ const ZH = {
     "{n} players": "{n}名棋手", "No round paired yet.": "尚未编排任何一轮。", "bye: {player}": "轮空：{player}",
     "No game in progress.": "没有进行中的对局。", "{n} more games in progress: see Rounds.": "另有{n}盘对局进行中：见“轮次”。",
     "{n} moves, last {move}": "{n}步，最后一步 {move}", "Rank": "名次", "Player": "棋手", "Score": "积分",
-    "Games": "对局", "No.": "序号", "Rating": "等级分", "R{n}": "第{n}轮", "After round {n}": "第{n}轮后",
+    "Played": "局数", "No.": "序号", "Rating": "等级分", "R{n}": "第{n}轮", "After round {n}": "第{n}轮后",
     "No standings yet: they are published once every game of a round has ended.": "暂无排名：一轮的所有对局结束后公布。",
     "The standings of a later round were withheld: {why}": "后一轮的排名未公布：{why}",
     "Tie-break regulations: {edition}": "破同分规程：{edition}",

@@ -173,6 +173,20 @@ def _finished_game(demo) -> dict:
     return g
 
 
+def _stepped(browser, demo, most: int, *, keys: bool, viewport=DESKTOP, lang: str = "en"):
+    """The replay of a finished game (:func:`_finished_game`) stepped from the start
+    ``min(most, moves)`` moves forward by the keys (Home, ArrowRight) or by the buttons;
+    (page, game, steps)."""
+    g = _finished_game(demo)
+    steps = min(most, len(g["moves"]))
+    page = _replay(browser, demo, g["game_id"], viewport, lang)
+    page.keyboard.press("Home") if keys else page.click("#first")
+    for _ in range(steps):
+        page.keyboard.press("ArrowRight") if keys else page.click("#next")
+    expect(page.locator("#board")).to_have_attribute("data-step", str(steps))
+    return page, g, steps
+
+
 def test_the_replay_viewer_steps_through_a_chess_game(browser, live_demo, shot):
     d = live_demo
     g = _finished_game(d)
@@ -219,14 +233,8 @@ def test_the_replay_viewer_steps_through_a_chess_game(browser, live_demo, shot):
 
 @pytest.mark.parametrize("live_demo", ["xiangqi"], indirect=True)
 def test_the_replay_viewer_steps_through_a_xiangqi_game(browser, live_demo, shot):
-    d = live_demo
-    g = _finished_game(d)
-    steps = min(4, len(g["moves"]))
-    page = _replay(browser, d, g["game_id"], lang="zh")
+    page, g, steps = _stepped(browser, live_demo, 4, keys=False, lang="zh")
     expect(page.locator("#next")).to_have_attribute("aria-label", "前进一步")
-    page.click("#first")
-    for _ in range(steps):
-        page.click("#next")
     board = xiangqi.Board(g["start_fen"])
     for m in g["moves"][:steps]:
         board.push(xiangqi.Move.from_iccs(m["uci"]))
@@ -242,14 +250,7 @@ def test_the_replay_viewer_steps_through_a_xiangqi_game(browser, live_demo, shot
 
 @pytest.mark.parametrize("live_demo", ["go"], indirect=True)
 def test_the_replay_viewer_steps_through_a_go_game(browser, live_demo, shot):
-    d = live_demo
-    g = _finished_game(d)
-    steps = min(6, len(g["moves"]))
-    page = _replay(browser, d, g["game_id"], viewport=PHONE)
-    page.keyboard.press("Home")
-    for _ in range(steps):
-        page.keyboard.press("ArrowRight")
-    expect(page.locator("#board")).to_have_attribute("data-step", str(steps))
+    page, g, steps = _stepped(browser, live_demo, 6, keys=True, viewport=PHONE)
     board = go.Board.from_text(g["start_fen"])
     for m in g["moves"][:steps]:
         board.play(None if m["san"] == "pass" else m["san"])

@@ -6,6 +6,8 @@ import html
 import json
 import re
 
+import pytest
+
 from services.tools.embedded import arbiter_client
 from shared.domain.tiebreaks import TIEBREAK_EDITIONS, tiebreak_meaning
 
@@ -27,16 +29,20 @@ async def test_index_lists_games_with_links_and_results():
         assert '<script type="module" src="/ui/static/site.js">' in r.text  # the language switch
 
 
-async def test_game_page_and_unknown_game():
+@pytest.mark.parametrize("page, script, part", [
+    ("", "game.js", '<div id="board" class="board"'),
+    ("/replay", "replay.js", '<button id="next" type="button"'),
+])
+async def test_game_page_replay_page_and_unknown_game(page, script, part):
     async with arbiter_client("memory") as c:
         await c.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
-        r = await c.get("/ui/games/g1")
+        r = await c.get(f"/ui/games/g1{page}")
         assert r.status_code == 200
-        assert '<script type="module" src="/ui/static/game.js">' in r.text
-        assert '<div id="board" class="board"' in r.text
-        r = await c.get("/ui/games/nope")
+        assert f'<script type="module" src="/ui/static/{script}">' in r.text
+        assert part in r.text
+        r = await c.get(f"/ui/games/nope{page}")
         assert r.status_code == 404 and "No such game: nope" in r.text
-        r = await c.get("/ui/games/%3Cb%3E")
+        r = await c.get(f"/ui/games/%3Cb%3E{page}")
         assert r.status_code == 404 and "No such game: &lt;b&gt;" in r.text and "<b>" not in r.text
 
 
@@ -67,14 +73,3 @@ async def test_event_page_explains_its_tiebreaks_and_unknown_ones_are_404():
         assert '<a href="/ui/tournaments/open26">Open</a>' in (await c.get("/")).text
         r = await c.get("/ui/tournaments/nope")
         assert r.status_code == 404 and "No such event: nope" in r.text
-
-
-async def test_replay_page_and_unknown_game():
-    async with arbiter_client("memory") as c:
-        await c.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
-        r = await c.get("/ui/games/g1/replay")
-        assert r.status_code == 200
-        assert '<script type="module" src="/ui/static/replay.js">' in r.text
-        assert '<button id="next" type="button"' in r.text
-        r = await c.get("/ui/games/nope/replay")
-        assert r.status_code == 404 and "No such game: nope" in r.text

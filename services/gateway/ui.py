@@ -94,6 +94,7 @@ EVENT_BODY = """
 <section id="standings" class="tab"><p id="standings-note" class="note"></p><div class="scroll"><table id="standings-table"></table></div>
   <h2 data-i18n="Tie-breaks">Tie-breaks</h2><p id="edition" class="note"></p><dl id="legend" class="legend"></dl></section>
 <section id="crosstable" class="tab"><div class="scroll"><table id="crosstable-table"></table></div>
+  <p id="crosstable-note" class="note"></p>
   <p class="note" data-i18n="A cell: the opponent&#x27;s number, the colour (w white, b black) and the score (1, ½, 0); + / - a forfeit won / lost; bye; blank: not paired.">A cell: the opponent&#x27;s number, the colour (w white, b black) and the score (1, ½, 0); + / - a forfeit won / lost; bye; blank: not paired.</p></section>"""
 
 #: The replay viewer's body; ``replay.js`` fills it from GET /games/{gid} and the positions

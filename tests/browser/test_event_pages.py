@@ -77,6 +77,11 @@ def test_the_lobby_shows_live_boards_that_move_without_a_reload(browser, live_de
     for clock in card.locator(".clock").all_inner_texts():
         assert clock.count(":") == 1 and clock.split(":")[0].isdigit()
     shot(page, "event-live-desktop")
+    page.click(f'.live-card[data-game-id="{gid}"] h3 a')  # its game page links back to the lobby
+    expect(page.locator("#title a.event-link")).to_have_text(
+        f"{d.events[0]} round {g['round']} board {g['board']}", timeout=WAIT_MS)
+    page.click("#title a.event-link")
+    expect(page.locator(f'.live-card[data-game-id="{gid}"]')).to_be_visible(timeout=WAIT_MS)
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "event-live-phone")
@@ -129,6 +134,7 @@ def test_results_arrive_live_and_the_standings_shown_equal_the_api(browser, live
     expect(rows).to_have_count(6)
     first_row = ct["rows"][0]
     expect(rows.first.locator("td.cell").first).to_have_text(first_row["cells"][0])
+    expect(page.locator("#crosstable-note")).to_contain_text(f"after round {st['round']}")
     assert rows.first.locator("td").nth(1).inner_text() == first_row["name"]
     shot(page, "event-crosstable-desktop")
 

@@ -1,1 +1,1 @@
-import{d as a}from"./chunks/chunk-JZ6JDSWH.js";a();
+import{d as a}from"./chunks/chunk-M4EZLX24.js";a();

@@ -237,6 +237,8 @@ function renderCrosstable() {
         return tr
     })
     $("crosstable-table").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows))
+    $("crosstable-note").textContent = t("Score: the points of the games finished so far; Rank: the latest standings' (after round {n}).",
+                                         {n: standings ? standings.round : 0})
 }
 
 // ------------------------------------------------------------------------------------- load

@@ -39,6 +39,8 @@ const ZH = {
     "chess": "国际象棋", "xiangqi": "中国象棋", "go": "围棋", "swiss": "瑞士制", "round-robin": "单循环",
     "double-round-robin": "双循环", "knockout": "淘汰制", "chinese-swiss": "积分编排制", "mcmahon": "麦克马洪制",
     "open": "报名中", "running": "进行中", "finished": "已结束",
+    "Score: the points of the games finished so far; Rank: the latest standings' (after round {n}).":
+        "积分：已结束对局的得分；名次：最新排名（第{n}轮后）。",
     "Replay": "复盘", "Game page": "对局页面", "move {n} of {of}": "第{n}步（共{of}步）",
     "The game is not over: this replay shows its moves so far.": "对局尚未结束：复盘显示目前为止的着法。",
     "replay": "复盘", "first": "开局", "back": "后退一步", "forward": "前进一步", "last": "终局",

@@ -1,4 +1,5 @@
 // What every page needs: who the visitor is, the gateway's commands, its clock, and formatting.
+import {t} from "./i18n.js"
 
 const TOKEN_KEY = "arbiter.token"
 const AS_KEY = "arbiter.as"
@@ -62,6 +63,22 @@ export function formatClock(ms) {
     return ms < 10000 ? `${base}.${Math.floor((ms % 1000) / 100)}` : base
 }
 
+// in the visitor's language: "white" / "black" / "red" (xiangqi's white seat)
+export function seatWord(g, side) {
+    return t(g.game === "xiangqi" && side === "white" ? "red" : side)
+}
+
+// An ended game's result: "Game over: 1-0 (reason)"
+export function resultLine(g) {
+    return t("Game over: {result}", {result: g.result || t("result pending")}) + (g.reason ? ` (${t(g.reason)})` : "")
+}
+
+// An ended game's result and, where the decision names one, its rule (a .rule span)
+export function endOf(g) {
+    return [resultLine(g), g.rule ? el("span", {className: "rule", textContent: describeRule(g.rule)}) : null]
+        .filter((x) => x != null)
+}
+
 export function describeRule(rule) {
     if (!rule) return ""
     return `${rule.game} ${rule.ruleset} art. ${rule.article}${rule.summary ? ": " + rule.summary : ""}`
@@ -116,7 +133,7 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 // The game's title: "white – black", with a link to its event's lobby (round, board) if any
-export function titleOf(g, t) {
+export function titleOf(g) {
     const out = [`${g.white} – ${g.black}`]
     if (g.tournament_id) out.push(" · ", el("a", {href: `/ui/tournaments/${encodeURIComponent(g.tournament_id)}`, className: "event-link"},
         t("{event} round {round} board {board}", {event: g.tournament_id, round: g.round, board: g.board})))

@@ -3,7 +3,7 @@
 // truth: each message of the event's SSE stream makes the page read GET /tournaments/{tid}, its
 // standings and crosstable again; each live board reads its game on each message of the game's.
 import {createBoard} from "./boards.js"
-import {serverClock, showClock, coalesced, followStream, el} from "./common.js"
+import {serverClock, showClock, coalesced, followStream, el, resultLine} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const main = document.querySelector("main")
@@ -145,8 +145,7 @@ function renderCard(card, g) {
     const last = g.moves[g.moves.length - 1]
     const status = card.root.querySelector(".card-status")
     if (g.status === "ended") {
-        status.replaceChildren(el("a", {href: replayHref(g.game_id)}, t("Game over: {result}", {result: g.result || t("result pending")})
-            + (g.reason ? ` (${t(g.reason)})` : "")))
+        status.replaceChildren(el("a", {href: replayHref(g.game_id)}, resultLine(g)))
         if (card.stream) { card.stream.close(); card.stream = null }
         if (was && was.status !== "ended") refreshEvent()  // its result, at once
     } else {

@@ -2,7 +2,7 @@
 // gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
 import {createBoard, toMove} from "./boards.js"
-import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves} from "./common.js"
+import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves, seatWord, endOf} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
@@ -51,20 +51,11 @@ function sideName(g, side) {
     return t(side === "white" ? "White" : "Black")
 }
 
-// in the visitor's language: "white" / "black" / "red" (xiangqi's white seat)
-function seatWord(g, side) {
-    return t(g.game === "xiangqi" && side === "white" ? "red" : side)
-}
-
 function renderStatus(g) {
     const el = $("status")
     el.replaceChildren()
     if (g.status === "ended") {
-        el.append(t("Game over: {result}", {result: g.result || t("result pending")})
-                  + (g.reason ? ` (${t(g.reason)})` : ""))
-        if (g.rule) {
-            el.append(Object.assign(document.createElement("span"), {className: "rule", textContent: describeRule(g.rule)}))
-        }
+        el.append(...endOf(g))
         el.append(" ", Object.assign(document.createElement("a"), {id: "replay-link", href: `/ui/games/${encodeURIComponent(g.game_id)}/replay`, textContent: t("Replay")}))
     } else if (g.status === "created") {
         el.append(t("Waiting for the game to start"))
@@ -113,7 +104,7 @@ function render(g) {
     game = g
     myColour = seatOf(g)
     document.title = `${g.white} – ${g.black} · Arbiter`
-    $("title").replaceChildren(...titleOf(g, t))
+    $("title").replaceChildren(...titleOf(g))
     $("who").textContent = me.sub ? `${me.sub} (${myColour ? seatWord(g, myColour) : t(me.role)})` : t("spectator")
     $("move-input").placeholder = PLACEHOLDERS[g.game]
     seatNames(g)

@@ -3,7 +3,7 @@
 // (GET /games/{gid}: players, moves in the game's notation, clocks after each move, result).
 // Buttons and keys: Left/Right a move back/forward, Home/End the start/the last position.
 import {createBoard, atPosition} from "./boards.js"
-import {describeRule, formatClock, titleOf, renderMoves} from "./common.js"
+import {formatClock, titleOf, renderMoves, seatWord, endOf} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const parts = location.pathname.split("/").filter(Boolean)
@@ -21,10 +21,6 @@ function positionsOf(g, messages) {
     const after = new Map()
     for (const m of messages) if (m.type === "MoveAccepted") after.set(m.payload.ply, m.payload.fen_after)
     return [g.start_fen, ...g.moves.map((m) => after.get(m.ply))]
-}
-
-function seatWord(side) {
-    return t(game.game === "xiangqi" && side === "white" ? "red" : side)
 }
 
 function renderClocks() {
@@ -54,8 +50,7 @@ function renderStatus() {
     const s = $("status")
     s.replaceChildren()
     if (game.status === "ended") {
-        s.append(t("Game over: {result}", {result: game.result || t("result pending")}) + (game.reason ? ` (${t(game.reason)})` : ""))
-        if (game.rule) s.append(Object.assign(document.createElement("span"), {className: "rule", textContent: describeRule(game.rule)}))
+        s.append(...endOf(game))
     } else {
         s.append(t("The game is not over: this replay shows its moves so far."))
     }
@@ -65,9 +60,9 @@ function renderStatus() {
 
 function render() {
     document.title = `${t("Replay")}: ${game.white} – ${game.black} · Arbiter`
-    $("title").replaceChildren(`${t("Replay")}: `, ...titleOf(game, t))
-    $("top-name").textContent = `${game.black || "?"} (${seatWord("black")})`
-    $("bottom-name").textContent = `${game.white || "?"} (${seatWord("white")})`
+    $("title").replaceChildren(`${t("Replay")}: `, ...titleOf(game))
+    $("top-name").textContent = `${game.black || "?"} (${seatWord(game, "black")})`
+    $("bottom-name").textContent = `${game.white || "?"} (${seatWord(game, "white")})`
     renderStatus()
     show(step)
 }

@@ -6,7 +6,10 @@ identity on (a signing secret drawn for the run). Two kinds of games, on real cl
 - ``you-vs-bot``: the visitor plays White (xiangqi: Red) with the player token printed,
   against a bot;
 - ``live-N``: bots play each other at a pace a spectator can follow; when one game ends the
-  next starts, so there is always a live board.
+  next starts, so there is always a live board;
+- ``open-N``: an event (a round robin of :data:`EVENT_PLAYERS` bots) whose rounds the bots play
+  at the same pace, one round after the other; when it finishes the next one starts. Its lobby
+  is ``/ui/tournaments/open-N``.
 
 The bots talk to the gateway over HTTP with the administrator's token (acting for the players,
 as an arbiter may). :func:`start` returns once the gateway answers, with the URLs and tokens.
@@ -26,7 +29,7 @@ from collections.abc import AsyncIterator
 import httpx
 import uvicorn
 
-from services.tools.demo import DEMO_TIME, go_turn, bot_turn, to_move
+from services.tools.demo import DEMO_TIME, NAMES, bot_game, go_turn, bot_turn, to_move
 
 logger = logging.getLogger("arbiter.demo")
 
@@ -37,6 +40,8 @@ HUMAN_TIME = {"chess": "600+5", "xiangqi": "600+5", "go": "600 5x30 byo-yomi"}
 BOT_TIME = "120+2"
 #: Seconds a bot waits before thinking in the live games (on average).
 PACE_S = 1.0
+#: The bots of the demo event (a round robin: five rounds of three boards).
+EVENT_PLAYERS = tuple(n for n in NAMES if n not in (HUMAN, BOT))[:6]
 
 
 @dataclass
@@ -47,13 +52,15 @@ class Demo:
     player_game: str
     tokens: dict[str, str] = field(default_factory=dict)  # role -> token
     live_games: list[str] = field(default_factory=list)    # the bots' games, oldest first
+    events: list[str] = field(default_factory=list)        # the bots' events, oldest first
 
     def urls(self) -> dict[str, str]:
         g = f"{self.url}/ui/games/"
         return {"index": f"{self.url}/",
                 "player": f"{g}{self.player_game}?token={self.tokens['player']}",
                 "arbiter": f"{g}{self.player_game}?token={self.tokens['arbiter']}",
-                "spectator": f"{g}{self.live_games[-1] if self.live_games else self.player_game}?token="}
+                "spectator": f"{g}{self.live_games[-1] if self.live_games else self.player_game}?token=",
+                **({"event": f"{self.url}/ui/tournaments/{self.events[-1]}?token="} if self.events else {})}
 
 
 async def _create(c: httpx.AsyncClient, gid: str, white: str, black: str, tc: str,
@@ -97,6 +104,39 @@ async def _live_games(c: httpx.AsyncClient, demo: Demo, rng: random.Random, pace
                 await bot_turn(c, gid, g, white, black, rng, pace)
             else:
                 await asyncio.sleep(0.05)
+
+
+async def _started(c: httpx.AsyncClient, tid: str, rnd: int) -> list[dict]:
+    """The boards of round ``rnd`` of event ``tid`` once each game has started."""
+    while True:
+        t = (await c.get(f"/tournaments/{tid}")).json()
+        if len(t["rounds"]) >= rnd and all(b["status"] not in (None, "created")
+                                           for b in t["rounds"][rnd - 1]["boards"]):
+            return t["rounds"][rnd - 1]["boards"]
+        await asyncio.sleep(0.05)
+
+
+async def _live_events(c: httpx.AsyncClient, demo: Demo, rng: random.Random, pace: float,
+                       game: str) -> None:
+    """Bots' events one after the other, for ever: each a round robin whose rounds are paired
+    and played one after the other (the boards of a round at once, at ``pace``)."""
+    go = {"board_size": 9, "go_rules": "chinese"} if game == "go" else {}
+    for n in itertools.count(1):
+        tid = f"open-{n}"
+        r = await c.post("/tournaments", json={"tournament_id": tid, "name": f"Arbiter Open {n}",
+                                                "system": "round-robin", "game": game, **go,
+                                                "time_control": BOT_TIME if game != "go" else DEMO_TIME["go"]})
+        if r.status_code >= 400:
+            raise RuntimeError(f"demo event {tid}: {r.json().get('detail')}")
+        for i, name in enumerate(EVENT_PLAYERS):
+            await c.post(f"/tournaments/{tid}/players", json={"player_id": name, "name": name,
+                                                             "rating": 2100 - 40 * i})
+        demo.events.append(tid)
+        for rnd in range(1, len(EVENT_PLAYERS)):
+            await c.post(f"/tournaments/{tid}/rounds", json={"round": rnd})
+            boards = await _started(c, tid, rnd)
+            await asyncio.gather(*(bot_game(c, b["game_id"], b["white"], b["black"],
+                                            random.Random(rng.random()), pace) for b in boards))
 
 
 def _report(task: asyncio.Task) -> None:
@@ -149,10 +189,11 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
         rng = random.Random(seed)
         await _create(c, demo.player_game, HUMAN, BOT, HUMAN_TIME[game], game)
         tasks = [asyncio.create_task(_bot_side(c, demo.player_game, random.Random(rng.random()))),
-                 asyncio.create_task(_live_games(c, demo, random.Random(rng.random()), pace, game))]
+                 asyncio.create_task(_live_games(c, demo, random.Random(rng.random()), pace, game)),
+                 asyncio.create_task(_live_events(c, demo, random.Random(rng.random()), pace, game))]
         for t in tasks:
             t.add_done_callback(_report)
-        while not demo.live_games and not any(t.done() for t in tasks):
+        while not (demo.live_games and demo.events) and not any(t.done() for t in tasks):
             await asyncio.sleep(0.02)
         try:
             yield demo

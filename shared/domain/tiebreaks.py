@@ -109,3 +109,47 @@ def default_ruleset(game: str, system: str) -> Ruleset | None:
         if system in ("swiss", "chinese-swiss"):
             return RULESETS["xiangqi-swiss"]
     return None
+
+
+#: What each base tie-break code measures and where it is defined (the table of
+#: ``services/standings/core.py``, which computes them), for the pages that explain standings.
+TIEBREAK_MEANINGS: dict[str, tuple[str, str]] = {
+    "DE": ("direct encounter: points scored in the games among the tied players", "FIDE C.07 art. 6"),
+    "WIN": ("rounds won (forfeit wins and full-point byes included)", "FIDE C.07 art. 7.1"),
+    "WON": ("games won over the board", "FIDE C.07 art. 7.2"),
+    "BPG": ("games played over the board with Black", "FIDE C.07 art. 7.3"),
+    "BWG": ("games won over the board with Black", "FIDE C.07 art. 7.4"),
+    "PS": ("progressive score: the sum of the running scores after each round", "FIDE C.07 art. 7.5"),
+    "BH": ("Buchholz: the sum of the opponents' scores", "FIDE C.07 art. 8.1"),
+    "SB": ("Sonneborn-Berger: the sum of points scored times the opponent's score", "FIDE C.07 art. 9.1"),
+    "KS": ("Koya: points scored against opponents with at least half the maximum score", "FIDE C.07 art. 9.2"),
+    "ARO": ("average rating of the opponents", "FIDE C.07 art. 10.1"),
+    "TPR": ("tournament performance rating", "FIDE C.07 art. 10.2"),
+    "SOS": ("sum of the opponents' scores", "OpenGotha (Go)"),
+    "SOSOS": ("sum of the opponents' SOS", "OpenGotha (Go)"),
+    "SODOS": ("sum of the scores of the opponents defeated", "OpenGotha (Go)"),
+    "MMS": ("McMahon score: initial McMahon score plus points", "OpenGotha (Go)"),
+    "FOULS": ("fouls (fewer ranks higher)", "xiangqi 1999 art. 15.1-15.2"),
+    "PEN": ("penalties: warnings and game disqualifications (fewer ranks higher)", "xiangqi 1999 art. 18.4"),
+    "SNO": ("start number (lower ranks higher)", "pairing programs' last resort"),
+}
+#: The cuts of BH, SB, ARO (C1 C2 M1 M2) and PS (C1 C2): what each leaves out, and its article.
+TIEBREAK_CUTS: dict[str, tuple[str, str]] = {
+    "C1": ("without the least significant value", "FIDE C.07 art. 14.1"),
+    "C2": ("without the two least significant values", "FIDE C.07 art. 14.2"),
+    "M1": ("without the highest and the lowest value", "FIDE C.07 art. 14.3"),
+    "M2": ("without the two highest and the two lowest values", "FIDE C.07 art. 14.4"),
+}
+
+
+def tiebreak_meaning(code: str) -> dict[str, str | None]:
+    """``code`` explained: ``meaning`` and ``source`` of its base (:data:`TIEBREAK_MEANINGS`),
+    ``cut`` and ``cut_source`` of its cut (:data:`TIEBREAK_CUTS`; None without one). Raises
+    :class:`StandingsError` for a code that is not a :data:`TIEBREAKS` base with a known cut."""
+    base, dash, cut = code.partition("-")
+    if base not in TIEBREAK_MEANINGS or (dash and cut not in TIEBREAK_CUTS):
+        raise StandingsError(f"unknown tie-break code {code!r}; known: {', '.join(TIEBREAKS)}")
+    meaning, source = TIEBREAK_MEANINGS[base]
+    cut_meaning, cut_source = TIEBREAK_CUTS[cut] if cut else (None, None)
+    return {"code": code, "meaning": meaning, "source": source, "cut": cut_meaning,
+            "cut_source": cut_source}

@@ -39,6 +39,17 @@ async def test_the_demo_serves_the_visitors_game_and_live_bot_games():
             assert [m["player_id"] for m in g["moves"]] == ["you", "Boris"]
             assert len(live["moves"]) >= 2 and {live["white"], live["black"]} == {"Ada", "Chen"}
             assert "you-vs-bot" in (await c.get("/")).text
+            # the bots' event: a round robin of six, its first round paired and played
+            assert urls["event"] == f"{d.url}/ui/tournaments/open-1?token=" and d.events == ["open-1"]
+            for _ in range(400):
+                t = (await c.get("/tournaments/open-1")).json()
+                if t["rounds"]:
+                    break
+                await asyncio.sleep(0.05)
+            assert (t["system"], [p["player_id"] for p in t["players"]]) == (
+                "round-robin", list(demo_serve.EVENT_PLAYERS))
+            assert len(t["rounds"][0]["boards"]) == 3
+            assert (await c.get("/ui/tournaments/open-1")).status_code == 200
 
 
 async def test_a_port_in_use_and_an_unknown_game_are_refused_with_the_reason():

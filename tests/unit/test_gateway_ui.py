@@ -1,10 +1,15 @@
-"""The gateway's pages without a browser: what / lists, the game page and its 404, the static
-bundle and the gateway clock (the browser tests are in tests/browser)."""
+"""The gateway's pages without a browser: what / lists, the game page, the replay viewer and
+the event lobby (its tie-break legend) and their 404s, the static bundle and the gateway clock (the browser tests are in tests/browser)."""
 from __future__ import annotations
 
+import html
+import json
 import re
 
+import pytest
+
 from services.tools.embedded import arbiter_client
+from shared.domain.tiebreaks import TIEBREAK_EDITIONS, tiebreak_meaning
 
 
 async def test_index_lists_games_with_links_and_results():
@@ -24,16 +29,20 @@ async def test_index_lists_games_with_links_and_results():
         assert '<script type="module" src="/ui/static/site.js">' in r.text  # the language switch
 
 
-async def test_game_page_and_unknown_game():
+@pytest.mark.parametrize("page, script, part", [
+    ("", "game.js", '<div id="board" class="board"'),
+    ("/replay", "replay.js", '<button id="next" type="button"'),
+])
+async def test_game_page_replay_page_and_unknown_game(page, script, part):
     async with arbiter_client("memory") as c:
         await c.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob"})
-        r = await c.get("/ui/games/g1")
+        r = await c.get(f"/ui/games/g1{page}")
         assert r.status_code == 200
-        assert '<script type="module" src="/ui/static/game.js">' in r.text
-        assert '<div id="board" class="board"' in r.text
-        r = await c.get("/ui/games/nope")
+        assert f'<script type="module" src="/ui/static/{script}">' in r.text
+        assert part in r.text
+        r = await c.get(f"/ui/games/nope{page}")
         assert r.status_code == 404 and "No such game: nope" in r.text
-        r = await c.get("/ui/games/%3Cb%3E")
+        r = await c.get(f"/ui/games/%3Cb%3E{page}")
         assert r.status_code == 404 and "No such game: &lt;b&gt;" in r.text and "<b>" not in r.text
 
 
@@ -45,3 +54,22 @@ async def test_static_bundle_and_gateway_clock():
         assert sprite.status_code == 200 and sprite.text.lstrip().startswith("<")
         assert (await c.get("/ui/static/nope.js")).status_code == 404
         assert (await c.get("/ui/now")).json() == {"now_ms": 1_700_000_000_123}
+
+
+async def test_event_page_explains_its_tiebreaks_and_unknown_ones_are_404():
+    async with arbiter_client("memory") as c:
+        r = await c.post("/tournaments", json={"tournament_id": "open26", "name": "Open", "system": "swiss",
+                                               "rounds": 3, "tiebreaks": ["BH-C1", "SB"],
+                                               "tiebreak_edition": "fide2023"})
+        assert r.status_code == 200, r.text
+        r = await c.get("/ui/tournaments/open26")
+        assert r.status_code == 200
+        assert '<script type="module" src="/ui/static/event.js">' in r.text
+        legend = json.loads(html.unescape(re.search(r'data-legend="([^"]*)"', r.text).group(1)))
+        assert legend == {"codes": {"BH-C1": tiebreak_meaning("BH-C1"), "SB": tiebreak_meaning("SB")},
+                          "edition": {"key": "fide2023", "source": TIEBREAK_EDITIONS["fide2023"].source}}
+        events = re.search(r'data-events="([^"]*)"', r.text).group(1).split()
+        assert {"RoundPaired", "StandingsUpdated", "RecordGameEvent"} <= set(events)
+        assert '<a href="/ui/tournaments/open26">Open</a>' in (await c.get("/")).text
+        r = await c.get("/ui/tournaments/nope")
+        assert r.status_code == 404 and "No such event: nope" in r.text

@@ -1,4 +1,4 @@
-// The three boards behind one interface, so the game page does not care which game it shows:
+// The three boards behind one interface, so the pages do not care which game they show:
 //   const b = createBoard(el, g, bottom, onMove)   (g: GET /games/{gid}; bottom: "white"/"black")
 //   b.update(g, inputColour)   the position of g; moves by this colour allowed (null: none)
 // onMove(move) receives the move in the notation the gateway reads for that game (chess UCI,
@@ -12,6 +12,17 @@ import {BoundedGoban} from "@sabaki/shudan"
 export function toMove(g) {
     if (g.game === "go") return g.go && g.go.to_move
     return g.fen.split(" ")[1] === "b" ? "black" : "white"
+}
+
+// Game view g as at position `fen` (one of its positions: the start or a move's fen_after), for
+// a board that shows it: a Go position's rows and turn are read from the position text, and its
+// dead stones only shown in the game's last position (`final`).
+export function atPosition(g, fen, final) {
+    if (g.game !== "go") return {...g, fen}
+    const {rows, turn} = goPosition(fen)
+    const go = {...(g.go || {}), board: rows, to_move: turn}
+    if (!final) Object.assign(go, {dead: null, proposals: {}})
+    return {...g, fen, go}
 }
 
 // ------------------------------------------------------------------------------------- chess
@@ -151,6 +162,22 @@ const GTP_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 export function gtp(x, y, size) {
     return GTP_LETTERS[x] + (size - y)
+}
+
+// A Go position's text ("go 9 chinese black ko=- passes=0 prisoners=0,0 B:dd,ee W:cc", stones
+// in SGF coordinates, shared/rules/go.py Board.to_text): its rows (top first, X black, O white,
+// . empty) and the colour to move
+export function goPosition(text) {
+    const parts = text.split(" ")
+    const size = Number(parts[1])
+    const rows = Array.from({length: size}, () => Array(size).fill("."))
+    for (const [prefix, mark] of [["B:", "X"], ["W:", "O"]]) {
+        const field = parts.find((p) => p.startsWith(prefix)) || prefix
+        for (const sgf of field.slice(2).split(",").filter(Boolean)) {
+            rows[sgf.charCodeAt(1) - 97][sgf.charCodeAt(0) - 97] = mark
+        }
+    }
+    return {rows: rows.map((r) => r.join("")), turn: parts[3]}
 }
 
 function goBoard(el, g, bottom, onMove) {

@@ -1,4 +1,5 @@
 // What every page needs: who the visitor is, the gateway's commands, its clock, and formatting.
+import {t} from "./i18n.js"
 
 const TOKEN_KEY = "arbiter.token"
 const AS_KEY = "arbiter.as"
@@ -62,7 +63,105 @@ export function formatClock(ms) {
     return ms < 10000 ? `${base}.${Math.floor((ms % 1000) / 100)}` : base
 }
 
+// in the visitor's language: "white" / "black" / "red" (xiangqi's white seat)
+export function seatWord(g, side) {
+    return t(g.game === "xiangqi" && side === "white" ? "red" : side)
+}
+
+// An ended game's result: "Game over: 1-0 (reason)"
+export function resultLine(g) {
+    return t("Game over: {result}", {result: g.result || t("result pending")}) + (g.reason ? ` (${t(g.reason)})` : "")
+}
+
+// An ended game's result and, where the decision names one, its rule (a .rule span)
+export function endOf(g) {
+    return [resultLine(g), g.rule ? el("span", {className: "rule", textContent: describeRule(g.rule)}) : null]
+        .filter((x) => x != null)
+}
+
 export function describeRule(rule) {
     if (!rule) return ""
     return `${rule.game} ${rule.ruleset} art. ${rule.article}${rule.summary ? ": " + rule.summary : ""}`
+}
+
+// fn, run one call at a time: calls made while it runs cause one more run after it (so a burst
+// of stream messages costs at most two reads, and the last read is after the last message)
+export function coalesced(fn) {
+    let running = null, again = false
+    return function run() {
+        if (running) { again = true; return running }
+        running = (async () => {
+            try {
+                do { again = false; await fn() } while (again)
+            } finally { running = null }
+        })()
+        return running
+    }
+}
+
+// An SSE stream (`url`) whose messages of the given types (each an SSE event name) call onMessage
+export function followStream(url, types, onMessage) {
+    const es = new EventSource(url)
+    es.onmessage = onMessage
+    for (const type of types) es.addEventListener(type, onMessage)
+    return es
+}
+
+// A side's clock in game view g: {ms, running} (ms null: no reading); the running clock counts
+// down to the clock service's deadline_ms, in the gateway's time (offset: serverClock())
+export function clockOf(g, side, offset) {
+    const c = g.clock
+    let ms = c[`${side}_ms`]
+    const running = c.running === side && g.status === "ongoing"
+    if (running && c.deadline_ms != null) ms = c.deadline_ms - (Date.now() + offset)
+    return {ms: ms == null ? null : Math.max(0, ms), running}
+}
+
+// Shows clockOf(g, side, offset) in element el (text, .running, .low)
+export function showClock(el, g, side, offset) {
+    const {ms, running} = clockOf(g, side, offset)
+    el.textContent = ms == null ? "–" : formatClock(ms)
+    el.classList.toggle("running", running)
+    el.classList.toggle("low", ms != null && ms < 10000 && running)
+}
+
+// An element: el("a", {href: ...}, child, ...) (strings become text)
+export function el(tag, attrs = {}, ...children) {
+    const e = Object.assign(document.createElement(tag), attrs)
+    e.append(...children.filter((c) => c != null))
+    return e
+}
+
+// The game's title: "white – black", with a link to its event's lobby (round, board) if any
+export function titleOf(g) {
+    const out = [`${g.white} – ${g.black}`]
+    if (g.tournament_id) out.push(" · ", el("a", {href: `/ui/tournaments/${encodeURIComponent(g.tournament_id)}`, className: "event-link"},
+        t("{event} round {round} board {board}", {event: g.tournament_id, round: g.round, board: g.board})))
+    return out
+}
+
+// The move list of game view g in ol (<li> per move number: White's, Black's ply; Go's first
+// is Black's), each ply a .ply with data-ply (SAN, Chinese notation with WXF as its title,
+// GTP). With onPick, each ply is a button that calls onPick(ply) and ply `current` is marked.
+export function renderMoves(ol, g, current = null, onPick = null) {
+    ol.replaceChildren()
+    let li = null
+    const first = g.game === "go" ? "black" : "white"  // who opens a numbered move
+    for (const m of g.moves) {
+        if (m.colour === first || !li) {
+            li = el("li")
+            ol.append(li)
+            if (m.colour !== first) li.append(el("span", {className: "ply", textContent: "…"}))
+        }
+        const ply = el(onPick ? "button" : "span", {className: "ply", textContent: m.san || m.uci})
+        ply.dataset.ply = m.ply
+        if (m.wxf) ply.title = m.wxf
+        if (onPick) {
+            ply.type = "button"
+            ply.addEventListener("click", () => onPick(m.ply))
+            if (m.ply === current) ply.setAttribute("aria-current", "step")
+        }
+        li.append(ply)
+    }
+    if (current == null) ol.scrollTop = ol.scrollHeight
 }

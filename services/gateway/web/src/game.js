@@ -2,7 +2,7 @@
 // gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
 import {createBoard, toMove} from "./boards.js"
-import {identity, api, serverClock, formatClock, describeRule} from "./common.js"
+import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves, seatWord, endOf} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
@@ -42,27 +42,6 @@ function submitMove(move) {
     return command("/moves", {player_id: me.sub, move})
 }
 
-function renderMoves(g) {
-    const ol = $("moves")
-    ol.replaceChildren()
-    let li = null
-    const first = g.game === "go" ? "black" : "white"  // who opens a numbered move
-    for (const m of g.moves) {
-        if (m.colour === first || !li) {
-            li = document.createElement("li")
-            ol.append(li)
-            if (m.colour !== first) li.append(Object.assign(document.createElement("span"), {className: "ply", textContent: "…"}))
-        }
-        const span = document.createElement("span")
-        span.className = "ply"
-        span.dataset.ply = m.ply
-        span.textContent = m.san || m.uci
-        if (m.wxf) span.title = m.wxf
-        li.append(span)
-    }
-    ol.scrollTop = ol.scrollHeight
-}
-
 // the notations the gateway reads, as examples
 const PLACEHOLDERS = {chess: "e4, Nf3, e7e8q", xiangqi: "h2e2, C2.5, 炮二平五", go: "D4, pass"}
 
@@ -72,20 +51,12 @@ function sideName(g, side) {
     return t(side === "white" ? "White" : "Black")
 }
 
-// in the visitor's language: "white" / "black" / "red" (xiangqi's white seat)
-function seatWord(g, side) {
-    return t(g.game === "xiangqi" && side === "white" ? "red" : side)
-}
-
 function renderStatus(g) {
     const el = $("status")
     el.replaceChildren()
     if (g.status === "ended") {
-        el.append(t("Game over: {result}", {result: g.result || t("result pending")})
-                  + (g.reason ? ` (${t(g.reason)})` : ""))
-        if (g.rule) {
-            el.append(Object.assign(document.createElement("span"), {className: "rule", textContent: describeRule(g.rule)}))
-        }
+        el.append(...endOf(g))
+        el.append(" ", Object.assign(document.createElement("a"), {id: "replay-link", href: `/ui/games/${encodeURIComponent(g.game_id)}/replay`, textContent: t("Replay")}))
     } else if (g.status === "created") {
         el.append(t("Waiting for the game to start"))
     } else {
@@ -126,56 +97,36 @@ function seatNames(g) {
 
 function renderClocks() {
     if (!game) return
-    const c = game.clock
-    for (const el of [$("top-clock"), $("bottom-clock")]) {
-        const side = el.dataset.side
-        let ms = c[`${side}_ms`]
-        const running = c.running === side && game.status === "ongoing"
-        if (running && c.deadline_ms != null) ms = c.deadline_ms - (Date.now() + clockOffset)
-        el.textContent = ms == null ? "–" : formatClock(Math.max(0, ms))
-        el.classList.toggle("running", running)
-        el.classList.toggle("low", ms != null && ms < 10000 && running)
-    }
+    for (const el of [$("top-clock"), $("bottom-clock")]) showClock(el, game, el.dataset.side, clockOffset)
 }
 
 function render(g) {
     game = g
     myColour = seatOf(g)
     document.title = `${g.white} – ${g.black} · Arbiter`
-    $("title").textContent = `${g.white} – ${g.black}${g.tournament_id ? ` · ${g.tournament_id} round ${g.round} board ${g.board}` : ""}`
+    $("title").replaceChildren(...titleOf(g))
     $("who").textContent = me.sub ? `${me.sub} (${myColour ? seatWord(g, myColour) : t(me.role)})` : t("spectator")
     $("move-input").placeholder = PLACEHOLDERS[g.game]
     seatNames(g)
     if (!board) board = createBoard($("board"), g, myColour === "black" ? "black" : "white", submitMove)
     board.update(g, g.status === "ongoing" ? myColour : null)
     $("board").dataset.fen = g.fen
-    renderMoves(g)
+    renderMoves($("moves"), g)
     renderStatus(g)
     renderActions(g)
     renderClocks()
 }
 
-let refreshing = null, again = false
-async function refresh() {
-    // one read at a time; events that come during a read cause one more read after it
-    if (refreshing) { again = true; return refreshing }
-    refreshing = (async () => {
-        do {
-            again = false
-            const r = await fetch(`/games/${encodeURIComponent(gid)}`)
-            if (r.ok) render(await r.json())
-            else $("status").textContent = (await r.json()).detail
-        } while (again)
-        refreshing = null
-    })()
-    return refreshing
-}
+// one read at a time; events that come during a read cause one more read after it
+const refresh = coalesced(async () => {
+    const r = await fetch(`/games/${encodeURIComponent(gid)}`)
+    if (r.ok) render(await r.json())
+    else $("status").textContent = (await r.json()).detail
+})
 
 function follow() {
-    const es = new EventSource(`/games/${encodeURIComponent(gid)}/events`)
-    es.onmessage = refresh
     // every message type is its own SSE event name; the page names the game events (ui.py)
-    for (const t of document.querySelector("main").dataset.events.split(" ")) es.addEventListener(t, refresh)
+    followStream(`/games/${encodeURIComponent(gid)}/events`, document.querySelector("main").dataset.events.split(" "), refresh)
 }
 
 $("move-form").addEventListener("submit", (e) => {

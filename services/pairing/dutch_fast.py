@@ -45,7 +45,7 @@ from py4swiss.engines.dutch.bracket.bracket import Bracket
 from py4swiss.engines.dutch.criteria.absolute import C2, C3
 from py4swiss.engines.dutch.player import Player, PlayerRole
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
-from py4swiss.matching_computer import ComputerDutchValidity
+from py4swiss.matching_computer import ComputerDutchOptimality, ComputerDutchValidity
 
 from services.pairing.dutch2025 import (Dutch2025BracketMatcher, Dutch2025BracketPairer,
                                         Dutch2025Engine)
@@ -107,38 +107,76 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
     as py4swiss would.  Same calls to the compiled computer, same order, same values.
     """
 
+    #: Stand in for the next scoregroup with a few vertices when that is proven exact
+    #: (:func:`_lower_stand_ins`); False: py4swiss's graph (the weight tests use it).
+    reduce_lower = True
+
     def __init__(self, bracket: Bracket, validity_matcher: ValidityMatcher) -> None:
+        # py4swiss's BracketMatcher.__init__, with the graph's players chosen here.
         self._pair_validity = validity_matcher
+        self._validity_matcher = _EveryPairAllowed()  # type: ignore[assignment]
         self._deltas: dict[int, DynamicUint] = {}  # add_to_weights: value -> zero | abs(value)
-        players = bracket.mdp_list + bracket.resident_list + bracket.lower_list
-        self._position = {id(p): i for i, p in enumerate(players)}  # = _index_dict, by id()
-        super().__init__(bracket, _EveryPairAllowed())  # type: ignore[arg-type]
+        self._bracket = bracket
+        self._max_weight = self._get_max_weight()
+        self._zero_weight = self._max_weight & 0
+        inside = bracket.mdp_list + bracket.resident_list
+        everyone = inside + bracket.lower_list
+        self._classes, self._reps = _signature_classes(everyone)
+        self._table: list[list] = [[_UNSET] * len(self._reps) for _ in self._reps]
+        self._ids = [p.id for p in everyone]
+        self._everyone = everyone
+        stand_ins = _lower_stand_ins(self, len(inside)) if self.reduce_lower else None
+        self._player_list = everyone if stand_ins is None else inside + stand_ins[0]
+        self._stand_in_weights = None if stand_ins is None else stand_ins[1:]
+        self._len = len(self._player_list)
+        self._index_dict_reverse = dict(enumerate(self._player_list))
+        self._index_dict = {p: i for i, p in self._index_dict_reverse.items()}
+        self._position = {id(p): i for i, p in enumerate(self._player_list)}
+        self._computer = ComputerDutchOptimality(self._len, self._max_weight)
+        self._weights = [[self._zero_weight] * self._len for _ in range(self._len)]
+        self.matching = {}
+        self._set_up_computer()
+        self.update_matching()
+
+    def _template(self, ci: int, cj: int):
+        """The quality weight of a pair of signature classes (None: C.3 forbids the pair)."""
+        row = self._table[ci]
+        template = row[cj]
+        if template is _UNSET:
+            p1, p2 = self._reps[ci], self._reps[cj]
+            template = row[cj] = self._get_weight(p1, p2) if C3.evaluate(p1, p2) else None
+        return template
+
+    def _allowed(self, i: int, j: int) -> bool:
+        """Absolute criteria C.1, C.3 and the forbidden pairs for players ``i``, ``j`` (indices
+        into bracket + next scoregroup), without the next-bracket block."""
+        forbidden = self._pair_validity._forbidden_pairs
+        id1, id2 = self._ids[i], self._ids[j]
+        return (self._template(self._classes[i], self._classes[j]) is not None
+                and id1 not in self._everyone[j].opponents
+                and not (forbidden and ((id1, id2) in forbidden or (id2, id1) in forbidden)))
 
     def _set_up_computer(self) -> None:
         computer = self._computer
         for _ in range(self._len):
             computer.add_vertex()
+        reduced = self._stand_in_weights is not None
+        n = len(self._bracket.mdp_list) + len(self._bracket.resident_list) if reduced \
+            else self._len
         players = self._player_list
-        n = len(players)
-        classes, reps = _signature_classes(players)
-        table: list[list] = [[_UNSET] * len(reps) for _ in reps]
+        classes, template_of = self._classes, self._template
         forbidden = self._pair_validity._forbidden_pairs
         blocked = getattr(self._bracket, "blocked", ())
         lower = [p.role == PlayerRole.LOWER for p in players]
-        ids = [p.id for p in players]
+        ids = self._ids
         opponents = [p.opponents for p in players]
         zero = self._zero_weight
         weights = self._weights
         set_edge = computer.set_edge_weight
         for i in range(n):
             id1, ci, wi = ids[i], classes[i], weights[i]
-            row = table[ci]
             for j in range(i + 1, n):
-                template = row[classes[j]]
-                if template is _UNSET:
-                    p1, p2 = reps[ci], reps[classes[j]]
-                    template = row[classes[j]] = (self._get_weight(p1, p2)
-                                                  if C3.evaluate(p1, p2) else None)
+                template = template_of(ci, classes[j])
                 if (template is None or id1 in opponents[j]
                         or (ids[j] in blocked and lower[j] and not lower[i])
                         or (forbidden and ((id1, ids[j]) in forbidden
@@ -149,6 +187,27 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                 wi[j] = w
                 weights[j][i] = w
                 set_edge(i, j, w)
+        if reduced:
+            self._set_up_stand_ins(n)
+
+    def _set_up_stand_ins(self, size: int) -> None:
+        """Each of the ``size`` bracket players joined to every stand-in by his edge weight to
+        the next scoregroup (or not at all), the stand-ins to each other by the next
+        scoregroup's common edge weight (:func:`_lower_stand_ins`)."""
+        floats, lower_weight = self._stand_in_weights
+        weights, set_edge = self._weights, self._computer.set_edge_weight
+        for i in range(self._len):
+            for j in range(max(i + 1, size), self._len):
+                w = floats[i] if i < size else lower_weight
+                weights[i][j] = weights[j][i] = w
+                set_edge(i, j, w)
+
+    def remove_weight(self, player_1: Player, player_2: Player) -> None:
+        """py4swiss's ``remove_weight``; a next-scoregroup player without a vertex of his own
+        (not a stand-in) has no edge to remove."""
+        i, j = self._position.get(id(player_1)), self._position.get(id(player_2))
+        if i is not None and j is not None:
+            self._remove_weight(i, j)
 
     # py4swiss's methods below, with per-edge helper calls inlined.
 
@@ -205,6 +264,126 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     w = wa[k] = weights[k][a] = zero
                 set_edge(a, k, w)
         self._set_weight(i, j, top)
+
+
+def _common_weight(m: FastBracketMatcher, rows: list[int], cols: list[int]):
+    """The one weight of every C.3-allowed pair of signature classes ``rows`` x ``cols``:
+    ``_UNSET`` when no pair is allowed, None when the weights differ."""
+    common, text = _UNSET, None
+    for ci in rows:
+        for cj in cols:
+            w = m._template(ci, cj)
+            if w is None:
+                continue
+            if common is _UNSET:
+                common, text = w, str(w)
+            elif w is not common and str(w) != text:
+                return None
+    return common
+
+
+def _greedy_pairs(m: FastBracketMatcher, size: int) -> int:
+    """Pairs of a maximal matching of the bracket's players (indices ``0..size-1``) under
+    the absolute criteria: ``size - 2 x pairs`` bounds the players any optimal matching
+    leaves to float (C.5 of 2017, the top quality field, maximises the bracket's pairs)."""
+    mate = [False] * size
+    pairs = 0
+    for i in range(size):
+        if mate[i]:
+            continue
+        for j in range(i + 1, size):
+            if not mate[j] and m._allowed(i, j):
+                mate[i] = mate[j] = True
+                pairs += 1
+                break
+    return pairs
+
+
+def _min_lower_degree(m: FastBracketMatcher, size: int) -> int:
+    """Smallest number of next-scoregroup players (indices ``size..``) a next-scoregroup
+    player may meet (C.1, C.3, forbidden pairs), counted by signature class."""
+    classes, players = m._classes, m._everyone
+    lower_ids = {p.id: i for i, p in enumerate(players) if i >= size}
+    count: dict[int, int] = {}
+    for i in range(size, len(players)):
+        count[classes[i]] = count.get(classes[i], 0) + 1
+    reach = {c: sum(k for d, k in count.items() if m._template(c, d) is not None) for c in count}
+    barred: dict[int, set[int]] = {i: set() for i in lower_ids.values()}
+    for a, b in m._pair_validity._forbidden_pairs:
+        if a in lower_ids and b in lower_ids:
+            barred[lower_ids[a]].add(lower_ids[b])
+            barred[lower_ids[b]].add(lower_ids[a])
+    worst = len(players)
+    for i, bars in barred.items():
+        bars |= {lower_ids[o] for o in players[i].opponents if o in lower_ids}
+        bars.add(i)
+        degree = reach[classes[i]] - sum(m._template(classes[i], classes[j]) is not None
+                                         for j in bars)
+        worst = min(worst, degree)
+    return worst
+
+
+def _float_weights(m: FastBracketMatcher, size: int, need: int) -> list | None:
+    """Each bracket player's edge weight to the next scoregroup (zero: he can meet none of
+    them), or None when it is not one weight, or when he can meet fewer than ``need``
+    (C.1, C.3, forbidden pairs, the next-bracket block)."""
+    classes, n = m._classes, len(m._everyone)
+    lower_classes = sorted(set(classes[size:]))
+    blocked = getattr(m._bracket, "blocked", ())
+    out = []
+    for i in range(size):
+        weight = _common_weight(m, [classes[i]], lower_classes)
+        if weight is None:
+            return None
+        met = 0
+        if weight is not _UNSET:
+            for j in range(size, n):
+                if m._ids[j] not in blocked and m._allowed(i, j):
+                    met += 1
+                    if met == need:
+                        break
+        if 0 < met < need:
+            return None
+        out.append(weight if met else m._zero_weight)
+    return out
+
+
+def _lower_stand_ins(m: FastBracketMatcher, size: int) -> tuple | None:
+    """``(stand_ins, floats, lower_weight)``: a few next-scoregroup players that replace the
+    whole next scoregroup in the bracket's matching graph (C.04.3 B.8, the criteria C.5-C.19
+    as py4swiss weighs them) without changing which bracket pairs and downfloaters are
+    optimal; None when that is not proven (py4swiss's full graph is used).
+
+    ``size``: the bracket's players (MDPs and residents), indices ``0..size-1`` of
+    ``m._everyone``, the next scoregroup (``L``, ``m`` players) after them.  Proof: every
+    criterion weighs a pair inside ``L`` alike (``lower_weight``, checked), and a bracket
+    player's pair with any allowed member of ``L`` alike (``floats``, checked): the partner's
+    identity in ``L`` is never read.  At most ``k = size - 2 x (a maximal matching's pairs)``
+    bracket players float.  When every member of ``L`` may meet at least ``(m + k) / 2`` others
+    (checked), ``L`` minus any ``j <= k`` players is Hamiltonian (Dirac), so its best inner
+    matching has ``(m - j) // 2`` pairs whoever floated into it; and a bracket player who
+    may meet any member of ``L`` may meet ``k`` of them (checked), so any ``j`` floaters find
+    distinct partners.  A matching's weight thus depends on ``L`` only through ``j``, as with
+    ``k + (m - k) % 2`` stand-ins that all floaters may meet and that meet each other with
+    ``lower_weight``: the same optimal matchings, up to the stand-ins' identities.  Not used in
+    the penultimate or last pairing bracket or in a whole-round bracket (bye and completion
+    weights differ inside ``L`` there).
+    """
+    bracket, lower = m._bracket, m._bracket.lower_list
+    if (not lower or bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket
+            or getattr(bracket, "whole_round", False)):
+        return None
+    lower_classes = sorted(set(m._classes[size:]))
+    lower_weight = _common_weight(m, lower_classes, lower_classes)
+    if lower_weight is None or lower_weight is _UNSET:
+        return None
+    k = size - 2 * _greedy_pairs(m, size)
+    if len(lower) - k < 3 or 2 * _min_lower_degree(m, size) < len(lower) + k:
+        return None
+    floats = _float_weights(m, size, max(k, 1))
+    if floats is None:
+        return None
+    return lower[:k + (len(lower) - k) % 2], floats, lower_weight
 
 
 def _c3_key(p: Player) -> tuple:

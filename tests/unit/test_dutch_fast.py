@@ -80,10 +80,11 @@ def test_fast_engine_options(first_white, by_rating):
         assert pair_dutch(players, rnd, 6, first_white, by_rating) == ref, rnd
 
 
-def test_bracket_weights_equal_py4swiss():
+def test_bracket_weights_equal_py4swiss(monkeypatch):
     """Every edge weight of every bracket of round 5 of a 120-player event, as the fast
-    matcher sets it, equals the reference ``_get_weight`` (C.04.3 2025: py4swiss's
-    criteria with 3.4.4 added, dutch2025.Dutch2025BracketMatcher)."""
+    matcher sets it on py4swiss's graph (``reduce_lower`` off), equals the reference
+    ``_get_weight`` (C.04.3 2025: py4swiss's criteria with 3.4.4 added,
+    dutch2025.Dutch2025BracketMatcher)."""
     from py4swiss.engines.dutch.bracket import Brackets
     from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 
@@ -91,6 +92,7 @@ def test_bracket_weights_equal_py4swiss():
                                             _bye_assignee, players_2025)
     from services.pairing.dutch_fast import FastBracketMatcher
 
+    monkeypatch.setattr(FastBracketMatcher, "reduce_lower", False)
     players, rnd, _ = list(generated_event(5, 120, 5))[-1]
     trf = _parse_in_memory(history_trf(players, rnd, 5))
     field = sorted(players_2025(trf), reverse=True)

@@ -538,6 +538,17 @@ class FastBracketPairer(Dutch2025BracketPairer):
                  initial_color: bool) -> None:
         super().__init__(state, validity_matcher, initial_color)
         self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
+        self._optimal_mate: list[int] | None = None  # see determine_homogeneous_exchanges
+
+    def determine_homogeneous_exchanges(self) -> None:
+        """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes
+        no exchange, that matching stays optimal up to the transpositions: the D.2 moves
+        (:meth:`determine_moves_from_s1_to_s2`, ``..._s2_to_s1``) do nothing, and
+        :meth:`perform_homogeneous_exchanges` removes only edges within S1 or within S2,
+        which it does not use (it defines S1 and S2).  It is kept for the first D.1 step's
+        proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own."""
+        super().determine_homogeneous_exchanges()
+        self._optimal_mate = list(self._bracket_matcher.mate) if self._exchanges == 0 else None
 
     def transpose_homogeneous_s2(self) -> None:
         """D.1: each S1 player in turn gets the S2 player of lowest BSN compatible with an
@@ -568,6 +579,7 @@ class FastBracketPairer(Dutch2025BracketPairer):
         s2 = self._homogeneous_s2
         proof = _TranspositionProof(bm, [index[p] for p in self._homogeneous_s1],
                                     [index[p] for p in s2], [index[m] for m in limbo])
+        proof.mate = self._optimal_mate
         last_skipped = False
         for resident in self._homogeneous_s1:
             bm.add_to_weights(resident, s2[::-1], 0, increment=True)

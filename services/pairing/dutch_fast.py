@@ -48,7 +48,7 @@ from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.matching_computer import ComputerDutchOptimality, ComputerDutchValidity
 
 from services.pairing.dutch2025 import (Dutch2025BracketMatcher, Dutch2025BracketPairer,
-                                        Dutch2025Engine)
+                                        Dutch2025Engine, greedy_mate)
 
 __all__ = ["FastDutchEngine", "SUPPORTED", "PY4SWISS_VERSION"]
 
@@ -309,17 +309,7 @@ def _greedy_pairs(m: FastBracketMatcher, size: int) -> int:
     """Pairs of a maximal matching of the bracket's players (indices ``0..size-1``) under
     the absolute criteria: ``size - 2 x pairs`` bounds the players any optimal matching
     leaves to float (C.5 of 2017, the top quality field, maximises the bracket's pairs)."""
-    mate = [False] * size
-    pairs = 0
-    for i in range(size):
-        if mate[i]:
-            continue
-        for j in range(i + 1, size):
-            if not mate[j] and m._allowed(i, j):
-                mate[i] = mate[j] = True
-                pairs += 1
-                break
-    return pairs
+    return sum(v >= 0 for v in greedy_mate(size, m._allowed)) // 2
 
 
 def _min_lower_degree(m: FastBracketMatcher, size: int) -> int:
@@ -509,14 +499,7 @@ class FastValidityMatcher(ValidityMatcher):
         can be completed); False means only that none was found here."""
         allowed = self._edge_test()
         size = self._len
-        mate = [-1] * size
-        for a in range(size):
-            if mate[a] != -1:
-                continue
-            for b in range(a + 1, size):
-                if mate[b] == -1 and allowed(a, b):
-                    mate[a], mate[b] = b, a
-                    break
+        mate = greedy_mate(size, allowed)
         unmatched = [v for v in range(size) if mate[v] == -1]
         # Repairs: u - x = y - v turns matched pair (x, y) and free u, v into (u, x), (y, v).
         while unmatched:

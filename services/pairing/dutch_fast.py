@@ -240,11 +240,13 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
             for j in range(i + 1, self._len):
                 if row[j]:
                     set_edge(i, j, row[j])
-        self.restart_next = False
 
     def update_matching(self) -> None:
-        if self.restart_next:
+        # The weights mirror the computer's graph exactly unless py4swiss zeroed the shared
+        # weight of fixed pairs in place (their edges stay in its computer): then no restart.
+        if self.restart_next and self._max_weight:
             self._new_computer()
+        self.restart_next = False
         self._computer.compute_matching()
         players = self._player_list
         self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)

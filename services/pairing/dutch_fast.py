@@ -596,10 +596,13 @@ class FastBracketPairer(Dutch2025BracketPairer):
         proof.mate = self._optimal_mate
         last_skipped = False
         for resident in self._homogeneous_s1:
-            bm.add_to_weights(resident, s2[::-1], 0, increment=True)
             a = index[resident]
+            # A proven step's additions would be wiped by finalize_match at once: the
+            # computer ends in the same state without them (same edges, same vertices to
+            # update), so they are made only for a computation.
             b = proof.partner(a)
             if b is None:
+                bm.add_to_weights(resident, s2[::-1], 0, increment=True)
                 bm.update_matching()
                 proof.mate = list(bm.mate)
                 b = proof.mate[a]
@@ -673,7 +676,8 @@ class _TranspositionProof:
 
     def partner(self, a: int) -> int | None:
         """The S2 vertex every maximum-weight matching pairs with ``a`` after the additions, or
-        None when not proven.  Candidates in order of decreasing addition (lowest BSN first):
+        None when not proven; asked before the additions are made (the weights are those
+        before them).  Candidates in order of decreasing addition (lowest BSN first):
         a candidate is accepted when exchanging partners in ``mate`` gives it without losing
         weight (then it is optimal before the additions, and the largest addition wins); it
         is passed over when every matching pairing it with ``a`` has fewer pairs free of a C.10
@@ -689,7 +693,7 @@ class _TranspositionProof:
                 continue
             if self.inc[s] == 0:
                 return None  # nothing added: ties with a non-S2 partner are not excluded
-            if _exchange(a, s, mate, self.inc, self.weights):
+            if _exchange(a, s, mate, self.weights):
                 return s
             if self._c10(a, s):
                 return None
@@ -707,17 +711,17 @@ def _to_int(weight: DynamicUint) -> int:
     return int(str(weight), 2)  # str(): the binary digits
 
 
-def _exchange(a: int, s: int, mate: list[int], inc: dict[int, int],
-              weights: list[list[DynamicUint]]) -> bool:
-    """Whether exchanging partners in ``mate`` (a-q, s-t -> a-s, q-t) loses no weight before
-    the additions ``inc`` on a's edges; if so ``mate`` is changed accordingly (still optimal)."""
+def _exchange(a: int, s: int, mate: list[int], weights: list[list[DynamicUint]]) -> bool:
+    """Whether exchanging partners in ``mate`` (a-q, s-t -> a-s, q-t) loses no weight under
+    ``weights`` (those before the step's additions); if so ``mate`` is changed accordingly
+    (still optimal)."""
     row = weights[a]
     q, t = mate[a], mate[s]
     if q == s:
         return True
 
-    def old(v: int) -> int:  # weight of edge a-v before the additions
-        return _to_int(row[v]) - inc.get(v, 0)
+    def old(v: int) -> int:  # weight of edge a-v
+        return _to_int(row[v])
 
     qt = _to_int(weights[q][t]) if q != a and t != s else 0
     if old(s) + qt < (old(q) if q != a else 0) + (_to_int(weights[s][t]) if t != s else 0):

@@ -16,16 +16,23 @@ decides:
    floats of the last two rounds, bye received, topscorer).  Each distinct (signature,
    signature) weight is computed once with py4swiss's own ``_get_weight`` (no criterion is
    re-implemented) and shared by the edges that have it; C.1 is checked per edge, C.3 once per
-   signature pair with py4swiss's ``C3.evaluate``.  The compiled computer receives the same
-   ``set_edge_weight`` calls, in the same order, with the same values.
+   signature pair with py4swiss's ``C3.evaluate``.  On py4swiss's graph (``reduce_lower``
+   off, or the proof below not found) the compiled computer receives the same
+   ``set_edge_weight`` calls, in the same order, with the same values.  Where it is proven
+   exact (:func:`_lower_stand_ins`: one weight inside the next scoregroup and one per
+   bracket player towards it, Dirac's degree bound), the next scoregroup is represented by a
+   few stand-in vertices instead of all its players (3,000 players: brackets of ~1,300
+   vertices become ~700).
 2. :class:`FastValidityMatcher` -- "can the rest of the round still be paired?" is a yes/no
    question (a perfect matching exists or not).  A greedy matching with repairs answers yes
    with a proof in milliseconds; only when it finds none is py4swiss's blossom asked, on the
    graph py4swiss would have built.
 3. :class:`FastBracketPairer` -- a D.1 transposition step whose result is proven from the last
-   optimal matching skips the matching computation (argument in
-   :meth:`FastBracketPairer.transpose_homogeneous_s2`); every other step, and everything else
-   (exchanges, colours E.1-E.5, board order), is py4swiss's code.
+   optimal matching skips the matching computation and its weight additions (argument in
+   :meth:`FastBracketPairer.transpose_homogeneous_s2`); with no D.2 exchange the D.2
+   matching seeds that proof; after the removals within S1 and S2 the next matching starts
+   on a new computer (:meth:`FastBracketMatcher.restart`); every other step, and everything
+   else (exchanges, colours E.1-E.5, board order), is py4swiss's code.
 
 ``tests/unit/test_dutch_fast.py`` checks weights and pairings against py4swiss's own classes
 with the same amendments (generated events with byes, absences, forfeits, late entries,

@@ -311,106 +311,115 @@ def dutch_pair(
         raise PairingError(f"initial_colour must be 'w' or 'b', got {initial_colour!r}")
     ranked = sorted(players, key=lambda p: (-p.score, p.pairing_no))
     ranking = {p.id: i for i, p in enumerate(ranked)}
-
     bye = _choose_bye(ranked) if len(ranked) % 2 else None
     pool = [p for p in ranked if bye is None or p.id != bye.id]
-    n = len(pool)
-
-    # score groups (descending) and each player's position inside his group
-    scores = sorted({p.score for p in pool}, reverse=True)
-    group_of = {p.id: scores.index(p.score) for p in pool}
-    members: dict[int, list[SwissPlayer]] = {}
-    for p in pool:  # pool is already in (score desc, pairing_no asc) order
-        members.setdefault(group_of[p.id], []).append(p)
-    pos = {p.id: i for grp in members.values() for i, p in enumerate(grp)}
-
-    base = n + 2  # > any per-player deviation and > number of pairs, so sums stay lexicographic
-    pairs_max = n // 2 + 1
-    n_groups = len(scores)
-
-    def score_cost(hi: SwissPlayer, lo: SwissPlayer) -> int:
-        return sum(base ** (n_groups - 1 - k) for k in range(group_of[hi.id], group_of[lo.id]))
-
-    def order_cost(hi: SwissPlayer, lo: SwissPlayer) -> int:
-        gh, gl = group_of[hi.id], group_of[lo.id]
-        if gh != gl:  # down-floater: lowest of upper group vs highest of lower group
-            return (len(members[gh]) - 1 - pos[hi.id]) + pos[lo.id]
-        m = len(members[gh])
-        half = m // 2
-        i, j = sorted((pos[hi.id], pos[lo.id]))
-        if i < half <= j:
-            deviation = abs(j - half - i)
-        else:  # both in S1 or both in S2: an exchange, worse than any transposition
-            deviation = m
-        return deviation * base ** max(0, half - 1 - min(i, half - 1))
-
-    def float_cost(hi: SwissPlayer, lo: SwissPlayer) -> int:
-        if group_of[hi.id] == group_of[lo.id]:
-            return 0
-        return int(hi.float_history[-1:] == ("d",)) + int(lo.float_history[-1:] == ("u",))
-
-    def colour_costs(a: SwissPlayer, b: SwissPlayer) -> tuple[int, int]:
-        pa, sa = colour_preference(a.colours)
-        pb, sb = colour_preference(b.colours)
-        if pa is None or pb is None or pa != pb:
-            return 0, 0
-        if sa == sb == _ABSOLUTE:
-            return 1, 0
-        return 0, min(sa, sb)
-
-    def squared_gap(a: SwissPlayer, b: SwissPlayer) -> int:
-        return round(2 * (a.score - b.score)) ** 2  # in half points, exact integers
-
-    raw: list[tuple[str, str, tuple[int, ...]]] = []
-    for x, a in enumerate(pool):
-        for b in pool[x + 1:]:
-            if not _legal(a, b):
-                continue
-            absolute, pref = colour_costs(a, b)
-            cost = (
-                absolute,
-                score_cost(a, b),
-                squared_gap(a, b),
-                float_cost(a, b),
-                pref,
-                order_cost(a, b),
-            )
-            raw.append((a.id, b.id, cost))
-
-    # turn the cost tuples into one integer: each tier's multiplier exceeds the largest possible
-    # sum of all lower tiers over a matching (pairs_max edges)
-    tiers = 6
-    weights = [1] * tiers
-    for tier in range(tiers - 2, -1, -1):
-        top_lower = max((c[tier + 1] for _, _, c in raw), default=0)
-        weights[tier] = weights[tier + 1] * (top_lower * pairs_max + 1)
-    costs = {(u, v): sum(w * c for w, c in zip(weights, cost)) for u, v, cost in raw}
-    ceiling = max(costs.values(), default=0) + 1
-
-    graph = nx.Graph()
-    graph.add_nodes_from(p.id for p in pool)
-    for (u, v), cost in costs.items():
-        graph.add_edge(u, v, weight=ceiling - cost)
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
-    if len(matching) * 2 != n:
+    groups = _ScoreGroups(pool)
+    matching = _max_weight_pairs(pool, _packed_costs(_edge_costs(pool, groups), len(pool)))
+    if len(matching) * 2 != len(pool):
         raise PairingError(
             f"no legal pairing exists for round {round_no}: "
-            f"{n - 2 * len(matching)} players cannot be paired without a rematch"
+            f"{len(pool) - 2 * len(matching)} players cannot be paired without a rematch"
         )
-
     by_id = {p.id: p for p in pool}
     boards: list[tuple[str, str]] = []
     floats: dict[str, str] = {}
     for u, v in matching:
         a, b = by_id[u], by_id[v]
         hi, lo = (a, b) if ranking[a.id] < ranking[b.id] else (b, a)
-        if group_of[hi.id] != group_of[lo.id]:
+        if groups.group_of[hi.id] != groups.group_of[lo.id]:
             floats[hi.id], floats[lo.id] = "d", "u"
         boards.append(_allocate_colours(a, b, ranking, initial_colour))
-
-    def board_key(pair: tuple[str, str]) -> tuple[float, int]:
-        w, b = by_id[pair[0]], by_id[pair[1]]
-        return (-max(w.score, b.score), min(w.pairing_no, b.pairing_no))
-
-    boards.sort(key=board_key)
+    boards.sort(key=lambda pair: (-max(by_id[pair[0]].score, by_id[pair[1]].score),
+                                  min(by_id[pair[0]].pairing_no, by_id[pair[1]].pairing_no)))
     return SwissRound(round=round_no, boards=boards, bye=bye.id if bye else None, floats=floats)
+
+
+class _ScoreGroups:
+    """The score groups of :func:`dutch_pair`'s pool (players in score-descending,
+    pairing-number order, bye removed) and the lexicographic cost tiers that read them
+    (C.04.3 A.3 score groups, A.6 S1/S2, B.1-B.4 of the 2017 text, approximated)."""
+
+    def __init__(self, pool: list[SwissPlayer]) -> None:
+        scores = sorted({p.score for p in pool}, reverse=True)
+        self.group_of = {p.id: scores.index(p.score) for p in pool}
+        self.members: dict[int, list[SwissPlayer]] = {}
+        for p in pool:  # pool is already in (score desc, pairing_no asc) order
+            self.members.setdefault(self.group_of[p.id], []).append(p)
+        self.pos = {p.id: i for grp in self.members.values() for i, p in enumerate(grp)}
+        # > any per-player deviation and > number of pairs, so sums stay lexicographic
+        self.base = len(pool) + 2
+        self.n_groups = len(scores)
+
+    def score_cost(self, hi: SwissPlayer, lo: SwissPlayer) -> int:
+        """Score-group boundaries the pair crosses, the top ones weighing most."""
+        return sum(self.base ** (self.n_groups - 1 - k)
+                   for k in range(self.group_of[hi.id], self.group_of[lo.id]))
+
+    def order_cost(self, hi: SwissPlayer, lo: SwissPlayer) -> int:
+        """Deviation from S1[i]-S2[i] (transpositions, then exchanges), S1[0] first; a
+        down-floater prefers the lowest of the upper group and the highest of the lower."""
+        gh, gl = self.group_of[hi.id], self.group_of[lo.id]
+        pos = self.pos
+        if gh != gl:
+            return (len(self.members[gh]) - 1 - pos[hi.id]) + pos[lo.id]
+        m = len(self.members[gh])
+        half = m // 2
+        i, j = sorted((pos[hi.id], pos[lo.id]))
+        deviation = abs(j - half - i) if i < half <= j else m  # both in S1 or S2: exchange
+        return deviation * self.base ** max(0, half - 1 - min(i, half - 1))
+
+    def float_cost(self, hi: SwissPlayer, lo: SwissPlayer) -> int:
+        """Repeated floats: a down-floater who floated down last round, an up-floater up."""
+        if self.group_of[hi.id] == self.group_of[lo.id]:
+            return 0
+        return int(hi.float_history[-1:] == ("d",)) + int(lo.float_history[-1:] == ("u",))
+
+
+def _colour_costs(a: SwissPlayer, b: SwissPlayer) -> tuple[int, int]:
+    """(same absolute colour preference, strength of the preference lost) of a pair."""
+    pa, sa = colour_preference(a.colours)
+    pb, sb = colour_preference(b.colours)
+    if pa is None or pb is None or pa != pb:
+        return 0, 0
+    if sa == sb == _ABSOLUTE:
+        return 1, 0
+    return 0, min(sa, sb)
+
+
+def _edge_costs(pool: list[SwissPlayer],
+                groups: _ScoreGroups) -> list[tuple[str, str, tuple[int, ...]]]:
+    """``(id, id, cost tuple)`` of every non-rematch pair of the pool, most important tier
+    first: absolute colour clash, score boundaries, squared score gap (half points), repeated
+    floats, lost colour preference, Dutch order."""
+    raw = []
+    for x, a in enumerate(pool):
+        for b in pool[x + 1:]:
+            if not _legal(a, b):
+                continue
+            absolute, pref = _colour_costs(a, b)
+            raw.append((a.id, b.id, (absolute, groups.score_cost(a, b),
+                                     round(2 * (a.score - b.score)) ** 2,
+                                     groups.float_cost(a, b), pref, groups.order_cost(a, b))))
+    return raw
+
+
+def _packed_costs(raw: list[tuple[str, str, tuple[int, ...]]], n: int) -> dict:
+    """The cost tuples as one integer per pair: each tier's multiplier exceeds the largest
+    possible sum of all lower tiers over a matching (``n // 2 + 1`` pairs at most)."""
+    pairs_max = n // 2 + 1
+    tiers = 6
+    weights = [1] * tiers
+    for tier in range(tiers - 2, -1, -1):
+        top_lower = max((c[tier + 1] for _, _, c in raw), default=0)
+        weights[tier] = weights[tier + 1] * (top_lower * pairs_max + 1)
+    return {(u, v): sum(w * c for w, c in zip(weights, cost)) for u, v, cost in raw}
+
+
+def _max_weight_pairs(pool: list[SwissPlayer], costs: dict) -> set:
+    """A maximum-cardinality matching of least total cost (networkx, exact integers)."""
+    ceiling = max(costs.values(), default=0) + 1
+    graph = nx.Graph()
+    graph.add_nodes_from(p.id for p in pool)
+    for (u, v), cost in costs.items():
+        graph.add_edge(u, v, weight=ceiling - cost)
+    return nx.max_weight_matching(graph, maxcardinality=True)

@@ -48,7 +48,7 @@ from py4swiss.trf import ParsedTrf
 from py4swiss.trf.results import ColorToken, ResultToken, RoundResult
 
 __all__ = ["Player2025", "players_2025", "ByeAssigneeUnplayedGames", "QUALITY_CRITERIA_2025",
-           "Dutch2025BracketMatcher", "Dutch2025BracketPairer", "Dutch2025Engine"]
+           "Dutch2025BracketMatcher", "Dutch2025BracketPairer", "Dutch2025Engine", "greedy_mate"]
 
 
 class Player2025(Player):
@@ -335,24 +335,22 @@ def _bye_assignee(players: list[Player2025], forbidden: set[tuple[int, int]],
     return set()
 
 
-def _blocked_lower(bracket: Bracket, below: list[Player2025],
-                   forbidden: set[tuple[int, int]]) -> frozenset[int]:
-    """Ids of next-scoregroup players that the bracket's downfloater cannot be paired with in
-    any completion of the round (C.7 of 2017 counts the pairs of the next bracket; bbpPairings
-    counts them within a pairing of the whole round).
+def greedy_mate(size: int, allowed) -> list[int]:
+    """A maximal matching found greedily: each vertex ``0..size-1`` in turn is matched to the
+    first free later vertex ``b`` with ``allowed(a, b)``; ``mate[v]`` is -1 when unmatched."""
+    mate = [-1] * size
+    for a in range(size):
+        if mate[a] == -1:
+            for b in range(a + 1, size):
+                if mate[b] == -1 and allowed(a, b):
+                    mate[a], mate[b] = b, a
+                    break
+    return mate
 
-    Asked where C.7 applies with one downfloater (an odd bracket, not the penultimate or
-    last pairing bracket): the downfloater can meet ``L`` only if the players below the
-    bracket other than ``L`` can all be paired (one of them with the bye when their number is
-    odd; only the bye's candidates, i.e. not ``bye_received``).  Proven from a maximum
-    matching of those players: ``L`` is free when an alternating path from the unmatched
-    vertex reaches it; the others are decided by py4swiss's exact matcher.
-    """
-    size = len(bracket.mdp_list) + len(bracket.resident_list)
-    if (bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket or size % 2 == 0
-            or not bracket.lower_list):
-        return frozenset()
-    nodes: list = list(below) + ([None] if len(below) % 2 == 0 else [])  # None: the bye
+
+def _completion_test(nodes: list, forbidden: set[tuple[int, int]]):
+    """``allowed(i, j)`` for ``nodes`` (players, ``None`` = the bye): C.1, C.3 (evaluated once
+    per pair of C.3 classes), the forbidden pairs, and C.2 for the bye (not ``bye_received``)."""
     c3_keys: dict[tuple, int] = {}
     c3_class = [None if p is None else c3_keys.setdefault(
         (p.top_scorer, p.color_preference.side, p.color_preference.strength), len(c3_keys))
@@ -366,42 +364,58 @@ def _blocked_lower(bracket: Bracket, below: list[Player2025],
             return not (b if a is None else a).bye_received
         return (a.id not in b.opponents and c3_ok[c3_class[i], c3_class[j]]
                 and (a.id, b.id) not in forbidden and (b.id, a.id) not in forbidden)
+    return allowed
 
-    n = len(nodes)
-    mate = [-1] * n
-    for a in range(n):  # greedy maximum-matching attempt
-        if mate[a] == -1:
-            for b in range(a + 1, n):
-                if mate[b] == -1 and allowed(a, b):
-                    mate[a], mate[b] = b, a
+
+def _even_reach(mate: list[int], allowed, wanted: set[int]) -> set[int]:
+    """With ``mate`` near-perfect (one vertex exposed), the vertices an even alternating path
+    from the exposed vertex reaches (each can be the one left out of a maximum matching);
+    the search stops once every vertex of ``wanted`` is reached.  Empty otherwise."""
+    exposed = [v for v, m in enumerate(mate) if m == -1]
+    if len(exposed) != 1:
+        return set()
+    free = {exposed[0]}
+    missing = len(wanted - free)
+    queue, head = [exposed[0]], 0
+    while head < len(queue) and missing:
+        v = queue[head]
+        head += 1
+        for x, y in enumerate(mate):
+            if y >= 0 and y not in free and x != v and allowed(v, x):
+                free.add(y)
+                queue.append(y)
+                missing -= y in wanted
+                if not missing:
                     break
-    exposed = [v for v in range(n) if mate[v] == -1]
+    return free
+
+
+def _blocked_lower(bracket: Bracket, below: list[Player2025],
+                   forbidden: set[tuple[int, int]]) -> frozenset[int]:
+    """Ids of next-scoregroup players that the bracket's downfloater cannot be paired with in
+    any completion of the round (C.7 of 2017 counts the pairs of the next bracket; bbpPairings
+    counts them within a pairing of the whole round).
+
+    Asked where C.7 applies with one downfloater (an odd bracket, not the penultimate or
+    last pairing bracket): the downfloater can meet ``L`` only if the players below the
+    bracket other than ``L`` can all be paired (one of them with the bye when their number is
+    odd; only the bye's candidates, i.e. not ``bye_received``).  Proven from a maximal
+    matching of those players: ``L`` is free when an alternating path from the unmatched
+    vertex reaches it (:func:`_even_reach`); the others are decided by py4swiss's exact matcher.
+    """
+    size = len(bracket.mdp_list) + len(bracket.resident_list)
+    if (bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket or size % 2 == 0
+            or not bracket.lower_list):
+        return frozenset()
+    nodes: list = list(below) + ([None] if len(below) % 2 == 0 else [])  # None: the bye
+    allowed = _completion_test(nodes, forbidden)
     index = {id(p): i for i, p in enumerate(nodes) if p is not None}
     wanted = {index[id(p)] for p in bracket.lower_list if id(p) in index}
-    free: set[int] = set()
-    if len(exposed) == 1:  # near-perfect: the vertices an even alternating path reaches
-        free.add(exposed[0])
-        missing = len(wanted - free)
-        queue, head = [exposed[0]], 0
-        while head < len(queue) and missing:
-            v = queue[head]
-            head += 1
-            for x in range(n):
-                y = mate[x]
-                if y >= 0 and y not in free and x != v and allowed(v, x):
-                    free.add(y)
-                    queue.append(y)
-                    missing -= y in wanted
-                    if not missing:
-                        break
-    blocked = set()
-    for lower in bracket.lower_list:
-        if index.get(id(lower)) in free:
-            continue
-        rest = [p for p in below if p is not lower]
-        if not ValidityMatcher(rest, forbidden).is_valid_matching():
-            blocked.add(lower.id)
-    return frozenset(blocked)
+    free = _even_reach(greedy_mate(len(nodes), allowed), allowed, wanted)
+    return frozenset(
+        lower.id for lower in bracket.lower_list
+        if index.get(id(lower)) not in free
+        and not ValidityMatcher([p for p in below if p is not lower], forbidden).is_valid_matching())
 
 
 def _whole_round_bracket(bracket: Bracket, below: list[Player2025]) -> Bracket:

@@ -16,16 +16,23 @@ decides:
    floats of the last two rounds, bye received, topscorer).  Each distinct (signature,
    signature) weight is computed once with py4swiss's own ``_get_weight`` (no criterion is
    re-implemented) and shared by the edges that have it; C.1 is checked per edge, C.3 once per
-   signature pair with py4swiss's ``C3.evaluate``.  The compiled computer receives the same
-   ``set_edge_weight`` calls, in the same order, with the same values.
+   signature pair with py4swiss's ``C3.evaluate``.  On py4swiss's graph (``reduce_lower``
+   off, or the proof below not found) the compiled computer receives the same
+   ``set_edge_weight`` calls, in the same order, with the same values.  Where it is proven
+   exact (:func:`_lower_stand_ins`: one weight inside the next scoregroup and one per
+   bracket player towards it, Dirac's degree bound), the next scoregroup is represented by a
+   few stand-in vertices instead of all its players (3,000 players: brackets of ~1,300
+   vertices become ~700).
 2. :class:`FastValidityMatcher` -- "can the rest of the round still be paired?" is a yes/no
    question (a perfect matching exists or not).  A greedy matching with repairs answers yes
    with a proof in milliseconds; only when it finds none is py4swiss's blossom asked, on the
    graph py4swiss would have built.
 3. :class:`FastBracketPairer` -- a D.1 transposition step whose result is proven from the last
-   optimal matching skips the matching computation (argument in
-   :meth:`FastBracketPairer.transpose_homogeneous_s2`); every other step, and everything else
-   (exchanges, colours E.1-E.5, board order), is py4swiss's code.
+   optimal matching skips the matching computation and its weight additions (argument in
+   :meth:`FastBracketPairer.transpose_homogeneous_s2`); with no D.2 exchange the D.2
+   matching seeds that proof; after the removals within S1 and S2 the next matching starts
+   on a new computer (:meth:`FastBracketMatcher.restart`); every other step, and everything
+   else (exchanges, colours E.1-E.5, board order), is py4swiss's code.
 
 ``tests/unit/test_dutch_fast.py`` checks weights and pairings against py4swiss's own classes
 with the same amendments (generated events with byes, absences, forfeits, late entries,
@@ -45,10 +52,10 @@ from py4swiss.engines.dutch.bracket.bracket import Bracket
 from py4swiss.engines.dutch.criteria.absolute import C2, C3
 from py4swiss.engines.dutch.player import Player, PlayerRole
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
-from py4swiss.matching_computer import ComputerDutchValidity
+from py4swiss.matching_computer import ComputerDutchOptimality, ComputerDutchValidity
 
 from services.pairing.dutch2025 import (Dutch2025BracketMatcher, Dutch2025BracketPairer,
-                                        Dutch2025Engine)
+                                        Dutch2025Engine, greedy_mate)
 
 __all__ = ["FastDutchEngine", "SUPPORTED", "PY4SWISS_VERSION"]
 
@@ -107,38 +114,76 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
     as py4swiss would.  Same calls to the compiled computer, same order, same values.
     """
 
+    #: Stand in for the next scoregroup with a few vertices when that is proven exact
+    #: (:func:`_lower_stand_ins`); False: py4swiss's graph (the weight tests use it).
+    reduce_lower = True
+
     def __init__(self, bracket: Bracket, validity_matcher: ValidityMatcher) -> None:
+        # py4swiss's BracketMatcher.__init__, with the graph's players chosen here.
         self._pair_validity = validity_matcher
+        self._validity_matcher = _EveryPairAllowed()  # type: ignore[assignment]
         self._deltas: dict[int, DynamicUint] = {}  # add_to_weights: value -> zero | abs(value)
-        players = bracket.mdp_list + bracket.resident_list + bracket.lower_list
-        self._position = {id(p): i for i, p in enumerate(players)}  # = _index_dict, by id()
-        super().__init__(bracket, _EveryPairAllowed())  # type: ignore[arg-type]
+        self._bracket = bracket
+        self._max_weight = self._get_max_weight()
+        self._zero_weight = self._max_weight & 0
+        inside = bracket.mdp_list + bracket.resident_list
+        everyone = inside + bracket.lower_list
+        self._classes, self._reps = _signature_classes(everyone)
+        self._table: list[list] = [[_UNSET] * len(self._reps) for _ in self._reps]
+        self._ids = [p.id for p in everyone]
+        self._everyone = everyone
+        stand_ins = _lower_stand_ins(self, len(inside)) if self.reduce_lower else None
+        self._player_list = everyone if stand_ins is None else inside + stand_ins[0]
+        self._stand_in_weights = None if stand_ins is None else stand_ins[1:]
+        self._len = len(self._player_list)
+        self._index_dict_reverse = dict(enumerate(self._player_list))
+        self._index_dict = {p: i for i, p in self._index_dict_reverse.items()}
+        self._position = {id(p): i for i, p in enumerate(self._player_list)}
+        self._computer = ComputerDutchOptimality(self._len, self._max_weight)
+        self._weights = [[self._zero_weight] * self._len for _ in range(self._len)]
+        self.matching = {}
+        self._set_up_computer()
+        self.update_matching()
+
+    def _template(self, ci: int, cj: int):
+        """The quality weight of a pair of signature classes (None: C.3 forbids the pair)."""
+        row = self._table[ci]
+        template = row[cj]
+        if template is _UNSET:
+            p1, p2 = self._reps[ci], self._reps[cj]
+            template = row[cj] = self._get_weight(p1, p2) if C3.evaluate(p1, p2) else None
+        return template
+
+    def _allowed(self, i: int, j: int) -> bool:
+        """Absolute criteria C.1, C.3 and the forbidden pairs for players ``i``, ``j`` (indices
+        into bracket + next scoregroup), without the next-bracket block."""
+        forbidden = self._pair_validity._forbidden_pairs
+        id1, id2 = self._ids[i], self._ids[j]
+        return (self._template(self._classes[i], self._classes[j]) is not None
+                and id1 not in self._everyone[j].opponents
+                and not (forbidden and ((id1, id2) in forbidden or (id2, id1) in forbidden)))
 
     def _set_up_computer(self) -> None:
         computer = self._computer
         for _ in range(self._len):
             computer.add_vertex()
+        reduced = self._stand_in_weights is not None
+        n = len(self._bracket.mdp_list) + len(self._bracket.resident_list) if reduced \
+            else self._len
         players = self._player_list
-        n = len(players)
-        classes, reps = _signature_classes(players)
-        table: list[list] = [[_UNSET] * len(reps) for _ in reps]
+        classes, template_of = self._classes, self._template
         forbidden = self._pair_validity._forbidden_pairs
         blocked = getattr(self._bracket, "blocked", ())
         lower = [p.role == PlayerRole.LOWER for p in players]
-        ids = [p.id for p in players]
+        ids = self._ids
         opponents = [p.opponents for p in players]
         zero = self._zero_weight
         weights = self._weights
         set_edge = computer.set_edge_weight
         for i in range(n):
             id1, ci, wi = ids[i], classes[i], weights[i]
-            row = table[ci]
             for j in range(i + 1, n):
-                template = row[classes[j]]
-                if template is _UNSET:
-                    p1, p2 = reps[ci], reps[classes[j]]
-                    template = row[classes[j]] = (self._get_weight(p1, p2)
-                                                  if C3.evaluate(p1, p2) else None)
+                template = template_of(ci, classes[j])
                 if (template is None or id1 in opponents[j]
                         or (ids[j] in blocked and lower[j] and not lower[i])
                         or (forbidden and ((id1, ids[j]) in forbidden
@@ -149,6 +194,27 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                 wi[j] = w
                 weights[j][i] = w
                 set_edge(i, j, w)
+        if reduced:
+            self._set_up_stand_ins(n)
+
+    def _set_up_stand_ins(self, size: int) -> None:
+        """Each of the ``size`` bracket players joined to every stand-in by his edge weight to
+        the next scoregroup (or not at all), the stand-ins to each other by the next
+        scoregroup's common edge weight (:func:`_lower_stand_ins`)."""
+        floats, lower_weight = self._stand_in_weights
+        weights, set_edge = self._weights, self._computer.set_edge_weight
+        for i in range(self._len):
+            for j in range(max(i + 1, size), self._len):
+                w = floats[i] if i < size else lower_weight
+                weights[i][j] = weights[j][i] = w
+                set_edge(i, j, w)
+
+    def remove_weight(self, player_1: Player, player_2: Player) -> None:
+        """py4swiss's ``remove_weight``; a next-scoregroup player without a vertex of his own
+        (not a stand-in) has no edge to remove."""
+        i, j = self._position.get(id(player_1)), self._position.get(id(player_2))
+        if i is not None and j is not None:
+            self._remove_weight(i, j)
 
     # py4swiss's methods below, with per-edge helper calls inlined.
 
@@ -162,7 +228,32 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
             weight = self._weights[i][j] = self._weights[j][i] = self._zero_weight
         self._computer.set_edge_weight(i, j, weight)
 
+    #: Set by :meth:`restart`: the next matching is computed on a new compiled computer.
+    restart_next = False
+
+    def restart(self) -> None:
+        """Have the next :meth:`update_matching` start on a new compiled computer holding the
+        current weights.  The computer updates its matching from every vertex whose edges
+        changed; after the removals within S1 and within S2 (every vertex) that update was
+        measured slower than a matching from scratch."""
+        self.restart_next = True
+
+    def _new_computer(self) -> None:
+        self._computer = computer = ComputerDutchOptimality(self._len, self._max_weight)
+        for _ in range(self._len):
+            computer.add_vertex()
+        set_edge = computer.set_edge_weight
+        for i, row in enumerate(self._weights):
+            for j in range(i + 1, self._len):
+                if row[j]:
+                    set_edge(i, j, row[j])
+
     def update_matching(self) -> None:
+        # The weights mirror the computer's graph exactly unless py4swiss zeroed the shared
+        # weight of fixed pairs in place (their edges stay in its computer): then no restart.
+        if self.restart_next and self._max_weight:
+            self._new_computer()
+        self.restart_next = False
         self._computer.compute_matching()
         players = self._player_list
         self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
@@ -205,6 +296,116 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     w = wa[k] = weights[k][a] = zero
                 set_edge(a, k, w)
         self._set_weight(i, j, top)
+
+
+def _common_weight(m: FastBracketMatcher, rows: list[int], cols: list[int]):
+    """The one weight of every C.3-allowed pair of signature classes ``rows`` x ``cols``:
+    ``_UNSET`` when no pair is allowed, None when the weights differ."""
+    common, text = _UNSET, None
+    for ci in rows:
+        for cj in cols:
+            w = m._template(ci, cj)
+            if w is None:
+                continue
+            if common is _UNSET:
+                common, text = w, str(w)
+            elif w is not common and str(w) != text:
+                return None
+    return common
+
+
+def _greedy_pairs(m: FastBracketMatcher, size: int) -> int:
+    """Pairs of a maximal matching of the bracket's players (indices ``0..size-1``) under
+    the absolute criteria: ``size - 2 x pairs`` bounds the players any optimal matching
+    leaves to float (C.5 of 2017, the top quality field, maximises the bracket's pairs)."""
+    return sum(v >= 0 for v in greedy_mate(size, m._allowed)) // 2
+
+
+def _min_lower_degree(m: FastBracketMatcher, size: int) -> int:
+    """Smallest number of next-scoregroup players (indices ``size..``) a next-scoregroup
+    player may meet (C.1, C.3, forbidden pairs), counted by signature class."""
+    classes, players = m._classes, m._everyone
+    lower_ids = {p.id: i for i, p in enumerate(players) if i >= size}
+    count: dict[int, int] = {}
+    for i in range(size, len(players)):
+        count[classes[i]] = count.get(classes[i], 0) + 1
+    reach = {c: sum(k for d, k in count.items() if m._template(c, d) is not None) for c in count}
+    barred: dict[int, set[int]] = {i: set() for i in lower_ids.values()}
+    for a, b in m._pair_validity._forbidden_pairs:
+        if a in lower_ids and b in lower_ids:
+            barred[lower_ids[a]].add(lower_ids[b])
+            barred[lower_ids[b]].add(lower_ids[a])
+    worst = len(players)
+    for i, bars in barred.items():
+        bars |= {lower_ids[o] for o in players[i].opponents if o in lower_ids}
+        bars.add(i)
+        degree = reach[classes[i]] - sum(m._template(classes[i], classes[j]) is not None
+                                         for j in bars)
+        worst = min(worst, degree)
+    return worst
+
+
+def _float_weights(m: FastBracketMatcher, size: int, need: int) -> list | None:
+    """Each bracket player's edge weight to the next scoregroup (zero: he can meet none of
+    them), or None when it is not one weight, or when he can meet fewer than ``need``
+    (C.1, C.3, forbidden pairs, the next-bracket block)."""
+    classes, n = m._classes, len(m._everyone)
+    lower_classes = sorted(set(classes[size:]))
+    blocked = getattr(m._bracket, "blocked", ())
+    out = []
+    for i in range(size):
+        weight = _common_weight(m, [classes[i]], lower_classes)
+        if weight is None:
+            return None
+        met = 0
+        if weight is not _UNSET:
+            for j in range(size, n):
+                if m._ids[j] not in blocked and m._allowed(i, j):
+                    met += 1
+                    if met == need:
+                        break
+        if 0 < met < need:
+            return None
+        out.append(weight if met else m._zero_weight)
+    return out
+
+
+def _lower_stand_ins(m: FastBracketMatcher, size: int) -> tuple | None:
+    """``(stand_ins, floats, lower_weight)``: a few next-scoregroup players that replace the
+    whole next scoregroup in the bracket's matching graph (C.04.3 B.8, the criteria C.5-C.19
+    as py4swiss weighs them) without changing which bracket pairs and downfloaters are
+    optimal; None when that is not proven (py4swiss's full graph is used).
+
+    ``size``: the bracket's players (MDPs and residents), indices ``0..size-1`` of
+    ``m._everyone``, the next scoregroup (``L``, ``m`` players) after them.  Proof: every
+    criterion weighs a pair inside ``L`` alike (``lower_weight``, checked), and a bracket
+    player's pair with any allowed member of ``L`` alike (``floats``, checked): the partner's
+    identity in ``L`` is never read.  At most ``k = size - 2 x (a maximal matching's pairs)``
+    bracket players float.  When every member of ``L`` may meet at least ``(m + k) / 2`` others
+    (checked), ``L`` minus any ``j <= k`` players is Hamiltonian (Dirac), so its best inner
+    matching has ``(m - j) // 2`` pairs whoever floated into it; and a bracket player who
+    may meet any member of ``L`` may meet ``k`` of them (checked), so any ``j`` floaters find
+    distinct partners.  A matching's weight thus depends on ``L`` only through ``j``, as with
+    ``k + (m - k) % 2`` stand-ins that all floaters may meet and that meet each other with
+    ``lower_weight``: the same optimal matchings, up to the stand-ins' identities.  Not used in
+    the penultimate or last pairing bracket or in a whole-round bracket (bye and completion
+    weights differ inside ``L`` there).
+    """
+    bracket, lower = m._bracket, m._bracket.lower_list
+    if (not lower or bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket
+            or getattr(bracket, "whole_round", False)):
+        return None
+    lower_classes = sorted(set(m._classes[size:]))
+    lower_weight = _common_weight(m, lower_classes, lower_classes)
+    if lower_weight is None or lower_weight is _UNSET:
+        return None
+    k = size - 2 * _greedy_pairs(m, size)
+    if len(lower) - k < 3 or 2 * _min_lower_degree(m, size) < len(lower) + k:
+        return None
+    floats = _float_weights(m, size, max(k, 1))
+    if floats is None:
+        return None
+    return lower[:k + (len(lower) - k) % 2], floats, lower_weight
 
 
 def _c3_key(p: Player) -> tuple:
@@ -307,14 +508,7 @@ class FastValidityMatcher(ValidityMatcher):
         can be completed); False means only that none was found here."""
         allowed = self._edge_test()
         size = self._len
-        mate = [-1] * size
-        for a in range(size):
-            if mate[a] != -1:
-                continue
-            for b in range(a + 1, size):
-                if mate[b] == -1 and allowed(a, b):
-                    mate[a], mate[b] = b, a
-                    break
+        mate = greedy_mate(size, allowed)
         unmatched = [v for v in range(size) if mate[v] == -1]
         # Repairs: u - x = y - v turns matched pair (x, y) and free u, v into (u, x), (y, v).
         while unmatched:
@@ -359,6 +553,23 @@ class FastBracketPairer(Dutch2025BracketPairer):
                  initial_color: bool) -> None:
         super().__init__(state, validity_matcher, initial_color)
         self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
+        self._optimal_mate: list[int] | None = None  # see determine_homogeneous_exchanges
+
+    def determine_homogeneous_exchanges(self) -> None:
+        """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes
+        no exchange, that matching stays optimal up to the transpositions: the D.2 moves
+        (:meth:`determine_moves_from_s1_to_s2`, ``..._s2_to_s1``) do nothing, and
+        :meth:`perform_homogeneous_exchanges` removes only edges within S1 or within S2,
+        which it does not use (it defines S1 and S2).  It is kept for the first D.1 step's
+        proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own."""
+        super().determine_homogeneous_exchanges()
+        self._optimal_mate = list(self._bracket_matcher.mate) if self._exchanges == 0 else None
+
+    def perform_homogeneous_exchanges(self) -> None:
+        """py4swiss's step (it removes the edges within S1 and within S2, i.e. changes every
+        vertex); the next matching starts afresh (:meth:`FastBracketMatcher.restart`)."""
+        super().perform_homogeneous_exchanges()
+        self._bracket_matcher.restart()
 
     def transpose_homogeneous_s2(self) -> None:
         """D.1: each S1 player in turn gets the S2 player of lowest BSN compatible with an
@@ -389,12 +600,16 @@ class FastBracketPairer(Dutch2025BracketPairer):
         s2 = self._homogeneous_s2
         proof = _TranspositionProof(bm, [index[p] for p in self._homogeneous_s1],
                                     [index[p] for p in s2], [index[m] for m in limbo])
+        proof.mate = self._optimal_mate
         last_skipped = False
         for resident in self._homogeneous_s1:
-            bm.add_to_weights(resident, s2[::-1], 0, increment=True)
             a = index[resident]
+            # A proven step's additions would be wiped by finalize_match at once: the
+            # computer ends in the same state without them (same edges, same vertices to
+            # update), so they are made only for a computation.
             b = proof.partner(a)
             if b is None:
+                bm.add_to_weights(resident, s2[::-1], 0, increment=True)
                 bm.update_matching()
                 proof.mate = list(bm.mate)
                 b = proof.mate[a]
@@ -468,7 +683,8 @@ class _TranspositionProof:
 
     def partner(self, a: int) -> int | None:
         """The S2 vertex every maximum-weight matching pairs with ``a`` after the additions, or
-        None when not proven.  Candidates in order of decreasing addition (lowest BSN first):
+        None when not proven; asked before the additions are made (the weights are those
+        before them).  Candidates in order of decreasing addition (lowest BSN first):
         a candidate is accepted when exchanging partners in ``mate`` gives it without losing
         weight (then it is optimal before the additions, and the largest addition wins); it
         is passed over when every matching pairing it with ``a`` has fewer pairs free of a C.10
@@ -484,7 +700,7 @@ class _TranspositionProof:
                 continue
             if self.inc[s] == 0:
                 return None  # nothing added: ties with a non-S2 partner are not excluded
-            if _exchange(a, s, mate, self.inc, self.weights):
+            if _exchange(a, s, mate, self.weights):
                 return s
             if self._c10(a, s):
                 return None
@@ -502,17 +718,17 @@ def _to_int(weight: DynamicUint) -> int:
     return int(str(weight), 2)  # str(): the binary digits
 
 
-def _exchange(a: int, s: int, mate: list[int], inc: dict[int, int],
-              weights: list[list[DynamicUint]]) -> bool:
-    """Whether exchanging partners in ``mate`` (a-q, s-t -> a-s, q-t) loses no weight before
-    the additions ``inc`` on a's edges; if so ``mate`` is changed accordingly (still optimal)."""
+def _exchange(a: int, s: int, mate: list[int], weights: list[list[DynamicUint]]) -> bool:
+    """Whether exchanging partners in ``mate`` (a-q, s-t -> a-s, q-t) loses no weight under
+    ``weights`` (those before the step's additions); if so ``mate`` is changed accordingly
+    (still optimal)."""
     row = weights[a]
     q, t = mate[a], mate[s]
     if q == s:
         return True
 
-    def old(v: int) -> int:  # weight of edge a-v before the additions
-        return _to_int(row[v]) - inc.get(v, 0)
+    def old(v: int) -> int:  # weight of edge a-v
+        return _to_int(row[v])
 
     qt = _to_int(weights[q][t]) if q != a and t != s else 0
     if old(s) + qt < (old(q) if q != a else 0) + (_to_int(weights[s][t]) if t != s else 0):

@@ -80,10 +80,11 @@ def test_fast_engine_options(first_white, by_rating):
         assert pair_dutch(players, rnd, 6, first_white, by_rating) == ref, rnd
 
 
-def test_bracket_weights_equal_py4swiss():
+def test_bracket_weights_equal_py4swiss(monkeypatch):
     """Every edge weight of every bracket of round 5 of a 120-player event, as the fast
-    matcher sets it, equals the reference ``_get_weight`` (C.04.3 2025: py4swiss's
-    criteria with 3.4.4 added, dutch2025.Dutch2025BracketMatcher)."""
+    matcher sets it on py4swiss's graph (``reduce_lower`` off), equals the reference
+    ``_get_weight`` (C.04.3 2025: py4swiss's criteria with 3.4.4 added,
+    dutch2025.Dutch2025BracketMatcher)."""
     from py4swiss.engines.dutch.bracket import Brackets
     from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 
@@ -91,6 +92,7 @@ def test_bracket_weights_equal_py4swiss():
                                             _bye_assignee, players_2025)
     from services.pairing.dutch_fast import FastBracketMatcher
 
+    monkeypatch.setattr(FastBracketMatcher, "reduce_lower", False)
     players, rnd, _ = list(generated_event(5, 120, 5))[-1]
     trf = _parse_in_memory(history_trf(players, rnd, 5))
     field = sorted(players_2025(trf), reverse=True)
@@ -195,3 +197,27 @@ def test_the_initial_colour_is_an_event_setting(initial_colour, first_board):
     boards = [(b.white, b.black) for b in paired.boards]
     assert boards[0] == first_board
     assert boards[1] == (("p4", "p2") if initial_colour == "white" else ("p2", "p4"))
+
+
+@pytest.mark.parametrize("n,rnd", [(400, 5), (240, 7)])
+def test_large_brackets_with_stand_ins_pair_as_py4swiss(monkeypatch, n, rnd):
+    """Brackets of 50-100 players with the next scoregroup replaced by stand-ins
+    (dutch_fast._lower_stand_ins), the D.2 matching seeding the first D.1 proof and the
+    matching restarted after the S1/S2 exchanges: the same round as py4swiss's own classes
+    (the benchmark's history: score-group folds, 4 or 6 rounds played, half-point steps)."""
+    from loadtests.bench import _fast_history
+    from services.pairing import dutch_fast
+
+    used = []
+    real = dutch_fast._lower_stand_ins
+
+    def spy(matcher, size):
+        out = real(matcher, size)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(dutch_fast, "_lower_stand_ins", spy)
+    players = _fast_history(n, rnd - 1)
+    fast = pair_dutch(players, rnd, 9)
+    assert sum(used) >= 3  # the stand-ins served several brackets
+    assert fast == pair_dutch(players, rnd, 9, reference=True)

@@ -76,6 +76,7 @@ from services.gateway import bounds, identity, readmodel, ui
 from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
 from services.gateway.tokens import revocation_router
+from services.gateway.webhooks import webhook_router
 from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install_limits
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
@@ -1087,7 +1088,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
     install_limits(app, limits or HttpLimits())
-    for router in (ops, tournaments, games, command_router(), revocation_router(GW, CONTEXT)):
+    for router in (ops, tournaments, games, command_router(), revocation_router(GW, CONTEXT),
+                   webhook_router(GW, CONTEXT)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app

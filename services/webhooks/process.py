@@ -84,6 +84,7 @@ class WebhookProcess:
         self._client = httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, transport=transport)
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task | None = None
+        self._stopping = False
         self.follower: Follower | None = None
 
     # ------------------------------------------------------------------------------- the log
@@ -100,9 +101,10 @@ class WebhookProcess:
         """Stop delivering (attempts under way are cancelled: not recorded, made again at the
         next start) and following the log."""
         self.ready = False
-        for t in [self._loop_task, *self.tasks]:
-            if t is not None:
-                t.cancel()
+        self._stopping = True  # the loop ends at its next turn (a cancel inside wait_for can be
+        self._wake.set()       # swallowed on Python 3.11, leaving the loop running)
+        for t in self.tasks:
+            t.cancel()
         await asyncio.gather(*[t for t in [self._loop_task, *self.tasks] if t], return_exceptions=True)
         if self.follower is not None:
             await self.follower.stop()
@@ -129,7 +131,7 @@ class WebhookProcess:
 
     # ----------------------------------------------------------------------------- delivery
     async def _loop(self) -> None:
-        while True:
+        while not self._stopping:
             for sub, msg in self.core.due(self.now_ms(), frozenset(self.busy)):
                 self.busy.add(sub.id)
                 t = asyncio.create_task(self._attempt(sub, msg), name=f"webhook-{sub.id}")
@@ -148,7 +150,8 @@ class WebhookProcess:
         try:
             status, error = await self._post(sub, msg)
             self.attempted += 1
-            await self._record(judge(sub, msg, status, error, self.now_ms(), self.policy))
+            now = self.now_ms()
+            await self._record(judge(sub, msg, status, error, now, self.policy), now)
         except Exception:  # the record was not written: the attempt is made again
             log.warning("webhooks: attempt of %s to %s not recorded", message_id(msg), sub.id, exc_info=True)
             await asyncio.sleep(UNRECORDED_PAUSE_S)
@@ -172,13 +175,13 @@ class WebhookProcess:
             return None, f"{type(e).__name__}: {e}"
         return r.status_code, "" if 200 <= r.status_code < 300 else f"HTTP {r.status_code}"
 
-    async def _record(self, p: WebhookAttempted) -> None:
-        """Write ``p`` on this instance's deliveries stream of its subscription (chained; a
+    async def _record(self, p: WebhookAttempted, at_ms: int) -> None:
+        """Write ``p`` (judged at ``at_ms``, its event time) on this instance's deliveries stream of its subscription (chained; a
         publish that may or may not have happened moves the instance to new streams, as the
         gateway does) and fold it."""
         stream = f"{aggregate_of(p.subscription_id)}.deliveries.{self.instance}"
         seq = self.seqs.get(stream, 0) + 1
-        msg = envelope(p, stream=stream, seq=seq, occurred_at=dt_of(self.now_ms()), actor=ACTOR)
+        msg = envelope(p, stream=stream, seq=seq, occurred_at=dt_of(at_ms), actor=ACTOR)
         msg = chained(msg, self.heads.get(stream), canonical_text(msg))
         try:
             await self.log.publish(p.TOPIC, msg)

@@ -14,6 +14,7 @@ without ``ARBITER_WEBHOOK_KEY`` webhook secrets are derived from a key drawn by 
 from __future__ import annotations
 
 import ipaddress
+import secrets
 
 from limits import RateLimitItem, parse_many
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -108,6 +109,21 @@ def settings() -> Settings:
     except ValidationError as e:
         raise ConfigError("; ".join(
             f"{ENV_PREFIX}{str(err['loc'][0]).upper()}: {err['msg']}" for err in e.errors())) from None
+
+
+_drawn: dict[str, bytes] = {}
+
+
+def key_or_drawn(name: str) -> tuple[bytes, bool]:
+    """The secret setting ``name`` (a :class:`Settings` field such as ``snapshot_key``) as
+    UTF-8 bytes, or a 32-byte random key drawn once for it in this process; and whether it was
+    drawn (the process then says so: no other process shares it)."""
+    value = getattr(settings(), name)
+    if value is not None:
+        return value.get_secret_value().encode(), False
+    if name not in _drawn:
+        _drawn[name] = secrets.token_bytes(32)
+    return _drawn[name], True
 
 
 def is_loopback(host: str) -> bool:

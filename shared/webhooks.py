@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import secrets
 import uuid
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -28,6 +27,7 @@ from contracts.messages import (
     IDENTITY, PAYLOAD_TYPES, TOPICS, WEBHOOK, WEBHOOK_MESSAGES, EnableWebhook, RegisterWebhook,
     RemoveWebhook, WebhookAttempted,
 )
+from shared.config import key_or_drawn
 
 log = logging.getLogger("arbiter.webhooks")
 SCHEMES = ("http", "https")
@@ -38,23 +38,19 @@ KEPT_ATTEMPTS = 1000
 DELIVERABLE = frozenset(n for n, p in PAYLOAD_TYPES.items() if p.TOPIC in TOPICS
                         and n not in WEBHOOK_MESSAGES and n != "RevokeToken")
 _NS = uuid.UUID("0b7f4c52-6a43-4f0e-9d43-2f7b8e3c9a11")
-_own_key: bytes | None = None
+_warned = False
 
 
 def webhook_key() -> bytes:
     """The deployment's webhook key (``ARBITER_WEBHOOK_KEY``, UTF-8), or this process's own
     random one (logged as a warning once)."""
-    global _own_key
-    from shared.config import settings
-
-    configured = settings().webhook_key
-    if configured is not None:
-        return configured.get_secret_value().encode()
-    if _own_key is None:
-        _own_key = secrets.token_bytes(32)
+    global _warned
+    key, drawn = key_or_drawn("webhook_key")
+    if drawn and not _warned:
+        _warned = True
         log.warning("ARBITER_WEBHOOK_KEY is not set: webhook secrets come from a key of this "
                     "process's own, which no other process shares")
-    return _own_key
+    return key
 
 
 def signing_secret(key: bytes, subscription_id: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -88,12 +89,13 @@ async def _subscribe(c, url: str, types: list[str], scope: str = "game", scope_i
     return r.json()
 
 
-async def _play(c, moves=FOOLS_MATE) -> None:
-    r = await c.post("/games", json={"game_id": "g1", "white": "alice", "black": "bob",
-                                     "time_control": "300+2"})
-    assert r.status_code == 200, r.text
+async def _play(c, moves=FOOLS_MATE, gid: str = "g1", create: bool = True) -> None:
+    if create:
+        r = await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob",
+                                         "time_control": "300+2"})
+        assert r.status_code == 200, r.text
     for player, move in moves:
-        r = await c.post("/games/g1/moves", json={"player_id": player, "move": move})
+        r = await c.post(f"/games/{gid}/moves", json={"player_id": player, "move": move})
         assert r.status_code == 200 and r.json()["event"] == "MoveAccepted", r.text
 
 
@@ -186,9 +188,7 @@ async def test_a_restarted_delivery_process_neither_loses_nor_repeats(receiver):
         await rx.wait_for(3)
         await asyncio.sleep(0.2)
         await c.arbiter_webhooks.stop()  # the process stops; the game goes on meanwhile
-        for player, move in FOOLS_MATE[2:]:
-            r = await c.post("/games/g1/moves", json={"player_id": player, "move": move})
-            assert r.status_code == 200, r.text
+        await _play(c, FOOLS_MATE[2:], create=False)
         assert len(rx.requests) == 3
         again = WebhookProcess(c.arbiter_log)
         await again.start()
@@ -254,3 +254,32 @@ async def test_identity_on_only_permitted_principals_subscribe_and_read_their_ow
                  if m.type == "RegisterWebhook" and m.payload.subscription_id == sid]
         assert (reg.actor.kind, reg.actor.id, reg.stream.split(".")[0]) == ("integrator", "tv", f"webhook-{sid}")
         assert "secret" not in reg.model_dump_json()
+
+
+@pytest.mark.kafka
+async def test_on_kafka_the_game_arrives_and_a_restarted_process_resumes_where_the_log_says(kafka_bus, receiver):
+    """The production path: the delivery process on Kafka (read to the end, then follow); a
+    new process on the same log delivers only what no attempt recorded as delivered."""
+    from shared.eventlog.base import open_log
+
+    rx = receiver()
+    gid = f"wh-{secrets.token_hex(4)}"
+    async with arbiter_client(kafka_bus, ticks=False) as c:
+        sub = await _subscribe(c, rx.url, ["GameStarted", "MoveAccepted"], scope_id=gid)
+        await _play(c, FOOLS_MATE[:2], gid=gid)
+        await rx.wait_for(3, timeout_s=60)
+        await c.arbiter_webhooks.stop()
+        await _play(c, FOOLS_MATE[2:3], gid=gid, create=False)
+        log = open_log(kafka_bus)
+        again = WebhookProcess(log)
+        await log.start()
+        await again.start()
+        try:
+            await rx.wait_for(4, timeout_s=60)
+            await asyncio.sleep(1.0)
+        finally:
+            await again.stop()
+            await log.stop()
+    assert [json.loads(b)["payload"].get("san") for _, b in rx.requests] == [None, "f3", "e5", "g4"]
+    for headers, body in rx.requests:
+        assert verify(sub["secret"], headers["X-Arbiter-Timestamp"], body, headers["X-Arbiter-Signature"])

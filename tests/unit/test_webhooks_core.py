@@ -127,3 +127,17 @@ def test_the_signature_is_hmac_sha256_over_timestamp_dot_body_under_the_derived_
     assert signature(secret, "1764705600", body) == expected
     assert verify(secret, "1764705600", body, expected)
     assert not verify(secret, "1764705601", body, expected)
+
+
+def test_the_webhooks_process_refuses_beyond_loopback_without_its_key_and_runs_on_kafka_only(monkeypatch):
+    from services.webhooks.process import webhooks_app
+    from shared.config import ConfigError, require_for_address, settings
+
+    monkeypatch.delenv("ARBITER_WEBHOOK_KEY", raising=False)
+    with pytest.raises(ConfigError, match="ARBITER_WEBHOOK_KEY"):
+        require_for_address("webhooks", "0.0.0.0", settings())
+    require_for_address("webhooks", "127.0.0.1", settings())
+    monkeypatch.setenv("ARBITER_WEBHOOK_KEY", "k")
+    require_for_address("webhooks", "0.0.0.0", settings())
+    with pytest.raises(ValueError, match="Kafka"):
+        webhooks_app("memory")

@@ -121,20 +121,29 @@ class Subscription:
     done: dict[str, int] = field(default_factory=dict)
     attempts_log: list[dict] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.types = frozenset(self.spec.types)
+
+    @property
+    def key(self) -> str | None:
+        """What the scope names: ``game-<id>`` (an aggregate), ``tournament-<id>`` (a partition
+        key, :func:`contracts.envelope.key_of`), None for ``all``."""
+        return None if self.spec.scope == "all" else f"{self.spec.scope}-{self.spec.scope_id}"
+
     def wants(self, msg: Envelope) -> bool:
         """True when ``msg`` is of a subscribed type, in the scope, not already delivered, and
         not a subscription's or identity message (never delivered: secrets of others)."""
         agg = msg.aggregate
-        if msg.type not in self.spec.types or agg == IDENTITY or agg.startswith(WEBHOOK + "-"):
+        if msg.type not in self.types or agg == IDENTITY or agg.startswith(WEBHOOK + "-"):
             return False
         if msg.seq <= self.done.get(msg.stream, 0):
             return False
         s = self.spec
         if s.scope == "game":
-            return agg == f"game-{s.scope_id}"
+            return agg == self.key
         key = key_of(agg)  # tournament-<tid> for an event and every game it paired
         if s.scope == "tournament":
-            return key == f"tournament-{s.scope_id}"
+            return key == self.key
         return "*" in s.events or (key.startswith("tournament-") and key[len("tournament-"):] in s.events)
 
     def as_dict(self) -> dict:

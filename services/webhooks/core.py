@@ -16,10 +16,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from contracts.envelope import Envelope
-from contracts.messages import (
-    WEBHOOK_MESSAGES, RemoveWebhook, WebhookAttempted,
-)
+from contracts.envelope import Envelope, key_of
+from contracts.messages import WEBHOOK_MESSAGES, RegisterWebhook, RemoveWebhook, WebhookAttempted
 from shared.webhooks import Subscription, WebhookBook, delivery_id, message_id
 
 #: The longest delay between two attempts (ms).
@@ -57,28 +55,37 @@ def judge(sub: Subscription, msg: Envelope, status: int | None, error: str, now_
 
 class DeliveryCore:
     """The subscriptions (``book``) and, per subscription, the messages still to deliver in
-    order (``queues``: message id -> message)."""
+    order (``queues``: message id -> message); ``scoped``: the subscriptions by what their
+    scope names (:attr:`Subscription.key`; None: scope all), so that a message costs the
+    subscriptions that may want it, not all of them."""
 
     def __init__(self) -> None:
         self.book = WebhookBook()
         self.queues: dict[str, OrderedDict[str, Envelope]] = {}
+        self.scoped: dict[str | None, dict[str, Subscription]] = {}
 
     def handle(self, msg: Envelope) -> None:
         """Take ``msg``, the next message of the log as read (see the module doc)."""
         if msg.type in WEBHOOK_MESSAGES:
             self._control(msg)
             return
-        for sid, sub in self.book.subs.items():
-            if not sub.wants(msg):
-                continue
-            q = self.queues.setdefault(sid, OrderedDict())
-            q.setdefault(message_id(msg), msg)
+        if not self.book.subs:
+            return
+        agg = msg.aggregate
+        for key in dict.fromkeys((agg, key_of(agg), None)):
+            for sid, sub in self.scoped.get(key, {}).items():
+                if sub.wants(msg):
+                    self.queues.setdefault(sid, OrderedDict()).setdefault(message_id(msg), msg)
 
     def _control(self, msg: Envelope) -> None:
-        self.book.apply(msg)
+        sub = self.book.apply(msg)
         p = msg.payload
-        if isinstance(p, RemoveWebhook):
+        if isinstance(p, RegisterWebhook) and sub is not None:
+            self.scoped.setdefault(sub.key, {})[sub.id] = sub
+        elif isinstance(p, RemoveWebhook):
             self.queues.pop(p.subscription_id, None)
+            for subs in self.scoped.values():
+                subs.pop(p.subscription_id, None)
         elif isinstance(p, WebhookAttempted) and p.outcome == "delivered":
             self.queues.get(p.subscription_id, OrderedDict()).pop(p.message_id, None)
 

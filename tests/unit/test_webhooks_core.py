@@ -84,6 +84,8 @@ def test_due_heads_wait_for_their_retry_time_and_stop_when_failing_until_enabled
     assert [m.stream for _, m in core.due(0)] == ["game-g2"]
     core.handle(_msg(RemoveWebhook(subscription_id="s"), "webhook-s.commands.x", 3))
     assert core.due(0) == [] and "s" not in core.queues
+    core.handle(_started("g9"))
+    assert "s" not in core.queues and not any(core.scoped.values())
 
 
 def test_judge_retries_with_exponential_backoff_then_fails():

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections import OrderedDict
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
@@ -48,7 +48,7 @@ class WebhookBody(BaseModel):
     url: str = Field(min_length=1, max_length=2000)
     scope: Literal["game", "tournament", "all"]
     scope_id: str | None = Field(default=None, pattern=_ID)
-    types: list[str] = Field(min_length=1, max_length=200)
+    types: list[Annotated[str, Field(max_length=80)]] = Field(min_length=1, max_length=200)
 
 
 def _checked(body: WebhookBody) -> None:

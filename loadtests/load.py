@@ -19,7 +19,7 @@
    not the system keeps up. Moves are a random legal game per game (seeded) that never reaches a
    terminal position, so games do not end. Then waits (at most ``--drain`` s) for the step's
    decisions before the next step.
-4. Latency of each move = submission -> its MoveAccepted / MoveRejected, read by a raw aiokafka
+4. Latency of each move = submission -> its MoveAccepted / MoveRejected, read by a raw librdkafka
    consumer of ``arbiter.game.events`` (header ``type`` + a few JSON fields), matched by the
    decision's ``causation_id`` = the command's ``event_id``. A command with no decision at the
    end is lost; one with two decisions, or two events at one (stream, seq), is doubled.
@@ -46,6 +46,7 @@ import asyncio
 import json
 import random
 import sys
+import threading
 import time
 import uuid
 from collections import Counter
@@ -125,6 +126,28 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def jit_seconds(pid: int | None) -> float | None:
+    """CPU seconds so far of the JVM's just-in-time compiler threads in process ``pid`` (Linux
+    thread names ``C1 CompilerThre``/``C2 CompilerThre``), None when unreadable: a fresh broker
+    compiles for minutes, which a broker in service has long done."""
+    import os
+
+    if pid is None:
+        return None
+    total = 0.0
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/comm") as f:
+                if "CompilerThre" not in f.read():
+                    continue
+            with open(f"/proc/{pid}/task/{t}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
 def cpu_delta(before: dict[str, float | None], after: dict[str, float | None]) -> dict:
     return {k: (round(after[k] - before[k], 2) if before.get(k) is not None
                 and after.get(k) is not None else None) for k in after}
@@ -161,7 +184,10 @@ async def topic_partitions(bootstrap: str, topic: str, timeout: float = 30.0) ->
 
 
 class Collector:
-    """A raw aiokafka consumer of every partition of ``topic`` from its end at :meth:`start`.
+    """A raw consumer of every partition of ``topic`` from its end at :meth:`start`, read in a
+    thread of its own, each record timed when its fetch returns. confluent-kafka (librdkafka,
+    in C): the load generator shares the two cores with what it measures, and aiokafka's
+    pure-Python client cost it ~0.3 ms of CPU per move.
 
     ``mode="events"`` (the system): records keyed ``key_prefix...`` are parsed for ``stream``,
     ``seq``, ``causation_id`` (and a rejection's ``payload.code``); MoveAccepted / MoveRejected
@@ -176,44 +202,47 @@ class Collector:
         self.decided: dict[str, float] = {}
         self.started: dict[str, float] = {}
         self.last_at = time.perf_counter()  # when the last record of the run arrived
-        self._stop = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     async def start(self) -> None:
-        from aiokafka import AIOKafkaConsumer, TopicPartition
+        from confluent_kafka import Consumer, TopicPartition
 
-        self.consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False,
-                                         fetch_max_wait_ms=20, max_poll_records=2000,
-                                         isolation_level="read_committed")
         parts = await topic_partitions(self.bootstrap, self.topic)
-        await self.consumer.start()
-        tps = [TopicPartition(self.topic, p) for p in parts]
-        self.consumer.assign(tps)
-        await self.consumer.seek_to_end(*tps)
-        for tp in tps:
-            await self.consumer.position(tp)
-        self._task = asyncio.create_task(self._run())
+        self.consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"lt-{uuid.uuid4().hex}",
+                                  "enable.auto.commit": False, "isolation.level": "read_committed",
+                                  "fetch.wait.max.ms": 20, "enable.partition.eof": False})
 
-    async def _run(self) -> None:
+        def ends() -> list:  # where the run starts: each partition's end now, fixed before any send
+            return [TopicPartition(self.topic, n, self.consumer.get_watermark_offsets(
+                TopicPartition(self.topic, n), timeout=30)[1]) for n in parts]
+
+        self.consumer.assign(await asyncio.to_thread(ends))
+        self._thread = threading.Thread(target=self._run, name="lt-collector", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
         while not self._stop.is_set():
-            batch = await self.consumer.getmany(timeout_ms=100, max_records=2000)
+            batch = self.consumer.consume(2000, 0.1)
             now = time.perf_counter()
-            for recs in batch.values():
-                for r in recs:
-                    if r.key is None or not r.key.startswith(self.prefix):
-                        continue
-                    self._record(r, now)
-                    self.last_at = now
+            for r in batch:
+                if r.error() is not None:
+                    continue
+                key = r.key()
+                if key is None or not key.startswith(self.prefix):
+                    continue
+                self._record(r, now)
+                self.last_at = now
 
     def _record(self, r, now: float) -> None:
-        d = _loads(r.value)
+        d = _loads(r.value())
         if self.mode == "relayed":
             cid = d["event_id"]
             self.decisions.append((cid, now, "MoveAccepted", None))
             self.events.append((d["stream"], d["seq"], "MoveAccepted", cid))
             self.decided.setdefault(cid, now)
             return
-        typ = next((v.decode() for k, v in (r.headers or ()) if k == "type"), None) or d.get("type")
+        typ = next((v.decode() for k, v in (r.headers() or ()) if k == "type"), None) or d.get("type")
         cause = d.get("causation_id")
         self.events.append((d["stream"], d["seq"], typ, cause))
         if typ in DECISIONS:
@@ -225,24 +254,36 @@ class Collector:
 
     async def stop(self) -> None:
         self._stop.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, 10)
-            except (asyncio.TimeoutError, Exception):
-                self._task.cancel()
-        await self.consumer.stop()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 10)
+        await asyncio.to_thread(self.consumer.close)
 
 
-async def _producer(bootstrap: str):
-    from aiokafka import AIOKafkaProducer
+class _Producer:
+    """The load generator's producer: confluent-kafka (librdkafka), idempotent, ``acks=all``,
+    records keyed by aggregate on the partitions the Java client's murmur2 gives (as every
+    Arbiter producer); ``linger.ms`` 1."""
 
-    from shared.eventlog.kafka import keyed_partitioner
+    def __init__(self, bootstrap: str) -> None:
+        from confluent_kafka import Producer
 
-    # the event log's producer settings (shared.eventlog.kafka.KafkaLog)
-    p = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True, acks="all",
-                         linger_ms=0, partitioner=keyed_partitioner)
-    await p.start()
-    return p
+        self.p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all",
+                           "linger.ms": 1, "partitioner": "murmur2_random"})
+
+    def send(self, topic: str, value: bytes, key: bytes, headers: list, on_delivery) -> None:
+        """Queue one record (``on_delivery(err, msg)`` is called from a later poll or flush)."""
+        self.p.produce(topic, value, key, headers=headers, on_delivery=on_delivery)
+        self.p.poll(0)
+
+    async def flush(self, timeout: float = 30.0) -> None:
+        await asyncio.to_thread(self.p.flush, timeout)
+
+    async def stop(self) -> None:
+        await self.flush()
+
+
+async def _producer(bootstrap: str) -> _Producer:
+    return _Producer(bootstrap)
 
 
 # ------------------------------------------------------------------------------- the games
@@ -298,27 +339,22 @@ TIME_CONTROL = "3600+10"
 
 class KafkaSubmitter:
     """Publishes commands on ``topic`` with a raw producer, as the gateway publishes them
-    (key = aggregate, header ``type``); acknowledgements are awaited in the background so the
+    (key = aggregate, header ``type``); acknowledgements come back in the background so the
     arrivals stay open loop."""
 
-    def __init__(self, producer, topic: str, games: Games) -> None:
+    def __init__(self, producer: _Producer, topic: str, games: Games) -> None:
         self.producer, self.topic, self.games = producer, topic, games
         self.commands: dict[str, float] = {}
         self.errors = 0
-        self._pending: set = set()
 
     async def send(self, i: int, payload) -> str:
         cid, value, key = command_record(self.games, i, payload)
         self.commands[cid] = time.perf_counter()
-        fut = await self.producer.send(self.topic, value, key=key,
-                                       headers=[("type", type(payload).__name__.encode())])
-        self._pending.add(fut)
-        fut.add_done_callback(self._done)
+        self.producer.send(self.topic, value, key, [("type", type(payload).__name__.encode())], self._done)
         return cid
 
-    def _done(self, fut) -> None:
-        self._pending.discard(fut)
-        if fut.cancelled() or fut.exception() is not None:
+    def _done(self, err, msg) -> None:
+        if err is not None:
             self.errors += 1
 
     async def move(self, i: int) -> None:
@@ -328,8 +364,7 @@ class KafkaSubmitter:
         await self.send(i, SubmitMove(game_id=self.games.gid(i), player_id=player, move=uci))
 
     async def flush(self, timeout: float = 30.0) -> None:
-        if self._pending:
-            await asyncio.wait(list(self._pending), timeout=timeout)
+        await self.producer.flush(timeout)
 
 
 class HttpSubmitter:
@@ -462,9 +497,10 @@ async def quiesce(collector: Collector, quiet_s: float, timeout: float) -> None:
 
 
 async def run_steps(label: str, steps: list[dict], games: Games, submitter, collector: Collector,
-                    drain_s: float) -> list[dict]:
+                    drain_s: float, pids: dict | None = None) -> list[dict]:
     """Drive every step's schedule, drain after each; per-step figures (the loss and latency
-    percentiles of each step are filled in later from the final matching)."""
+    percentiles of each step are filled in later from the final matching). ``pids`` (name ->
+    pid, None for this process): each step's CPU seconds per process and per move."""
     out = []
     for st in steps:
         if Interrupt.stopped():
@@ -479,17 +515,19 @@ async def run_steps(label: str, steps: list[dict], games: Games, submitter, coll
             return [c for c in submitter.commands if c not in before]
 
         t_start = time.perf_counter()
+        cpu0 = _cpu_now(pids) if pids else None
         lags = await drive(st["schedule"], submitter.move, tag, collector, cids)
         await submitter.flush()
 
         await drain(cids, collector, tag, drain_s)
         mine = cids()
+        cpu = step_cpu(cpu0, _cpu_now(pids), time.perf_counter() - t_start, len(mine)) if pids else None
         decided_at = [collector.decided[c] for c in mine if c in collector.decided]
         out.append({"target_moves_per_s": st["rate"], "games": st["n_games"],
                     "interval_s": round(st["interval"], 3), "sent": len(mine),
                     "moves_per_s": round(throughput(t_start, st["duration"], decided_at), 1),
                     "send_lag_ms": {"p99": _ms(percentile(lags, 99)), "max": _ms(max(lags, default=None))},
-                    "warmup": st["warmup"], "_cids": mine, "_t0": t_start})
+                    "warmup": st["warmup"], "cpu": cpu, "_cids": mine, "_t0": t_start})
         print(f"{tag}: sent {len(mine)}, decided {len(decided_at)}, "
               f"{out[-1]['moves_per_s']} moves/s", flush=True)
     return out
@@ -497,6 +535,14 @@ async def run_steps(label: str, steps: list[dict], games: Games, submitter, coll
 
 def _ms(v):
     return None if v is None else round(v * 1000, 2)
+
+
+def step_cpu(before: dict, after: dict, window_s: float, moves: int) -> dict:
+    """One step's CPU: seconds per process and the machine's (:func:`machine_cpu`), and each
+    process's milliseconds of CPU per move sent (``ms_per_move``)."""
+    procs, machine = machine_cpu(cpu_delta(before, after), window_s)
+    per = {k: (round(v * 1000 / moves, 3) if v is not None and moves else None) for k, v in procs.items()}
+    return {"s": procs, "machine": machine, "ms_per_move": per}
 
 
 def finish_curve(rows: list[dict], commands: dict, collector: Collector) -> tuple[list[dict], object]:
@@ -576,7 +622,7 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         try:
             started = await create_games(games, len(games.plans), submitter, collector,
                                          a.create_timeout)
-            rows = await run_steps("system", steps, games, submitter, collector, a.drain)
+            rows = await run_steps("system", steps, games, submitter, collector, a.drain, pids)
             await quiesce(collector, a.settle, a.drain)
         finally:
             cpu1 = _cpu_now(pids)
@@ -641,12 +687,15 @@ def scrape_histograms(procs: dict) -> dict:
 
 def _cpu_now(pids: dict) -> dict:
     """CPU seconds of each named process (None = this one), plus ``_machine``: the busy CPU
-    seconds of the whole machine (all cores, not idle or waiting for I/O)."""
+    seconds of the whole machine (all cores, not idle or waiting for I/O), and ``_broker_jit``:
+    the broker's compiler threads' (:func:`jit_seconds`)."""
     import os
 
     import psutil
 
     out = {name: cpu_seconds(pid if pid is not None else os.getpid()) for name, pid in pids.items()}
+    if "kafka-broker" in pids:
+        out["_broker_jit"] = jit_seconds(pids["kafka-broker"])
     t = psutil.cpu_times()
     out["_machine"] = sum(t) - t.idle - getattr(t, "iowait", 0.0)
     return out
@@ -658,12 +707,13 @@ def machine_cpu(delta: dict, window_s: float) -> tuple[dict, dict]:
     (``others_s``: processes outside the run, e.g. another test on the same machine)."""
     import psutil
 
-    procs = {k: v for k, v in delta.items() if k != "_machine"}
+    procs = {k: v for k, v in delta.items() if not k.startswith("_")}
     busy = delta.get("_machine")
     ours = round(sum(v for v in procs.values() if v is not None), 2)
     return procs, {"window_s": round(window_s, 1), "cores": psutil.cpu_count(),
                    "busy_s": None if busy is None else round(busy, 2), "ours_s": ours,
-                   "others_s": None if busy is None else round(busy - ours, 2)}
+                   "others_s": None if busy is None else round(busy - ours, 2),
+                   "broker_jit_s": delta.get("_broker_jit")}
 
 
 def broker_pid(bootstrap: str) -> int | None:
@@ -713,7 +763,7 @@ async def baseline_phase(a, bootstrap: str, steps: list[dict], games: Games) -> 
         cpu0 = _cpu_now(pids)
         w0 = time.perf_counter()
         try:
-            rows = await run_steps("baseline", steps, games, submitter, collector, a.drain)
+            rows = await run_steps("baseline", steps, games, submitter, collector, a.drain, pids)
         finally:
             cpu1 = _cpu_now(pids)
             await producer.stop()
@@ -813,7 +863,7 @@ async def run(a) -> dict:
                                  "p95": None, "p99": None, "max": None}
     curve = [{k: r[k] for k in ("target_moves_per_s", "games", "interval_s", "sent",
                                  "moves_per_s", "p50", "p95", "p99", "max", "lost", "send_lag_ms",
-                                 "timeline")}
+                                 "cpu", "timeline")}
              for r in rows]
     report = {
         "bus": a.bus, "broker_jvm_opts": getattr(a, "broker_jvm_opts", None), "via": a.via,
@@ -849,7 +899,8 @@ async def run(a) -> dict:
             "doubled": bm.doubled, "cpu_s_per_process": base["cpu"][0],
             "cpu_machine": base["cpu"][1],
             "offered_curve": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s",
-                                                  "p50", "p95", "p99", "max", "lost", "send_lag_ms")}
+                                                  "p50", "p95", "p99", "max", "lost", "send_lag_ms",
+                                                  "cpu")}
                               for r in brows],
         }
     return report

@@ -1,7 +1,7 @@
 """The ``arbiter`` command (typer + rich).
 
 demo, up, serve, run-tournament, replay, perft, adjudicate, score, export-log, audit, config,
-token issue, schemas. Every subcommand reports bad
+token issue, token revoke, schemas. Every subcommand reports bad
 input as one clear line on stderr and exit code 2 (usage) or 1 (a check failed), never a
 traceback.
 """
@@ -727,6 +727,43 @@ def token_issue(role: str = typer.Option(..., help="admin, organiser, arbiter, p
     """Print a signed bearer token (JWT) for the gateway: an administrator (--role admin, as
     ``arbiter admin create``) or anyone else. Needs ARBITER_JWT_SECRET (the gateway's)."""
     _print_token(role, sub, event, ttl, chief)
+
+
+@token_app.command("revoke")
+def token_revoke(token: Optional[str] = typer.Option(None, help="the token to revoke ('-': read it "
+                                                     "from standard input, out of the shell's history)"),
+                 jti: Optional[str] = typer.Option(None, help="or its id (jti): the administrator only"),
+                 reason: str = typer.Option("", help="why (kept on the log, up to 500 characters)"),
+                 gateway: str = typer.Option("http://127.0.0.1:8000", help="URL of the gateway"),
+                 bearer: Optional[str] = typer.Option(None, envvar="ARBITER_BEARER", help="your own "
+                                                      "bearer token (default: ARBITER_ADMIN_TOKEN as "
+                                                      "the administrator, else the token revoked: "
+                                                      "its holder revokes it)")):
+    """Revoke a bearer token at a running gateway (POST /tokens/revocations): from then on it
+    is 401 token-revoked at every gateway on the log. Who may: the administrator any token
+    (also by --jti), an organiser the player and arbiter tokens of his events, a holder his
+    own. Prints the answer (jti, sub, role, expires_at_s); exit 1 with the gateway's reason
+    and code when refused or unreachable."""
+    import httpx
+
+    if token == "-":
+        token = sys.stdin.readline().strip()
+    if (token is None) == (jti is None):
+        _fail("give exactly one of --token and --jti")
+    admin = _settings().admin_token
+    headers = ({"Authorization": f"Bearer {bearer}"} if bearer else
+               {"X-Arbiter-Token": admin.get_secret_value()} if admin else
+               {"Authorization": f"Bearer {token}"} if token else {})
+    body = {"token": token} if token else {"jti": jti}
+    try:
+        r = httpx.post(f"{gateway.rstrip('/')}/tokens/revocations", json={**body, "reason": reason},
+                       headers=headers, timeout=30)
+    except httpx.HTTPError as e:
+        _fail(f"cannot reach the gateway at {gateway}: {e or type(e).__name__}", 1)
+    answer = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+    if r.status_code != 200:
+        _fail(f"refused ({r.status_code} {answer.get('code', '')}): {answer.get('detail', r.text[:300])}", 1)
+    print(json.dumps(answer))
 
 
 admin_app = typer.Typer(no_args_is_help=True, help="The platform administrator (ARBITER_JWT_SECRET).")

@@ -907,11 +907,18 @@ class KafkaHost:
             txn.offsets = dict(part.offsets)  # consumed, even where nothing was decided
         txn.inputs += len(rows)
         part.inputs_since_snapshot += len(rows)
-        if self.ticks and self._caught_up(part):
+        if self.ticks and self._timer_due(part) and self._caught_up(part):
             timers = part.proc.due(self.now_ms())
             txn.out += timers
             txn.timers += len(timers)
         txn.out += self._checkpoints(part)
+
+    def _timer_due(self, part: _Part) -> bool:
+        """Whether ``part``'s timer may have a command now (:meth:`Processor.next_deadline`,
+        a heap's top): most turns it has none, and this saves them asking the consumer where
+        the partition stands (:meth:`_caught_up`) and the cores what is due."""
+        wake = part.proc.next_deadline()
+        return wake is not None and wake <= self.now_ms()
 
     def _checkpoints(self, part: _Part, final: bool = False) -> list[Envelope]:
         """``part``'s checkpoints due now: an aggregate's after ``checkpoint_every`` of its

@@ -83,7 +83,9 @@ class Core:
         return []
 
     def next_deadline(self) -> int | None:
-        """Earliest epoch ms at which :meth:`due` may have a command, or None."""
+        """Earliest epoch ms at which :meth:`due` may have a command, or None. A core that
+        overrides :meth:`due` overrides this too: the hosts ask :meth:`due` only once it is
+        reached (a test checks every core)."""
         return None
 
 

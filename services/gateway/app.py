@@ -18,7 +18,8 @@
   ``admin_token=None`` the arbiter endpoints are open** (development, demo and tests only).
 - Read models (:mod:`services.gateway.readmodel`) fed by all four topics (every gateway reads
   everything: no consumer group), restored from their latest snapshot plus the log after it,
-  and live pushes (SSE) per aggregate.
+  and live pushes (:mod:`services.gateway.feeds`: SSE, NDJSON, WebSocket) per game,
+  tournament and whole event.
 - Bad input is a 4xx with ``{"detail": ...}`` and publishes nothing (invariant 4).
 
 Usage::
@@ -57,7 +58,6 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, create_model
-from sse_starlette import EventSourceResponse
 
 from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import (
@@ -72,7 +72,7 @@ from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import bounds, identity, readmodel, ui
+from services.gateway import bounds, feeds, identity, readmodel, ui
 from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
 from services.gateway.tokens import revocation_router
@@ -88,7 +88,6 @@ OUTCOMES = Counter("arbiter_gateway_outcomes_total", "Outcomes of waited command
 WAIT = Histogram("arbiter_gateway_command_seconds", "Publish to outcome of a command")
 #: A publish waiting this long on the log makes the gateway not ready (/healthz 503; seconds).
 PUBLISH_STALLED_S = 5.0
-SSE_CLIENTS = Gauge("arbiter_gateway_sse_clients", "Open SSE streams")
 SNAPSHOT_SECONDS = Gauge("arbiter_gateway_snapshot_seconds", "Time to serialise and save the latest "
                          "read-model snapshot")
 SNAPSHOT_BYTES = Gauge("arbiter_gateway_snapshot_bytes", "Size of the latest read-model snapshot")
@@ -314,7 +313,7 @@ class Gateway:
         self.streams: dict[str, str] = {}  # aggregate -> its command stream, after an uncertain publish
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.waiters: dict[uuid.UUID, tuple[str, asyncio.Future]] = {}
-        self.subscribers: dict[str, set[asyncio.Queue]] = defaultdict(set)
+        self.hub = feeds.Hub()  # the live subscribers of every feed (SSE, NDJSON, WebSocket)
         # first event caused by each recent message (to follow a chain, e.g. claim -> decision)
         self.effects: OrderedDict[uuid.UUID, Envelope] = OrderedDict()
         self.max_effects = 20_000
@@ -426,11 +425,13 @@ class Gateway:
             return
         self.dedupe.mark(msg)
         try:
-            self.rm.apply(msg)
+            rec = self.rm.apply(msg)
         except Exception:  # a projection bug must not stop the gateway's consumer
             logger.error("gateway: read model failed on %s %s:%s\n%s", msg.type, msg.stream,
                          msg.seq, traceback.format_exc())
-        self._fan_out(msg)
+            rec = Recorded(msg.type, msg.stream, msg.seq, msg.model_dump_json())
+        if self.hub.subscribers:
+            self.hub.publish(rec, self.rm.feeds_of(msg))
         if msg.causation_id is not None and msg.payload.KIND == "event":
             if msg.causation_id not in self.effects:
                 self.effects[msg.causation_id] = msg
@@ -439,16 +440,6 @@ class Gateway:
             w = self.waiters.get(msg.causation_id)
             if w is not None and w[0] == msg.aggregate and not w[1].done():
                 w[1].set_result(msg)
-
-    def _fan_out(self, msg: Envelope) -> None:
-        for q in list(self.subscribers.get(msg.aggregate, ())):
-            try:
-                q.put_nowait(msg)
-            except asyncio.QueueFull:  # a slow client: close its stream, it may reconnect
-                self.subscribers[msg.aggregate].discard(q)
-                while not q.empty():
-                    q.get_nowait()
-                q.put_nowait(None)
 
     async def follow(self, cause: Envelope, timeout: float) -> Envelope | None:
         """The first event of ``cause``'s aggregate caused by ``cause`` (already seen or arriving
@@ -464,26 +455,6 @@ class Gateway:
             return None
         finally:
             self.waiters.pop(cause.event_id, None)
-
-    def open_stream(self, key: str) -> tuple[list[Recorded], asyncio.Queue]:
-        """Snapshot of ``key``'s history plus a queue of every message after it (no gap: no
-        await between the two)."""
-        q: asyncio.Queue = asyncio.Queue(maxsize=10_000)
-        backlog = list(self.rm.history.get(key, ()))
-        self.subscribers[key].add(q)
-        return backlog, q
-
-    def close_stream(self, key: str, q: asyncio.Queue) -> None:
-        self.subscribers[key].discard(q)
-
-    def close_all_streams(self) -> None:
-        for qs in self.subscribers.values():
-            for q in qs:
-                try:
-                    q.put_nowait(None)
-                except asyncio.QueueFull:
-                    pass
-            qs.clear()
 
     # ---------------------------------------------------------------------------------- auth
     # Two regimes. Identity off (no jwt_secret): the administrator's token (or none configured:
@@ -884,10 +855,12 @@ async def get_crosstable(tid: str, gw: Gateway = GW) -> dict:
 
 
 @tournaments.get("/tournaments/{tid}/events")
-async def tournament_events(tid: str, follow: bool = True, gw: Gateway = GW):
-    """The event's messages: a JSON list (``follow=false``) or server-sent events."""
+async def tournament_events(tid: str, follow: bool = True, at: feeds.Resume = feeds.RESUME,
+                            gw: Gateway = GW):
+    """The event's messages: a JSON list (``follow=false``) or server-sent events, from the
+    start unless ``since``/``Last-Event-ID`` says where (:mod:`.feeds`)."""
     tournament_or_404(gw, tid)
-    return _events(gw, f"tournament-{tid}", follow)
+    return feeds.events(gw, f"tournament-{tid}", follow, at)
 
 
 # -------------------------------------------------------------------------------------- games
@@ -952,35 +925,12 @@ async def get_game(gid: str, gw: Gateway = GW) -> dict:
 
 
 @games.get("/games/{gid}/events", tags=["games"])
-async def game_events(gid: str, follow: bool = True, gw: Gateway = GW):
-    """The game's messages: a JSON list (``follow=false``) or server-sent events."""
+async def game_events(gid: str, follow: bool = True, at: feeds.Resume = feeds.RESUME,
+                      gw: Gateway = GW):
+    """The game's messages: a JSON list (``follow=false``) or server-sent events, from the
+    start unless ``since``/``Last-Event-ID`` says where (:mod:`.feeds`)."""
     game_or_404(gw, gid)
-    return _events(gw, f"game-{gid}", follow)
-
-
-def _events(gw: Gateway, key: str, follow: bool):
-    """Every message of aggregate ``key``: a JSON list so far (``follow=false``) or an SSE
-    stream (history, then live; event = message type, id = ``<stream>:<seq>``)."""
-    if not follow:
-        body = ",".join(r.json for r in gw.rm.history.get(key, ()))
-        return Response(f"[{body}]", media_type="application/json")
-
-    async def gen():
-        backlog, q = gw.open_stream(key)
-        SSE_CLIENTS.inc()
-        try:
-            for r in backlog:
-                yield {"event": r.type, "id": f"{r.stream}:{r.seq}", "data": r.json}
-            while True:
-                m = await q.get()
-                if m is None:
-                    return
-                yield {"event": m.type, "id": f"{m.stream}:{m.seq}", "data": m.model_dump_json()}
-        finally:
-            gw.close_stream(key, q)
-            SSE_CLIENTS.dec()
-
-    return EventSourceResponse(gen(), ping=15)
+    return feeds.events(gw, f"game-{gid}", follow, at)
 
 
 # ------------------------------------------------------------------------------------ refusals
@@ -1077,7 +1027,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
             yield
         finally:
             gw.ready = False
-            gw.close_all_streams()
+            gw.hub.close_all()
             await gw.close()
             if manage_log:
                 await log.stop()
@@ -1088,8 +1038,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
     install_limits(app, limits or HttpLimits())
-    for router in (ops, tournaments, games, command_router(), revocation_router(GW, CONTEXT),
-                   webhook_router(GW, CONTEXT)):
+    for router in (ops, feeds.feeds_router(GW), tournaments, games, command_router(),
+                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app

@@ -559,6 +559,11 @@ class TournamentView:
             self.status = "finished"
 
 
+#: The prefix of a whole event's feed in :attr:`ReadModel.history`: ``event-<tid>``, the
+#: tournament's messages and those of its games, in the order the read model applied them.
+EVENT_FEED = "event-"
+
+
 class Recorded(NamedTuple):
     """A message of an aggregate's history as the SSE replay sends it: its type, stream, seq and
     JSON. About a sixth of the memory of the parsed envelope (3.4 KB on average), which a
@@ -571,8 +576,8 @@ class Recorded(NamedTuple):
 
 
 class ReadModel:
-    """All games and tournaments, plus each aggregate's message history (for SSE replays),
-    and the revoked bearer tokens (``revoked``, from RevokeToken on the ``identity`` aggregate)."""
+    """All games and tournaments, plus each feed's message history (for the streams'
+    replays: each aggregate's, and each event's, :data:`EVENT_FEED`), and the revoked bearer tokens (``revoked``, from RevokeToken on the ``identity`` aggregate)."""
 
     def __init__(self, keep_history: bool = True) -> None:
         self.games: dict[str, GameView] = {}
@@ -589,10 +594,40 @@ class ReadModel:
     def tournament(self, tid: str) -> TournamentView | None:
         return self.tournaments.get(tid)
 
-    def apply(self, msg: Envelope) -> None:
+    def event_of(self, msg: Envelope) -> str | None:
+        """The tournament whose whole-event feed carries ``msg``: the tournament's own messages
+        and those of every game the read model knows to be of it (paired by it, or created
+        with its ``tournament_id``); None for any other message."""
+        key = msg.aggregate
+        if key.startswith("tournament-"):
+            return key[len("tournament-"):]
+        if key.startswith("game-") and (g := self.games.get(key[len("game-"):])) is not None:
+            return g.tournament_id
+        return None
+
+    def feeds_of(self, msg: Envelope) -> tuple[str, ...]:
+        """The feeds (keys of :attr:`history`) that carry ``msg`` once it is applied: its
+        aggregate (``game-<id>``, ``tournament-<id>``, ``identity``) and, for a message of an
+        event, the event's (``event-<tid>``: :meth:`event_of`)."""
+        tid = self.event_of(msg)
+        return (msg.aggregate,) if tid is None else (msg.aggregate, f"{EVENT_FEED}{tid}")
+
+    def apply(self, msg: Envelope) -> Recorded:
+        """Fold ``msg`` into the views and append it to the history of each feed that carries
+        it (:meth:`feeds_of`, decided once the views have taken it: a game's CreateGame names
+        its event); answer its :class:`Recorded`."""
         self.applied += 1
+        rec = Recorded(msg.type, msg.stream, msg.seq, msg.model_dump_json())
         if self.keep_history:
-            self.history[msg.aggregate].append(Recorded(msg.type, msg.stream, msg.seq, msg.model_dump_json()))
+            self.history[msg.aggregate].append(rec)
+        try:
+            self._project(msg)
+        finally:
+            if self.keep_history and (tid := self.event_of(msg)) is not None:
+                self.history[f"{EVENT_FEED}{tid}"].append(rec)
+        return rec
+
+    def _project(self, msg: Envelope) -> None:
         self.records.apply(msg.payload)
         key = msg.aggregate
         if key == IDENTITY and isinstance(msg.payload, RevokeToken):

@@ -60,6 +60,7 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
                                          headers=headers, timeout=60) as c:
                 c.arbiter_log = log  # type: ignore[attr-defined]  (export, tests)
                 c.arbiter_webhooks = webhooks  # type: ignore[attr-defined]  (tests)
+                c.arbiter_app = app  # type: ignore[attr-defined]  (tests: streams, driven as ASGI)
                 yield c
     finally:
         await webhooks.stop()

@@ -39,3 +39,18 @@ def test_a_core_decides_nothing_on_what_it_does_not_read(name):
         before = pickle.dumps(copy.deepcopy(core.__dict__))
         assert core.handle(_message(p)) == [], p.__name__
         assert pickle.dumps(copy.deepcopy(core.__dict__)) == before, p.__name__
+
+
+ALL_CORES = [n for cores, _ in PROCESS_CORES.values() for n in cores]
+
+
+@pytest.mark.parametrize("name", ALL_CORES)
+def test_a_core_with_a_timer_says_when_it_is_next_due(name):
+    """The Kafka host asks a core's :meth:`~shared.service.Core.due` only once its
+    :meth:`~shared.service.Core.next_deadline` is reached: a core with a timer of its own and
+    no deadline would never be asked."""
+    from shared.service import Core
+
+    cls = type(make_core(name))
+    if cls.due is not Core.due:
+        assert cls.next_deadline is not Core.next_deadline, name

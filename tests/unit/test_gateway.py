@@ -368,12 +368,14 @@ async def test_sse_fan_out_queue(env):
     client, log, app, _ = env
     await _new_game(client)
     gw = app.state.gateway
-    backlog, q = gw.open_stream("game-g1")
+    history = gw.rm.history["game-g1"]
+    backlog, sub = gw.hub.open(history, 0, "game-g1", None)
     assert [m.type for m in backlog] == ["CreateGame", "GameStarted"]
     await client.post("/games/g1/moves", json={"player_id": "alice", "move": "e4"})
     await log.idle()
-    assert [q.get_nowait().type, q.get_nowait().type] == ["SubmitMove", "MoveAccepted"]
-    gw.close_stream("game-g1", q)
+    assert [sub.queue.get_nowait().type, sub.queue.get_nowait().type] == ["SubmitMove", "MoveAccepted"]
+    gw.hub.close(sub)
+    assert "game-g1" not in gw.hub.subscribers
 
 
 async def test_claim_waits_for_the_decision(env):
@@ -450,7 +452,7 @@ async def test_sse_stream_replays_then_follows(env):
     events = await _sse(app, "/games/g1/events", 4, then=move)
     assert [e["event"] for e in events] == ["CreateGame", "GameStarted", "SubmitMove", "MoveAccepted"]
     assert events[0]["id"] == f"game-g1.commands.{app.state.gateway.instance}:1" and events[3]["data"]["payload"]["san"] == "e4"
-    assert not app.state.gateway.subscribers["game-g1"]  # the disconnected client is gone
+    assert "game-g1" not in app.state.gateway.hub.subscribers  # the disconnected client is gone
 
 
 async def test_healthz_is_503_while_commands_cannot_be_published(env, monkeypatch):

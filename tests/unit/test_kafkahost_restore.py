@@ -225,7 +225,8 @@ def test_timers_wait_until_the_partition_has_decided_its_inputs_to_the_end_of_th
 
     host.consumer = Positions()
     fired = []
-    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [], chains=ChainBook())
+    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: fired.append(now) or [], chains=ChainBook(),
+                           next_deadline=lambda: 0)  # a deadline long past
     topic = host.inputs[0]
     part = kh._Part(2, proc, offsets={topic: 2}, ends={topic: 3})  # the late move at offset 2
     host._decide(part, [])
@@ -238,6 +239,33 @@ def test_timers_wait_until_the_partition_has_decided_its_inputs_to_the_end_of_th
     host._decide(part, [])
     assert len(fired) == 1
 
+
+
+def test_a_partition_whose_timer_is_not_due_asks_neither_the_consumer_nor_the_cores():
+    """Most turns no deadline is reached: the host then neither asks the consumer where the
+    partition stands nor the cores what is due (each cost ~0.1 ms per partition per turn)."""
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"), ticks=True,
+                        now_ms=lambda: 1_000_000)
+    asked = []
+
+    class Consumer:
+        def position(self, tps):
+            asked.append("position")
+            return [SimpleNamespace(topic=tp.topic, offset=0) for tp in tps]
+
+        def get_watermark_offsets(self, tp, cached=False):
+            return 0, 0
+
+    host.consumer = Consumer()
+    wake = [1_000_001]  # one ms ahead
+    proc = SimpleNamespace(decide=lambda m: [], due=lambda now: asked.append(now) or [],
+                           chains=ChainBook(), next_deadline=lambda: wake[0])
+    part = kh._Part(0, proc)
+    host._decide(part, [])
+    assert asked == []
+    wake[0] = 1_000_000  # reached: now it asks, and the timer runs
+    host._decide(part, [])
+    assert asked[0] == "position" and asked[-1] == 1_000_000
 
 def test_a_seek_refused_right_after_an_assignment_is_tried_again_not_fatal(monkeypatch):
     """librdkafka refuses a seek ("Local: Erroneous state") until the partition's fetcher has

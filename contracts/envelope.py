@@ -18,10 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Actor(BaseModel):
-    """Who caused a message: a player (by player id), an arbiter, or a service (by name)."""
+    """Who caused a message: a player (by player id), an arbiter, an organiser, an integrator
+    (webhook subscriptions), or a service (by name)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    kind: Literal["player", "arbiter", "service", "organiser"]
+    kind: Literal["player", "arbiter", "service", "organiser", "integrator"]
     id: str = Field(min_length=1, max_length=120)
 
 

@@ -480,6 +480,75 @@ class RevokeToken(Payload):
     reason: str = Field(default="", max_length=500)
 
 
+# ------------------------------------------------------------------------------------ webhooks
+#: The aggregate of one webhook subscription: ``webhook-<subscription id>`` (streams
+#: ``.commands.<gateway instance>``: the integrator's commands; ``.deliveries.<instance>``: the
+#: delivery process's attempts). Topic ``arbiter.tournament.commands``, like RevokeToken: no
+#: service decides on them; the gateway's read model and the delivery process fold them.
+WEBHOOK = "webhook"
+WebhookScope = Literal["game", "tournament", "all"]
+WebhookId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]{1,80}$")]
+
+
+class RegisterWebhook(Payload):
+    """An integrator's webhook subscription (issue 12 item 4), written by the gateway that
+    accepted it; its actor is the owner. ``url``: http(s) target, no credentials in it;
+    ``scope``: ``game`` (``scope_id`` a game id), ``tournament`` (``scope_id`` a tournament id:
+    the event and every game it paired) or ``all`` (everything ``events`` covers: ``*`` every
+    game and event); ``types``: the message types delivered. The signing secret is not on the
+    log: it is derived from ``ARBITER_WEBHOOK_KEY`` and ``subscription_id``
+    (:mod:`shared.webhooks`)."""
+
+    TOPIC = TOURNAMENT_COMMANDS
+    KIND = "command"
+    subscription_id: WebhookId
+    url: str = Field(min_length=1, max_length=2000)
+    scope: WebhookScope
+    scope_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_\-]{1,80}$")
+    types: tuple[str, ...] = Field(min_length=1, max_length=200)
+    events: tuple[str, ...] = Field(default=("*",), max_length=1000)
+
+
+class RemoveWebhook(Payload):
+    """A webhook subscription ended by its owner or the administrator: nothing more is delivered."""
+
+    TOPIC = TOURNAMENT_COMMANDS
+    KIND = "command"
+    subscription_id: WebhookId
+
+
+class EnableWebhook(Payload):
+    """A failing webhook subscription (its delivery attempts used up) re-enabled by its owner or
+    the administrator: the message it failed on is delivered again, from attempt 1."""
+
+    TOPIC = TOURNAMENT_COMMANDS
+    KIND = "command"
+    subscription_id: WebhookId
+
+
+class WebhookAttempted(Payload):
+    """One delivery attempt of a message to a webhook (the delivery process, stream
+    ``webhook-<id>.deliveries.<instance>``): ``message_id`` ``<stream>:<seq>`` of the message
+    POSTed, ``delivery_id`` (the same for every attempt of that message to that subscription),
+    ``attempt`` (1, 2, ...), ``status`` (the HTTP status; None: no answer, ``error`` says why),
+    ``outcome``: ``delivered`` (2xx), ``retry`` (at ``next_retry_at_ms``, epoch ms) or
+    ``failed`` (the attempts are used up: the subscription stops until re-enabled)."""
+
+    TOPIC = TOURNAMENT_COMMANDS
+    subscription_id: WebhookId
+    delivery_id: str = Field(max_length=64)
+    message_id: str = Field(max_length=220)
+    message_type: str = Field(max_length=80)
+    attempt: int = Field(ge=1)
+    status: int | None = None
+    error: str = Field(default="", max_length=500)
+    outcome: Literal["delivered", "retry", "failed"]
+    next_retry_at_ms: int | None = None
+
+
+WEBHOOK_MESSAGES = ("RegisterWebhook", "RemoveWebhook", "EnableWebhook", "WebhookAttempted")
+
+
 class RecordGameEvent(_TCmd):
     """A fact about one of the tournament's games, handed to the tournament's ordered input by
     the game processor (stream ``tournament-<id>.games``, written in the same step as the
@@ -1131,7 +1200,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     TournamentCreated, PlayerRegistered, LotsDrawn, RoundPaired, StandingsUpdated,
     TournamentFinished, TournamentCommandRejected, SubmitLineup, LineupSubmitted,
     WithdrawPlayer, CorrectResult, PlayerWithdrawn, ResultCorrected, FinishTournament,
-    RecordGameEvent, RevokeToken,
+    RecordGameEvent, RevokeToken, RegisterWebhook, RemoveWebhook, EnableWebhook, WebhookAttempted,
     CreateGame, SubmitMove, CheckClock, Resign, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, RecordResult,
     IssuePenalty, ReportAbsence, MarkDead, AcceptDead, RejectDead, RuleDeadStones,
     GameStarted, MoveAccepted, MoveRejected, GameCommandRejected, DrawOffered, DrawOfferDeclined,

@@ -689,7 +689,7 @@ def up(bus: Optional[str] = typer.Option(None, help="Kafka bootstrap (kafka://HO
 
 
 @app.command()
-def serve(service: str = typer.Argument(..., help="gateway, game (validation, clock, adjudication, penalties), tournament (pairing, standings)"),
+def serve(service: str = typer.Argument(..., help="gateway, game (validation, clock, adjudication, penalties), tournament (pairing, standings), webhooks"),
           bus: Optional[str] = typer.Option(None, help="kafka://HOST:PORT (default ARBITER_BUS)"),
           port: int = typer.Option(0, help="HTTP port for /healthz and /metrics (0 = default)"),
           host: str = typer.Option("127.0.0.1", help="HTTP address (the gateway beyond loopback "

@@ -7,11 +7,14 @@ loopback interface (:func:`require_for_address`); with ``ARBITER_JWT_SECRET`` ev
 bearer token or the admin token (:mod:`services.gateway.identity`); without
 ``ARBITER_SNAPSHOT_KEY`` a process's snapshots serve only itself (:mod:`shared.sealing`);
 without ``ARBITER_SIGNING_KEY`` a game or tournament process signs its checkpoints with a key of
-its own that it logs (loopback only: beyond it, it refuses to start) (:mod:`shared.signing`).
+its own that it logs (loopback only: beyond it, it refuses to start) (:mod:`shared.signing`);
+without ``ARBITER_WEBHOOK_KEY`` webhook secrets are derived from a key drawn by the process
+(in-process use only: the webhooks process refuses to listen beyond loopback) (:mod:`shared.webhooks`).
 """
 from __future__ import annotations
 
 import ipaddress
+import secrets
 
 from limits import RateLimitItem, parse_many
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -43,6 +46,13 @@ class Settings(BaseSettings):
                                           "(base64, 32 bytes) signing checkpoints; unset: loopback only")
     verify_keys: str | None = Field(None, min_length=1, description="Ed25519 public keys (base64, "
                                     "comma-separated) the audit trusts for checkpoints")
+    webhook_key: SecretStr | None = Field(None, min_length=1, description="derives each webhook "
+                                          "subscription's signing secret; same in the gateway and "
+                                          "the webhooks process; unset: loopback only")
+    webhook_max_attempts: int = Field(8, ge=1, le=100, description="webhooks: attempts of a "
+                                      "message before the subscription is marked failing")
+    webhook_backoff_ms: int = Field(1000, ge=1, le=3_600_000, description="webhooks: the first "
+                                    "retry's delay, ms (doubled at each retry, at most 1 h)")
     checkpoint_every: int = Field(64, ge=1, le=1_000_000,
                                   description="an aggregate's events between signed checkpoints")
     instance_id: str | None = Field(None, min_length=1, max_length=200, description="group member id (default name-host-port)")
@@ -101,6 +111,21 @@ def settings() -> Settings:
             f"{ENV_PREFIX}{str(err['loc'][0]).upper()}: {err['msg']}" for err in e.errors())) from None
 
 
+_drawn: dict[str, bytes] = {}
+
+
+def key_or_drawn(name: str) -> tuple[bytes, bool]:
+    """The secret setting ``name`` (a :class:`Settings` field such as ``snapshot_key``) as
+    UTF-8 bytes, or a 32-byte random key drawn once for it in this process; and whether it was
+    drawn (the process then says so: no other process shares it)."""
+    value = getattr(settings(), name)
+    if value is not None:
+        return value.get_secret_value().encode(), False
+    if name not in _drawn:
+        _drawn[name] = secrets.token_bytes(32)
+    return _drawn[name], True
+
+
 def is_loopback(host: str) -> bool:
     """True for an address of the loopback interface (``127.0.0.0/8``, ``::1``, ``localhost``)."""
     if host == "localhost":
@@ -121,6 +146,12 @@ def require_for_address(service: str, host: str, s: Settings) -> None:
                           f"{ENV_PREFIX}SIGNING_KEY: it signs the log's checkpoints, and a key of its "
                           "own would be one no auditor trusts (make one with `arbiter signing-key`, "
                           "or listen on 127.0.0.1)")
+    if service == "webhooks" and s.webhook_key is None and not is_loopback(host):
+        raise ConfigError(f"the webhooks process does not listen on {host} without "
+                          f"{ENV_PREFIX}WEBHOOK_KEY: the signing secrets the gateway hands out "
+                          "are derived from it, and a key of its own would sign what no "
+                          "integrator can verify (set it, the same for every gateway, or listen "
+                          "on 127.0.0.1)")
     if service == "gateway" and s.admin_token is None and s.jwt_secret is None and not is_loopback(host):
         raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}ADMIN_TOKEN "
                           f"or {ENV_PREFIX}JWT_SECRET: its arbiter endpoints would be open to anyone "

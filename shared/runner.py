@@ -1,10 +1,11 @@
-"""Run one process on Kafka: ``python -m services.<game|tournament|gateway> [--bus ...] [--port N]``.
+"""Run one process on Kafka: ``python -m services.<game|tournament|gateway|webhooks> [--bus ...] [--port N]``.
 
 A back-end process (``game``, ``tournament``: :mod:`shared.system`) is its processor in a
 :class:`shared.kafkahost.KafkaHost` (any number of instances in one consumer group; each owns
 partitions, restored from snapshot + tail on assignment) plus a small HTTP app with
 ``/healthz`` and ``/metrics`` (Prometheus). The gateway runs its FastAPI app (``/docs``,
-``/healthz``, ``/metrics``).
+``/healthz``, ``/metrics``); the webhooks process its deliverer
+(:func:`services.webhooks.process.webhooks_app`).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from contextlib import asynccontextmanager
 
 from shared.config import require_for_address, settings
 
-PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002}
+PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002, "webhooks": 8003}
 
 
 def service_app(name: str, bus: str, instance_id: str | None = None):
@@ -99,6 +100,10 @@ def run_service(name: str, bus: str | None = None, port: int | None = None,
         app = create_app(open_log(bus), admin_token=token, jwt_secret=secret, wait_timeout=30.0,
                          snapshot_every_s=s.gateway_snapshot_every_s, load_snapshots=s.load_snapshots,
                          limits=HttpLimits.from_settings(s))
+    elif name == "webhooks":
+        from services.webhooks.process import webhooks_app
+
+        app = webhooks_app(bus)
     else:
         import socket
 

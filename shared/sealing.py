@@ -14,26 +14,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import secrets
 
-from shared.config import settings
+from shared.config import key_or_drawn, settings
 
 KEY_ENV = "ARBITER_SNAPSHOT_KEY"
 TAG_BYTES = 32  # SHA-256
 log = logging.getLogger("arbiter.sealing")
-_own_key: bytes | None = None
 
 
 def snapshot_key() -> bytes:
     """The deployment's snapshot key (``ARBITER_SNAPSHOT_KEY``, any string, UTF-8), or this
     process's own random one (see :func:`warn_without_key`)."""
-    global _own_key
-    env = settings().snapshot_key
-    if env is not None:
-        return env.get_secret_value().encode()
-    if _own_key is None:
-        _own_key = secrets.token_bytes(32)
-    return _own_key
+    return key_or_drawn("snapshot_key")[0]
 
 
 def snapshot_keys() -> tuple[bytes, ...]:

@@ -21,13 +21,18 @@ NAMESPACE = "arbiter"
 IMAGE = "arbiter:0.1.0"          # deploy/Dockerfile; push it where the cluster pulls from
 # Instances per process. Those of game and tournament share its partitions (one consumer group);
 # each gateway reads every partition into its own read models and writes its own command streams.
-REPLICAS = {"gateway": 2, "game": 3, "tournament": 2}
+# The webhooks process runs alone (it owns no partitions: two would deliver everything twice).
+REPLICAS = {"gateway": 2, "game": 3, "tournament": 2, "webhooks": 1}
 ADMIN_TOKEN = {"name": "ARBITER_ADMIN_TOKEN",   # Secret created by the operator (config.yaml)
                "valueFrom": {"secretKeyRef": {"name": "arbiter-admin", "key": "token"}}}
 SNAPSHOT_KEY = {"name": "ARBITER_SNAPSHOT_KEY",  # every process: snapshots are sealed with it
                 "valueFrom": {"secretKeyRef": {"name": "arbiter-snapshots", "key": "key"}}}
 SIGNING_KEY = {"name": "ARBITER_SIGNING_KEY",  # game, tournament: they sign the log's checkpoints
                "valueFrom": {"secretKeyRef": {"name": "arbiter-signing", "key": "key"}}}
+WEBHOOK_KEY = {"name": "ARBITER_WEBHOOK_KEY",  # gateway, webhooks: the subscriptions' secrets
+               "valueFrom": {"secretKeyRef": {"name": "arbiter-webhooks", "key": "key"}}}
+#: The secrets each process is given (the gateway faces the network: no signing key).
+ENV = {"gateway": [ADMIN_TOKEN, SNAPSHOT_KEY, WEBHOOK_KEY], "webhooks": [SNAPSHOT_KEY, WEBHOOK_KEY]}
 
 
 def labels(name: str) -> dict:
@@ -46,7 +51,7 @@ def deployment(name: str, port: int) -> dict:
         "command": ["python", "-m", f"services.{name}", "--bus", "$(ARBITER_BUS)",
                     "--host", "0.0.0.0", "--port", str(port)],
         "envFrom": [{"configMapRef": {"name": "arbiter-config"}}],
-        "env": [ADMIN_TOKEN, SNAPSHOT_KEY] if name == "gateway" else [SNAPSHOT_KEY, SIGNING_KEY],
+        "env": ENV.get(name, [SNAPSHOT_KEY, SIGNING_KEY]),
         "ports": [{"name": "http", "containerPort": port}],
         # Started and alive: the HTTP server answers. /metrics is 200 whether or not the instance
         # is ready, so restoring partitions (at start or after a rebalance) never gets a pod killed.
@@ -64,6 +69,7 @@ def deployment(name: str, port: int) -> dict:
         "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels(name)},
         "spec": {
             "replicas": REPLICAS[name],
+            **({"strategy": {"type": "Recreate"}} if REPLICAS[name] == 1 else {}),
             "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
             "template": {
                 "metadata": {"labels": labels(name),

@@ -76,6 +76,7 @@ from services.gateway import bounds, feeds, identity, readmodel, ui
 from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
 from services.gateway.tokens import revocation_router
+from services.gateway.webhooks import webhook_router
 from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install_limits
 from services.gateway.identity import AuthError, Principal, tokens_equal
 from services.gateway.readmodel import ReadModel, Recorded
@@ -1038,7 +1039,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     app.state.gateway = gw
     install_limits(app, limits or HttpLimits())
     for router in (ops, feeds.feeds_router(GW), tournaments, games, command_router(),
-                   revocation_router(GW, CONTEXT)):
+                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app

@@ -316,3 +316,35 @@ def revoker_actor(p: Principal) -> Actor:
     if p.role == "integrator":
         raise AuthError(403, "admins-only", "an integrator's token is revoked by the administrator")
     return _actor(p, p.role)
+
+
+# ------------------------------------------------------------------------------------ webhooks
+def subscriber_actor(p: Principal, tid: str | None, created_by: str | None,
+                     scope_all: bool = False) -> tuple[Actor, tuple[str, ...]]:
+    """The owner recorded on a webhook subscription by ``p`` and the events it covers: a
+    subscription to an event ``tid`` or one of its games (None: a game outside any event), or
+    (``scope_all``) to everything ``p`` may read. The administrator any (``arbiter:<sub>``, all
+    events); an integrator (``integrator:<sub>``) or an organiser (``organiser:<sub>``) within
+    his token's ``events`` (an organiser also the events he created: ``created_by``); the
+    events of ``scope_all`` are the token's (another scope's: ``*``, the scope bounds it). :class:`AuthError` 403 ``integrators-only`` for
+    another role, ``not-your-event`` outside them."""
+    if p.role == "admin":
+        return _actor(p, "arbiter"), (ALL_EVENTS,)
+    if p.role not in ("integrator", "organiser"):
+        raise AuthError(403, "integrators-only", f"webhooks are for integrators, organisers and the "
+                                                 f"administrator, not a {p.role}")
+    actor = Actor(kind=p.role, id=p.sub)
+    if scope_all:
+        if not p.events:
+            raise AuthError(403, "not-your-event", f"{p.role} {p.sub}'s token covers no event")
+        return actor, tuple(sorted(p.events))
+    if p.in_event(tid) or (p.role == "organiser" and tid is not None and may_organise(p, tid, created_by)):
+        return actor, (ALL_EVENTS,)  # the scope itself bounds what is delivered
+    where = f"event {tid}" if tid else "games outside any event (a token with events ['*'])"
+    raise AuthError(403, "not-your-event", f"{p.role} {p.sub} may not read {where}")
+
+
+def owns_subscription(p: Principal, owner: Actor) -> bool:
+    """True when ``p`` is the administrator or registered the subscription owned by ``owner``."""
+    return p.role == "admin" or (p.role in ("integrator", "organiser")
+                                 and owner == Actor(kind=p.role, id=p.sub))

@@ -3,7 +3,8 @@
 ``arbiter demo`` and ``arbiter run-tournament`` talk to Arbiter only through the gateway's HTTP
 API, exactly as an organiser's tool would. :func:`arbiter_client` gives them that client:
 
-- ``bus="memory"``: the game and tournament processes and the gateway in this process on the memory log;
+- ``bus="memory"``: the game and tournament processes, the gateway and the webhooks process in
+  this process on the memory log;
 - ``bus="kafka://HOST:PORT"``: the same on Kafka (each process in a KafkaHost, as when run alone)
   (every message goes through the broker);
 - ``gateway="http://..."``: nothing is started; the client talks to a running gateway (``arbiter
@@ -39,6 +40,7 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
             yield c
         return
     from services.gateway.app import create_app
+    from services.webhooks.process import WebhookProcess
     from shared.eventlog.base import open_log
     from shared.system import System
 
@@ -49,14 +51,18 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
     await system.recover()
     await log.start()
     await system.start_timers()
+    webhooks = WebhookProcess(log, now_ms=now_ms)
+    await webhooks.start()
     try:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://arbiter",
                                          headers=headers, timeout=60) as c:
                 c.arbiter_log = log  # type: ignore[attr-defined]  (export, tests)
+                c.arbiter_webhooks = webhooks  # type: ignore[attr-defined]  (tests)
                 c.arbiter_app = app  # type: ignore[attr-defined]  (tests: streams, driven as ASGI)
                 yield c
     finally:
+        await webhooks.stop()
         await system.stop()
         await log.stop()

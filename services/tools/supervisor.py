@@ -1,6 +1,6 @@
 """``arbiter up``: the game and tournament processes and the gateway on Kafka, each as one or
 more instances (separate processes; the back-end instances of a process share its consumer
-group and split its partitions)."""
+group and split its partitions), and the webhooks process (one instance)."""
 from __future__ import annotations
 
 import os
@@ -48,13 +48,16 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
     settings of :mod:`shared.runner`); ``output``: where its stdout and stderr go. Without
     ``ARBITER_SNAPSHOT_KEY`` in the environment one is drawn for this supervisor's processes
     (:mod:`shared.sealing`): they load each other's snapshots while it runs; likewise a
-    checkpoint signing key (:func:`ensure_signing_key`).
+    checkpoint signing key (:func:`ensure_signing_key`) and a webhook key (the gateway's
+    subscription secrets and the webhooks process's signatures derive from it).
 
     On Linux the instance gets SIGTERM (a graceful stop) when the thread that started it
     ends, so no instance outlives a supervisor or a test run killed with SIGKILL: call it
     from a thread that lives as long as the instances should (the main thread)."""
     if not os.environ.get(KEY_ENV):  # one snapshot key for every process this one starts
         os.environ[KEY_ENV] = secrets.token_hex(32)
+    if not os.environ.get("ARBITER_WEBHOOK_KEY"):  # one webhook key for the gateway and webhooks
+        os.environ["ARBITER_WEBHOOK_KEY"] = secrets.token_hex(32)
     ensure_signing_key()
     return subprocess.Popen([sys.executable, "-m", f"services.{process_name(instance)}",
                              "--bus", bus, "--port", str(port)],
@@ -81,10 +84,11 @@ def _stop_with_parent() -> Callable[[], None] | None:
 
 
 def start_all(bus: str, base_port: int = 8000, instances: Mapping[str, int] | None = None) -> Procs:
-    """Start the gateway and every process; ``instances`` (process -> count, default 1 each;
-    the gateway may have several too). Returns instance name (``game``, ``game#2`` ...) ->
-    (process, HTTP port); ports count up from ``base_port`` (the first gateway's)."""
-    counts = {name: (instances or {}).get(name, 1) for name in ("gateway",) + SERVICES}
+    """Start the gateway, every process and the webhooks process; ``instances`` (process ->
+    count, default 1 each; the gateway may have several too; webhooks one at most). Returns
+    instance name (``game``, ``game#2`` ...) -> (process, HTTP port); ports count up from
+    ``base_port`` (the first gateway's)."""
+    counts = {name: (instances or {}).get(name, 1) for name in ("gateway",) + SERVICES + ("webhooks",)}
     names = [name if i == 0 else f"{name}#{i + 1}" for name, n in counts.items() for i in range(n)]
     return {inst: (spawn(inst, bus, base_port + k), base_port + k) for k, inst in enumerate(names)}
 

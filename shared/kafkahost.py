@@ -77,7 +77,8 @@ from shared.metrics import (
     TIMERS, TXN_ABORTS, TXN_SECONDS,
 )
 from shared.differences import compare
-from shared.eventlog.kafka import ensure_topics, in_log_order, parse_record as _parse, partition_of
+from shared.eventlog.kafka import (FETCH_MIN_BYTES, FETCH_WAIT_MAX_MS, ensure_topics, in_log_order,
+                                   parse_record as _parse, partition_of)
 from shared.heap import freeze_heap, in_child, serialised_in_child
 from shared.sealing import KEY_ENV, seal, snapshot_key, snapshot_keys, unseal, warn_without_key
 from shared.service import Processor
@@ -397,7 +398,8 @@ class KafkaHost:
             "isolation.level": "read_committed", "partition.assignment.strategy": "range",
             "session.timeout.ms": 10_000, "heartbeat.interval.ms": 1_000,
             "max.poll.interval.ms": 600_000, "client.id": f"arbiter-{self.name}",
-            "fetch.wait.max.ms": 100, "enable.partition.eof": False, "error_cb": self._on_error}
+            "fetch.wait.max.ms": FETCH_WAIT_MAX_MS, "fetch.min.bytes": FETCH_MIN_BYTES,
+            "enable.partition.eof": False, "error_cb": self._on_error}
         if self.instance_id:
             config["group.instance.id"] = self.instance_id
         self.consumer = Consumer(config, logger=_rdkafka_log)

@@ -22,7 +22,9 @@ PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002, "webhooks": 8003}
 #: 0.005). Its event loop decides while the committing and polling threads wait for the GIL
 #: after each blocking librdkafka call (a transaction makes three), up to an interval each.
 #: At 1,000 moves/s (``python -m loadtests.load``, same machine, same hour) 0.0005 took the
-#: moves' p95 / p99 from 365 / 508 ms to 231 / 380 ms for the same CPU.
+#: moves' p95 / p99 from 365 / 508 ms to 231 / 380 ms for the same CPU (both runs with the
+#: load generator's earlier collector, which timed records up to 100 ms late: compare, do not
+#: quote).
 SWITCH_INTERVAL_S = 0.0005
 
 

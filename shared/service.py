@@ -323,6 +323,7 @@ class ServiceHost:
         self.now_ms = now_ms or (lambda: time.time_ns() // 1_000_000)
         self._lock = asyncio.Lock()
         self._timer: asyncio.Task | None = None
+        self._timer_stopped = False  # (a cancel that wait_for swallows must still end the loop)
         self._wake = asyncio.Event()
 
     @property
@@ -379,7 +380,7 @@ class ServiceHost:
 
     async def _tick_loop(self) -> None:
         grace = max((getattr(c, "grace_ms", 0) for c in self.processor.cores), default=0)
-        while True:
+        while not self._timer_stopped:
             deadline = self.processor.next_deadline()
             delay = 0.5 if deadline is None else max(0.0, (deadline + grace - self.now_ms()) / 1000 + 0.001)
             self._wake.clear()
@@ -395,12 +396,16 @@ class ServiceHost:
 
     async def start_timer(self) -> None:
         if self.ticks and self._timer is None:
+            self._timer_stopped = False
             self._timer = asyncio.create_task(self._tick_loop(), name=f"tick-{self.name}")
 
     async def stop(self) -> None:
         """Stop the timer and checkpoint every aggregate with anything not attested yet (a
         log that is not running any more may not be writable: then nothing is)."""
         if self._timer:
+            # Python 3.11's wait_for can swallow a cancel that comes as its wait ends (a
+            # helper saw a stop hang on that pattern): the flag ends the loop all the same
+            self._timer_stopped = True
             self._timer.cancel()
             await asyncio.gather(self._timer, return_exceptions=True)
             self._timer = None

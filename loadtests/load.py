@@ -342,6 +342,30 @@ def command_record(games: Games, i: int, payload) -> tuple[str, bytes, bytes]:
     return str(msg.event_id), msg.model_dump_json().encode(), msg.key.encode()
 
 
+def move_record(games: Games, i: int, at_ms: int | None = None,
+                event_id: uuid.UUID | None = None) -> tuple[str, bytes, bytes]:
+    """Game ``i``'s next planned move as :func:`command_record` writes a ``SubmitMove``, byte
+    for byte (a test compares them), from a template: pydantic's envelope costs the generator
+    ~45 us of CPU per move, the template ~5, and the generator shares the machine with what
+    it measures. ``at_ms``: ``occurred_at`` (epoch ms, default now); ``event_id``: default a
+    new uuid4. Returns (event id, JSON bytes, partition key)."""
+    player, uci = games.next_move(i)
+    games.seqs[i] += 1
+    gid = games.gid(i)
+    eid = str(event_id or uuid.uuid4())
+    ms = time.time_ns() // 1_000_000 if at_ms is None else at_ms
+    t = time.gmtime(ms // 1000)
+    at = (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:"
+          f"{t.tm_sec:02d}.{ms % 1000:03d}000Z")
+    value = (f'{{"event_id":"{eid}","type":"SubmitMove","schema_version":1,'
+             f'"stream":"game-{gid}.commands.{games.run_id}","seq":{games.seqs[i]},'
+             f'"occurred_at":"{at}","causation_id":null,"correlation_id":null,'
+             f'"actor":{{"kind":"player","id":"{player}"}},'
+             f'"payload":{{"game_id":"{gid}","player_id":"{player}","move":"{uci}","notation":null}},'
+             f'"chain":null}}')
+    return eid, value.encode(), f"game-{gid}".encode()
+
+
 TIME_CONTROL = "3600+10"
 
 
@@ -356,9 +380,11 @@ class KafkaSubmitter:
         self.errors = 0
 
     async def send(self, i: int, payload) -> str:
-        cid, value, key = command_record(self.games, i, payload)
+        return self._send(*command_record(self.games, i, payload), type(payload).__name__)
+
+    def _send(self, cid: str, value: bytes, key: bytes, kind: str) -> str:
         self.commands[cid] = time.perf_counter()
-        self.producer.send(self.topic, value, key, [("type", type(payload).__name__.encode())], self._done)
+        self.producer.send(self.topic, value, key, [("type", kind.encode())], self._done)
         return cid
 
     def _done(self, err, msg) -> None:
@@ -366,10 +392,7 @@ class KafkaSubmitter:
             self.errors += 1
 
     async def move(self, i: int) -> None:
-        from contracts.messages import SubmitMove
-
-        player, uci = self.games.next_move(i)
-        await self.send(i, SubmitMove(game_id=self.games.gid(i), player_id=player, move=uci))
+        self._send(*move_record(self.games, i), "SubmitMove")
 
     async def flush(self, timeout: float = 30.0) -> None:
         await self.producer.flush(timeout)

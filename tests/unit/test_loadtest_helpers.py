@@ -128,3 +128,26 @@ def test_timeline_windows_by_send_time():
     assert [r["sent"] for r in timeline(sent, latency, list(sent), 10.0, width_s=0.5)] == [1, 2, 1, 1]
     with pytest.raises(ValueError):
         timeline(sent, latency, list(sent), 10.0, width_s=0)
+
+
+def test_move_record_is_the_envelope_pydantic_writes():
+    """The generator's templated SubmitMove is byte for byte the gateway's envelope of the same
+    move (same event id, instant and seq), so the load test offers what the gateway offers."""
+    import uuid
+
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import SubmitMove, envelope
+    from contracts.messages import GAME_COMMANDS
+    from shared.eventlog.kafka import parse_record
+    from loadtests.load import Games, move_record
+
+    games = Games("r1", [["e2e4", "e7e5"]] * 3)
+    eid = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    for ply, at_ms in ((0, 1_796_251_136_292), (1, 1_700_000_000_007)):
+        cid, value, key = move_record(games, 2, at_ms=at_ms, event_id=eid)
+        player = ("p2w", "p2b")[ply]
+        want = envelope(SubmitMove(game_id="ltr1-2", player_id=player, move=("e2e4", "e7e5")[ply]),
+                        event_id=eid, stream="game-ltr1-2.commands.r1", seq=ply + 1,
+                        occurred_at=dt_of(at_ms), actor=Actor(kind="player", id=player))
+        assert (cid, value, key) == (str(eid), want.model_dump_json().encode(), b"game-ltr1-2")
+        assert parse_record(GAME_COMMANDS, value) == want

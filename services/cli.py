@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Arbiter: event-sourced chess tournaments (demo, up, run-tournament, replay, audit).")
+                  help="Arbiter: event-sourced tournaments for chess, xiangqi and Go (demo, up, run-tournament, replay, audit).")
 out = Console()
 err = Console(stderr=True)
 

@@ -153,38 +153,27 @@ def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
                         __doc__=payload.__doc__, **fields)
 
 
-def _tournament_body(name: str, payload: type[Payload], drop: tuple[str, ...] = ()) -> type[BaseModel]:
-    """:func:`_body` of a command on a tournament named by the path (``tournament_id`` and
-    ``drop`` left out); an organiser's command, never backdated (no ``at_ms``)."""
-    return _body(name, payload, drop=("tournament_id", *drop), at_ms=False)
-
-
-def _game_body(name: str, payload: type[Payload]) -> type[BaseModel]:
-    """:func:`_body` of a command on the game named by the path (``game_id`` left out)."""
-    return _body(name, payload, drop=("game_id",))
-
-
 CreateTournamentBody = _body("CreateTournamentBody", CreateTournament, optional=("tournament_id",),
                              at_ms=False)
-RegisterPlayerBody = _tournament_body("RegisterPlayerBody", RegisterPlayer)
-DrawLotsBody = _tournament_body("DrawLotsBody", DrawLots)
-StartRoundBody = _tournament_body("StartRoundBody", StartRound)
-LineupBody = _tournament_body("LineupBody", SubmitLineup)
-WithdrawBody = _tournament_body("WithdrawBody", WithdrawPlayer)
-FinishBody = _tournament_body("FinishBody", FinishTournament)
-CorrectionBody = _tournament_body("CorrectionBody", CorrectResult, drop=("game_id",))
+RegisterPlayerBody = _body("RegisterPlayerBody", RegisterPlayer, drop=("tournament_id",), at_ms=False)
+DrawLotsBody = _body("DrawLotsBody", DrawLots, drop=("tournament_id",), at_ms=False)
+StartRoundBody = _body("StartRoundBody", StartRound, drop=("tournament_id",), at_ms=False)
+LineupBody = _body("LineupBody", SubmitLineup, drop=("tournament_id",), at_ms=False)
+WithdrawBody = _body("WithdrawBody", WithdrawPlayer, drop=("tournament_id",), at_ms=False)
+FinishBody = _body("FinishBody", FinishTournament, drop=("tournament_id",), at_ms=False)
+CorrectionBody = _body("CorrectionBody", CorrectResult, drop=("tournament_id", "game_id"), at_ms=False)
 CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",))
-MoveBody = _game_body("MoveBody", SubmitMove)
-PlayerBody = _game_body("PlayerBody", Resign)
-ClaimBody = _game_body("ClaimBody", ClaimDraw)
-ResultBody = _game_body("ResultBody", RecordResult)
-PenaltyBody = _game_body("PenaltyBody", IssuePenalty)
-AbsenceBody = _game_body("AbsenceBody", ReportAbsence)
-MarkDeadBody = _game_body("MarkDeadBody", MarkDead)
-DeadRulingBody = _game_body("DeadRulingBody", RuleDeadStones)
-ArrivalBody = _game_body("ArrivalBody", ReportArrival)
-CycleRulingBody = _game_body("CycleRulingBody", RuleEndlessCycle)
-ClockPauseBody = _game_body("ClockPauseBody", PauseClock)
+MoveBody = _body("MoveBody", SubmitMove, drop=("game_id",))
+PlayerBody = _body("PlayerBody", Resign, drop=("game_id",))
+ClaimBody = _body("ClaimBody", ClaimDraw, drop=("game_id",))
+ResultBody = _body("ResultBody", RecordResult, drop=("game_id",))
+PenaltyBody = _body("PenaltyBody", IssuePenalty, drop=("game_id",))
+AbsenceBody = _body("AbsenceBody", ReportAbsence, drop=("game_id",))
+MarkDeadBody = _body("MarkDeadBody", MarkDead, drop=("game_id",))
+DeadRulingBody = _body("DeadRulingBody", RuleDeadStones, drop=("game_id",))
+ArrivalBody = _body("ArrivalBody", ReportArrival, drop=("game_id",))
+CycleRulingBody = _body("CycleRulingBody", RuleEndlessCycle, drop=("game_id",))
+ClockPauseBody = _body("ClockPauseBody", PauseClock, drop=("game_id",))
 
 
 class IssueTokensBody(BaseModel):

@@ -19,3 +19,19 @@ def player_ids(players: Iterable[object], cls: type, error: type[Exception]) -> 
             raise error(f"duplicate player id {pid!r}")
         by_id[pid] = p
     return by_id
+
+
+def pairing_history(p: object, colours: tuple[str, ...], error: type[Exception]) -> None:
+    """Check one pairing input's history: ``p.score`` a number >= 0 (not a bool), each letter
+    of ``p.colours`` one of ``colours`` (the system's letters, e.g. ``("w", "b", "-")`` for
+    chess, ``("r", "b", "-")`` for xiangqi; ``-`` a round not played), and ``p.id`` not among
+    ``p.opponents``. Raises ``error`` (the calling core's exception type) naming the player."""
+    pid, score = p.id, p.score  # type: ignore[attr-defined]
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or score < 0:
+        raise error(f"score of {pid!r} must be a number >= 0, got {score!r}")
+    bad = [c for c in p.colours if c not in colours]  # type: ignore[attr-defined]
+    if bad:
+        allowed = ", ".join(repr(c) for c in colours[:-1]) + f" or {colours[-1]!r}"
+        raise error(f"colours of {pid!r} must be {allowed}, got {bad[0]!r}")
+    if pid in p.opponents:  # type: ignore[attr-defined]
+        raise error(f"player {pid!r} lists himself as an opponent")

@@ -74,7 +74,7 @@ from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
 from services.gateway import bounds, feeds, identity, readmodel, ui
 from services.gateway.docs import install_docs
-from services.gateway.errors import HTTPError, error_response
+from services.gateway.errors import GameRefusal, HTTPError, Refusal, TournamentRefusal, error_response, refusals
 from services.gateway.tokens import revocation_router
 from services.gateway.webhooks import webhook_router
 from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install_limits
@@ -727,7 +727,8 @@ async def game_command(gw: Gateway, route: CommandRoute, gid: str, body: BaseMod
 
 def command_router(routes: tuple[CommandRoute, ...] = COMMAND_ROUTES) -> APIRouter:
     """One ``POST`` endpoint per :class:`CommandRoute` (OpenAPI: the command's name and
-    docstring, the body model, the game or tournament id from the path)."""
+    docstring, the body model, the game or tournament id from the path, the refusals with
+    their codes: :class:`~services.gateway.errors.GameRefusal` or ``TournamentRefusal``)."""
     router = APIRouter()
     for route in routes:
         param = "gid" if route.aggregate == "game" else "tid"
@@ -746,7 +747,8 @@ def command_router(routes: tuple[CommandRoute, ...] = COMMAND_ROUTES) -> APIRout
         name = route.command.__name__
         router.add_api_route(route.path, endpoint, methods=["POST"], tags=[route.tag], name=name,
                              summary=" ".join(re.findall(r"[A-Z][a-z]*", name)).lower().capitalize(),
-                             description=route.command.__doc__, response_class=JSONResponse)
+                             description=route.command.__doc__, response_class=JSONResponse,
+                             responses=refusals(GameRefusal if route.aggregate == "game" else TournamentRefusal))
     return router
 
 
@@ -782,7 +784,7 @@ async def metrics() -> Response:
 tournaments = APIRouter(tags=["tournaments"])
 
 
-@tournaments.post("/tournaments")
+@tournaments.post("/tournaments", responses=refusals(TournamentRefusal))
 async def create_tournament(body: CreateTournamentBody,  # type: ignore[valid-type]
                             ctx: CommandContext = CONTEXT, gw: Gateway = GW) -> JSONResponse:
     """Create an event (CreateTournament). Identity on: an organiser's or the
@@ -803,7 +805,7 @@ async def create_tournament(body: CreateTournamentBody,  # type: ignore[valid-ty
     return outcome(cmd, resp, tournament_id=tid)
 
 
-@tournaments.post("/tournaments/{tid}/tokens")
+@tournaments.post("/tournaments/{tid}/tokens", responses=refusals(Refusal))
 async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CONTEXT,
                        gw: Gateway = GW) -> dict:
     """Identity on: bearer tokens for the event's players (each must be registered in it)
@@ -867,7 +869,7 @@ async def tournament_events(tid: str, follow: bool = True, at: feeds.Resume = fe
 games = APIRouter()
 
 
-@games.post("/games", tags=["games"])
+@games.post("/games", tags=["games"], responses=refusals(GameRefusal))
 async def create_game(body: CreateGameBody,  # type: ignore[valid-type]
                       ctx: CommandContext = CONTEXT, gw: Gateway = GW) -> JSONResponse:
     """Create a game (CreateGame). Identity on: an organiser's or the administrator's; a
@@ -892,7 +894,7 @@ async def create_game(body: CreateGameBody,  # type: ignore[valid-type]
     return outcome(cmd, resp, game_id=gid)
 
 
-@games.post("/games/{gid}/correction", tags=["arbiter"])
+@games.post("/games/{gid}/correction", tags=["arbiter"], responses=refusals(TournamentRefusal))
 async def correct_result(gid: str, body: CorrectionBody,  # type: ignore[valid-type]
                          ctx: CommandContext = CONTEXT, gw: Gateway = GW) -> JSONResponse:
     """Arbiter only: correct the recorded result of a finished tournament game (``result``

@@ -9,15 +9,73 @@ limits (429) and the body size limit (413, :mod:`services.gateway.limits`).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi.responses import JSONResponse
 from prometheus_client import Counter
+from pydantic import BaseModel, Field
+
+from contracts.messages import RejectCode, TournamentRejectCode
 
 #: The ``code`` of a refusal that names none of its own.
 STATUS_CODES = {400: "bad-request", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
                 405: "method-not-allowed", 409: "conflict", 413: "too-large", 422: "malformed",
                 429: "rate-limited"}
+
+#: Every ``code`` the gateway answers with before anything is published: the statuses' own
+#: (:data:`STATUS_CODES`, ``refused``) and those of the routes, the identity rules (401/403)
+#: and the limits (``tests/unit/test_gateway_refusals.py`` checks the list against the code).
+GatewayCode = Literal[
+    "bad-request", "unauthenticated", "forbidden", "not-found", "method-not-allowed", "conflict",
+    "too-large", "malformed", "rate-limited", "refused",
+    # the routes
+    "already-exists", "finished", "game-over", "invalid", "identity-off", "not-registered",
+    "reserved-id", "log-unavailable", "already-revoked", "token-unreadable",
+    "bad-cursor", "bad-kind", "bad-position", "bad-types", "unknown-position",
+    "bad-url", "not-failing", "unknown-type", "not-your-subscription",
+    # identity (401, 403)
+    "token-expired", "token-forged", "token-malformed", "token-invalid", "token-revoked",
+    "admins-only", "arbiters-only", "chief-arbiter-only", "integrators-only", "organisers-only",
+    "players-only", "not-your-event", "not-your-game", "not-your-token", "not-yourself",
+]
+
+
+class Refusal(BaseModel):
+    """The body of every refusal: ``detail`` says what was refused and why (for a malformed
+    body, the list of problems: ``loc``, ``msg``, ``type``), ``code`` names the rule. A
+    rejection the owning service recorded (its ``...Rejected`` event: nothing changed) also
+    carries ``"outcome": "rejected"``, the command's ``command_id``, ``stream`` and ``seq`` and
+    the event's ``event``, ``event_id``, ``event_stream``, ``event_seq`` and ``payload``."""
+
+    detail: str | list[dict[str, Any]]
+    code: GatewayCode
+    outcome: Literal["rejected"] | None = None
+
+
+class GameRefusal(Refusal):
+    """A refused game command: the gateway's refusal (nothing published) or the game service's
+    MoveRejected / GameCommandRejected (``outcome`` ``rejected``: 404 ``no-such-game``, 422
+    ``malformed`` or ``decision-too-large``, else 409)."""
+
+    code: RejectCode | GatewayCode = Field(description="the refusing rule (RejectCode or the gateway's)")
+
+
+class TournamentRefusal(Refusal):
+    """A refused tournament command: the gateway's refusal (nothing published) or the
+    tournament service's TournamentCommandRejected (``outcome`` ``rejected``: 422 ``malformed``
+    or ``decision-too-large``, else 409)."""
+
+    code: TournamentRejectCode | GatewayCode = Field(
+        description="the refusing rule (TournamentRejectCode or the gateway's)")
+
+
+def refusals(model: type[Refusal]) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of a command route whose refusals have the body ``model``."""
+    said = {401: "no valid credentials (identity on)", 403: "the principal may not do this",
+            404: "no such game or event", 409: "refused by the rules or the state (nothing changed)",
+            413: "body over the size limit", 422: "malformed body or command",
+            429: "rate limited (Retry-After)"}
+    return {status: {"model": model, "description": text} for status, text in said.items()}
 
 REJECTED = Counter("arbiter_gateway_http_rejections_total", "Requests refused before publishing",
                    ["status"])

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from shared.checks import player_ids
+from shared.checks import pairing_history, player_ids
 from shared.errors import PairingError
 
 __all__ = [
@@ -261,13 +261,7 @@ def _check_player(p: CSPlayer) -> None:
     opponent, an int >= 1 or None as 编号 (no)."""
     if p.rating is not None and not _num(p.rating):
         raise ChineseSwissError(f"rating of {p.id!r} must be a number or None, got {p.rating!r}")
-    if not _num(p.score) or p.score < 0:
-        raise ChineseSwissError(f"score of {p.id!r} must be a number >= 0, got {p.score!r}")
-    bad = [c for c in p.colours if c not in _COLOURS]
-    if bad:
-        raise ChineseSwissError(f"colours of {p.id!r} must be 'r', 'b' or '-', got {bad[0]!r}")
-    if p.id in p.opponents:
-        raise ChineseSwissError(f"player {p.id!r} lists himself as an opponent")
+    pairing_history(p, _COLOURS, ChineseSwissError)
     if p.no is not None and (isinstance(p.no, bool) or not isinstance(p.no, int) or p.no < 1):
         raise ChineseSwissError(f"no (编号) of {p.id!r} must be an int >= 1, got {p.no!r}")
 

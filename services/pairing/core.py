@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from shared.checks import player_ids
+from shared.checks import pairing_history, player_ids
 from shared.errors import PairingError  # the pairing layer's error (re-exported)
 
 __all__ = [
@@ -202,13 +202,7 @@ def _validate(players: list[SwissPlayer], round_no: int) -> None:
         if p.pairing_no in numbers:
             raise PairingError(f"duplicate pairing_no {p.pairing_no} ({p.id!r})")
         numbers.add(p.pairing_no)
-        if isinstance(p.score, bool) or not isinstance(p.score, (int, float)) or p.score < 0:
-            raise PairingError(f"score of {p.id!r} must be a number >= 0, got {p.score!r}")
-        bad = [c for c in p.colours if c not in _COLOURS]
-        if bad:
-            raise PairingError(f"colours of {p.id!r} must be 'w', 'b' or '-', got {bad[0]!r}")
-        if p.id in p.opponents:
-            raise PairingError(f"player {p.id!r} lists himself as an opponent")
+        pairing_history(p, _COLOURS, PairingError)
 
 
 def _legal(a: SwissPlayer, b: SwissPlayer) -> bool:

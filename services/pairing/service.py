@@ -118,10 +118,6 @@ class PairingCore(KeepsRecords, Core):
     #: the records, folded from the events this core writes (:meth:`_emit`) and the games' facts
     book: Records = field(default_factory=lambda: Records(make=_Tournament))
 
-    @property
-    def tournaments(self) -> dict[str, _Tournament]:
-        return self.book.records
-
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, (GameEnded, GameStarted, PenaltyApplied)):

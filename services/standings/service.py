@@ -56,10 +56,6 @@ class StandingsCore(KeepsRecords, Core):
     outputs: tuple[str, ...] = (TOURNAMENT_EVENTS,)
     book: Records = field(default_factory=lambda: Records(make=_T))
 
-    @property
-    def tournaments(self) -> dict[str, _T]:
-        return self.book.records
-
     def handle(self, msg: Envelope) -> list[Emit]:
         """Fold the message into the record; publish a round's standings once its last game
         has a result (or at once, a round without boards), again after a correction."""

@@ -378,22 +378,26 @@ class ValidationCore(Core):
         return [Emit(stream_for(f"game-{p.game_id}"), DrawOffered(game_id=p.game_id, player_id=p.player_id,
                                                       colour=colour, ply=g.pos.ply))]
 
-    def _on_AcceptDraw(self, msg, p: AcceptDraw):
+    def _answer_check(self, msg, p) -> tuple[Game | None, str | None, list[Emit]]:
+        """:meth:`_player_check` for an answer to a draw offer (accept or decline), refused
+        with ``no-draw-offer`` unless the opponent's offer is pending."""
         g, colour, err = self._player_check(msg, p)
+        if not err and (g.offer_by is None or g.offer_by == colour):
+            err = [self._reject(msg, p, "no-draw-offer", "no draw offer from the opponent is pending")]
+        return g, colour, err
+
+    def _on_AcceptDraw(self, msg, p: AcceptDraw):
+        g, colour, err = self._answer_check(msg, p)
         if err:
             return err
-        if g.offer_by is None or g.offer_by == colour:
-            return [self._reject(msg, p, "no-draw-offer", "no draw offer from the opponent is pending")]
         g.over = True
         g.offer_by = None
         return [Emit(stream_for(f"game-{p.game_id}"), DrawAgreed(game_id=p.game_id, player_id=p.player_id, colour=colour))]
 
     def _on_DeclineDraw(self, msg, p: DeclineDraw):
-        g, colour, err = self._player_check(msg, p)
+        g, colour, err = self._answer_check(msg, p)
         if err:
             return err
-        if g.offer_by is None or g.offer_by == colour:
-            return [self._reject(msg, p, "no-draw-offer", "no draw offer from the opponent is pending")]
         g.offer_by = None
         return [Emit(stream_for(f"game-{p.game_id}"), DrawOfferDeclined(game_id=p.game_id, player_id=p.player_id, colour=colour))]
 

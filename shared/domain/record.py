@@ -287,6 +287,13 @@ class KeepsRecords:
     refuses to load, so the Kafka host replays the partition from its inputs instead of
     running a core with no record."""
 
+    book: Records
+
+    @property
+    def tournaments(self) -> dict[str, TournamentRecord]:
+        """The records by tournament id (each of the ``book``'s ``make`` class)."""
+        return self.book.records
+
     def __setstate__(self, state: dict) -> None:
         if "book" not in state:
             raise ValueError(f"{type(self).__name__} state from before the tournament record")

@@ -71,14 +71,14 @@ class XiangqiRecord:
     red: str
     black: str
     result: str
+    start_fen: str = START_FEN
+    moves: list[Move] = field(default_factory=list)
+    move_texts: list[str] = field(default_factory=list)
     event: str | None = None
     section: str | None = None
     round: str | None = None
     date: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
-    start_fen: str = START_FEN
-    moves: list[Move] = field(default_factory=list)
-    move_texts: list[str] = field(default_factory=list)
     source: str = ""
     game_no: int = 0
     line: int | None = None

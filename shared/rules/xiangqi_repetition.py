@@ -130,17 +130,14 @@ def _mate_by_checks(b: Board, depth: int) -> list[Move] | None:
     (art. 28.2 "照将或连续照将，将死对方"). Returns the first line found or None."""
     if depth <= 0:
         return None
-    for m in b.legal_moves():
+    for m, replies in _checks(b):
+        if not replies:
+            return [m]
+        if depth == 1:
+            continue
+        line = None
         b.push(m)
         try:
-            if not b.is_check():
-                continue
-            replies = b.legal_moves()
-            if not replies:
-                return [m]
-            if depth == 1:
-                continue
-            line = None
             for r in replies:
                 b.push(r)
                 sub = _mate_by_checks(b, depth - 1)
@@ -149,11 +146,25 @@ def _mate_by_checks(b: Board, depth: int) -> list[Move] | None:
                     line = None
                     break
                 line = [m, r, *sub]
-            if line is not None:
-                return line
         finally:
             b.pop()
+        if line is not None:
+            return line
     return None
+
+
+def _checks(b: Board) -> list[tuple[Move, list[Move]]]:
+    """The side to move's checking moves (照将, art. 28.1), each with the opponent's legal
+    replies (none: the check mates), in ``b.legal_moves()`` order; ``b`` is left as it was."""
+    out: list[tuple[Move, list[Move]]] = []
+    for m in b.legal_moves():
+        b.push(m)
+        try:
+            if b.is_check():
+                out.append((m, b.legal_moves()))
+        finally:
+            b.pop()
+    return out
 
 
 # ----------------------------------------------------------------------- exchange (SEE)
@@ -279,15 +290,12 @@ def _threats_through_checks(b: Board, depth: int) -> list[_Threat]:
     capture and any piece given up counted) - e.g. 图三 "卧槽将弃马得车". The target is the piece
     won at the end, named by its square before the checks."""
     out: list[_Threat] = []
-    for m in b.legal_moves():
+    for m, replies in _checks(b):
+        if not replies:
+            continue  # a mate, not a capture threat (杀 is classified separately)
         cap0 = b.piece_at(m.to_sq)
         b.push(m)
         try:
-            if not b.is_check():
-                continue
-            replies = b.legal_moves()
-            if not replies:
-                continue  # a mate, not a capture threat (杀 is classified separately)
             worst: tuple[int, _Threat | None] | None = None
             for r in replies:
                 cap_r = b.piece_at(r.to_sq)

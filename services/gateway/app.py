@@ -475,7 +475,7 @@ class Gateway:
                 return ADMIN
             raise AuthError(401, "token-invalid", "X-Arbiter-Token is not the administrator's token")
         if ctx.authorization is None:
-            raise AuthError(401, "unauthenticated", "a write needs a bearer token (Authorization: "
+            raise AuthError(401, "unauthenticated", "this request needs a bearer token (Authorization: "
                                                     "Bearer <token>) or the administrator's token")
         p = identity.read_token(self.jwt_secret, identity.bearer(ctx.authorization))
         if self.rm.revoked.revoked(p.jti):

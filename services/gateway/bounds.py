@@ -25,13 +25,24 @@ _Count = Annotated[_Int, Field(ge=1, le=9999)]
 _Round = Annotated[_Int, Field(ge=1, le=99)]
 _Seconds = Annotated[_Int, Field(ge=0, le=7 * 86_400)]
 
+#: One line of text: no control character (C0 but the tab, DEL). These fields are written
+#: into PGN tags (``TimeControl``, ``FEN``) and TRF lines (names, club, federation...): a line
+#: break in one would end it and forge the next tag or line of an export.
+ONE_LINE = r"^[^\x00-\x08\x0a-\x1f\x7f]*$"
+
+
+def _line(longest: int, shortest: int = 0) -> Any:
+    """A one-line string (:data:`ONE_LINE`) of ``shortest`` to ``longest`` characters."""
+    return Annotated[str, Field(min_length=shortest, max_length=longest, pattern=ONE_LINE)]
+
+
 #: Field name -> the bounded type of that field in every request body that has it (a field
 #: that may be None stays optional).
 BOUNDS: dict[str, Any] = {
     "game_id": GameId,
     "tournament_id": GameId,
-    "time_control": Annotated[str, Field(min_length=1, max_length=100)],
-    "start_fen": Annotated[str, Field(min_length=1, max_length=4096)],
+    "time_control": _line(100, 1),
+    "start_fen": _line(4096, 1),
     "default_time_s": _Seconds,
     "round": _Round,
     "board": _Count,
@@ -40,11 +51,20 @@ BOUNDS: dict[str, Any] = {
                            Field(max_length=20)],
     # 0 passes: the pairing service refuses it with the rule's reason (places count from 1)
     "unshared_places": Annotated[tuple[Annotated[_Int, Field(ge=0, le=9999)], ...], Field(max_length=64)],
-    "trf_headers": Annotated[tuple[Annotated[str, Field(max_length=1000)], ...], Field(max_length=200)],
-    "mcmahon_bar": Annotated[str, Field(max_length=8)],
-    "mcmahon_floor": Annotated[str, Field(max_length=8)],
-    "fide_id": Annotated[str, Field(max_length=20)],
-    "title": Annotated[str, Field(max_length=10)],
+    "trf_headers": Annotated[tuple[_line(1000), ...], Field(max_length=200)],
+    "mcmahon_bar": _line(8),
+    "mcmahon_floor": _line(8),
+    "fide_id": _line(20),
+    "title": _line(10),
+    # the event's and the players' text (the lengths of the contracts, one line)
+    "name": _line(200, 1),
+    "club": _line(200),
+    "team": _line(200, 1),
+    "grade": _line(8),
+    "sex": _line(3),
+    "federation": _line(3),
+    "birth_date": _line(10),
+    "trf_cells": _line(99),
     "numbers": Annotated[dict[PlayerId, _Count], Field(max_length=10_000)],
     "members": Annotated[tuple[PlayerId, ...], Field(max_length=200)],
     "requested_byes": Annotated[dict[PlayerId, RequestedBye], Field(max_length=10_000)],

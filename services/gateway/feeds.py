@@ -63,6 +63,7 @@ from fastapi.responses import Response, StreamingResponse
 from prometheus_client import Gauge
 from sse_starlette import EventSourceResponse
 
+from contracts.messages import MESSAGE_TYPES
 from services.gateway.errors import HTTPError
 from services.gateway.readmodel import EVENT_FEED, GameView, ReadModel, Recorded, TournamentView
 
@@ -181,13 +182,19 @@ def start_of(history: list[Recorded], since: str | None, own_stream: str) -> int
 
 def parse_types(types: str | None) -> frozenset[str] | None:
     """``types`` (``MoveAccepted,GameEnded``) as a set (None: every type); 422 ``bad-types``
-    for anything but up to 50 comma-separated names."""
+    for anything but up to 50 comma-separated names, or a name that is no message type of
+    the log (:data:`contracts.messages.MESSAGE_TYPES`: a typo would otherwise be a feed that
+    stays silent)."""
     if types is None:
         return None
     if not _TYPES.match(types):
         raise HTTPError(422, "types must be up to 50 message type names separated by commas "
                              "(e.g. MoveAccepted,GameEnded)", code="bad-types")
-    return frozenset(types.split(","))
+    wanted = frozenset(types.split(","))
+    if unknown := sorted(wanted - MESSAGE_TYPES.keys()):
+        raise HTTPError(422, f"types: not message types of the log: {unknown[:10]}",
+                        code="bad-types")
+    return wanted
 
 
 def feed_key(rm: ReadModel, kind: str, fid: str) -> str:

@@ -218,13 +218,19 @@ def organiser_actor(p: Principal, tid: str | None, created_by: str | None) -> Ac
     raise AuthError(403, "not-your-event", f"{p.role} {p.sub} does not organise event {tid}")
 
 
+def with_article(role: str) -> str:
+    """``role`` with its indefinite article for a refusal's detail: ``"an organiser"``,
+    ``"a player"``."""
+    return f"{'an' if role[:1] in 'aeiou' else 'a'} {role}"
+
+
 def creator_actor(p: Principal) -> Actor:
     """The actor creating an event or a game: the administrator or an organiser (who then
     organises what he created); :class:`AuthError` 403 ``organisers-only`` for anyone else."""
     if p.role in ("admin", "organiser"):
         return _actor(p, "organiser")
     raise AuthError(403, "organisers-only", f"only an organiser or the administrator creates "
-                                            f"events and games, not a {p.role}")
+                                            f"events and games, not {with_article(p.role)}")
 
 
 def player_actor(p: Principal, player_id: str, seats: tuple[str | None, str | None],
@@ -238,7 +244,7 @@ def player_actor(p: Principal, player_id: str, seats: tuple[str | None, str | No
     if may_arbitrate(p, tid):
         return _actor(p, "arbiter")
     if p.role != "player":
-        raise AuthError(403, "players-only", f"a {p.role} does not act for a player here")
+        raise AuthError(403, "players-only", f"{with_article(p.role)} does not act for a player here")
     if p.sub != player_id:
         raise AuthError(403, "not-yourself", f"a player acts only for himself: this token is "
                                              f"{p.sub}'s, the command names {player_id}")
@@ -332,7 +338,7 @@ def subscriber_actor(p: Principal, tid: str | None, created_by: str | None,
         return _actor(p, "arbiter"), (ALL_EVENTS,)
     if p.role not in ("integrator", "organiser"):
         raise AuthError(403, "integrators-only", f"webhooks are for integrators, organisers and the "
-                                                 f"administrator, not a {p.role}")
+                                                 f"administrator, not {with_article(p.role)}")
     actor = Actor(kind=p.role, id=p.sub)
     if scope_all:
         if not p.events:

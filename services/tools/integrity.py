@@ -23,6 +23,8 @@ What it names (each a :class:`Finding` with the stream, seq and event):
   by a key not configured (the audit trusts only keys it is given, never one in the log);
 - ``end not signed``: a chained aggregate's GameEnded/TournamentFinished that no trusted
   checkpoint covers.
+- ``not the player's own``: a player's command naming another player (``player_id``), which
+  no gateway records (an edited actor; named in a log without chains too).
 
 Not a finding (:class:`Integrity` notes them): streams written before the chain
 ("unchained"), and the messages after a stream's last trusted checkpoint ("unattested"): a
@@ -95,6 +97,7 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) ->
         else:
             by_stream.setdefault(m.stream, {}).setdefault(m.seq, m)
     _chains(messages, by_stream, res)
+    _own_commands(messages, res)
     _checkpoint_gaps(cps, res)
     signed = _signed_heads(cps, keys, res)
     for stream, heads in signed.items():
@@ -150,6 +153,19 @@ def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
             res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
                                         "edited, or the message before it edited"))
     res.unchained = len(set(top) - chained)
+
+
+def _own_commands(messages: list[Envelope], res: Integrity) -> None:
+    """A player's command names himself (``player_id`` = the actor's id): the gateway records
+    a player acting for another only as the arbiter (DESIGN.md invariant 5). Another id is an
+    edited actor (``not the player's own``), named in a log without chains too, where an
+    edit breaks no chain."""
+    for m in messages:
+        named = getattr(m.payload, "player_id", None)
+        if m.actor.kind == "player" and named is not None and named != m.actor.id:
+            res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "not the player's own",
+                                        f"player {m.actor.id}'s command names player {named}: "
+                                        "a player acts only for himself"))
 
 
 def _checkpoint_gaps(cps: list[Envelope], res: Integrity) -> None:

@@ -325,6 +325,8 @@ async def test_lists_filter_and_page(c):
     ("/feeds/game/bd", {"since": "yesterday"}, 422, "bad-position"),
     ("/feeds/game/bd", {"since": "game-bd:999"}, 409, "unknown-position"),
     ("/feeds/game/bd", {"types": "Move Accepted"}, 422, "bad-types"),
+    ("/feeds/game/bd", {"types": "MoveAccepted,MoveAcepted", "follow": "false"}, 422, "bad-types"),  # a typo: not an empty feed
+    ("/games/bd/events", {"types": "GameEnded,Bogus", "follow": "false"}, 422, "bad-types"),
     ("/feeds/game/nope", {}, 404, "not-found"),
     ("/feeds/tournament/nope", {}, 404, "not-found"),
     ("/feeds/match/bd", {}, 422, "malformed"),

@@ -162,6 +162,21 @@ async def test_a_players_token_acts_only_in_its_events(idn):
                   {"player_id": "ann", "move": "e4", "at_ms": NOW}, bearer("player", "ann", ["*"]))
 
 
+async def test_a_refusal_names_the_role_with_its_article(idn):
+    """The detail reads as English: "an organiser", "an arbiter", "an integrator"."""
+    client, log = idn
+    await _game(client, "free", "ann", "zed")
+    r = await refused(client, log, 403, "players-only", "/games/free/moves",
+                      {"player_id": "ann", "move": "e4"}, bearer("organiser", "olga", ["*"]))
+    assert r.json()["detail"] == "an organiser does not act for a player here"
+    r = await refused(client, log, 403, "organisers-only", "/games", {"white": "a", "black": "b"},
+                      bearer("arbiter", "arb", ["*"]))
+    assert r.json()["detail"].endswith("not an arbiter")
+    r = await refused(client, log, 403, "integrators-only", "/webhooks", {
+        "url": "https://tv.example/x", "scope": "all", "types": ["GameEnded"]}, bearer("player", "ann", ["*"]))
+    assert r.json()["detail"].endswith("not a player")
+
+
 # ------------------------------------------------------------------------------- credentials
 async def test_anonymous_writes_are_401(idn):
     client, log = idn
@@ -179,6 +194,10 @@ async def test_anonymous_writes_are_401(idn):
     await refused(client, log, 401, "unauthenticated", "/tournaments/T1/tokens", {"role": "player", "ids": ["ann"]})
     # reading stays open
     assert (await client.get("/games/g1")).status_code == 200
+    sid = (await client.post("/webhooks", headers=ADMIN, json={
+        "url": "https://tv.example/x", "scope": "all", "types": ["GameEnded"]})).json()["subscription_id"]
+    r = await client.get(f"/webhooks/{sid}/deliveries")  # a subscription's reads are its owner's
+    assert r.status_code == 401 and "write" not in r.json()["detail"], r.text
 
 
 @pytest.mark.parametrize("make,code", [

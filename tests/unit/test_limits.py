@@ -249,6 +249,12 @@ def test_every_field_of_every_request_body_is_bounded():
     ("/games", {"white": "a", "black": "b", "round": 100}, "round"),
     ("/games", {"white": "a", "black": "b", "tournament_id": "no such id!"}, "tournament_id"),
     ("/games/g1/moves", {"player_id": "alice", "move": "e4", "at_ms": 4_102_444_800_001}, "at_ms"),
+    # a line break in a field written into a PGN tag or a TRF line would forge the next one
+    ("/games", {"white": "a", "black": "b", "time_control": "300+2\n"}, "time_control"),
+    ("/tournaments", {"name": "Open\n012 Forged"}, "name"),
+    ("/tournaments/T/players", {"player_id": "p", "name": 'Evil"]\n[Result "0-1'}, "name"),
+    ("/tournaments/T/players", {"player_id": "p", "name": "P", "club": "C\r\n001 x"}, "club"),
+    ("/tournaments/T/players", {"player_id": "p", "name": "P", "federation": "F\x00"}, "federation"),
 ])
 async def test_a_field_out_of_its_bounds_is_422_naming_it_and_nothing_logged(path, body, field):
     async with gateway(jwt_secret=None) as (client, log):

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from contracts.envelope import Actor
 from contracts.messages import LOG_TOPICS
 from services.tools.audit import _caused_by, audit
 from services.tools.embedded import arbiter_client
@@ -162,6 +163,24 @@ async def test_a_log_without_chains_is_unchained_not_forged(keys):
     assert await audit(old) == []
     stripped = old + [m for m in log if m.type == "StreamsCheckpointed"]  # the chains removed
     assert {w for *_, w in _named(check(stripped, keys))} == {"re-forged"}
+
+
+async def test_a_players_command_for_another_player_is_named_even_in_an_unchained_log(keys):
+    """A forger who strips every chain and the checkpoints (the log then passes as one written
+    before the chain) and makes bob the author of alice's first move and alice the author of
+    bob's resignation: no gateway records a player acting for another, so both are named."""
+    log = await _played()
+    old = [m.model_copy(update={"chain": None}) for m in log if m.type != "StreamsCheckpointed"]
+    move, resign = _index(old, "SubmitMove", player_id="alice"), _index(old, "Resign")
+    forged = list(old)
+    forged[move] = old[move].model_copy(update={"actor": Actor(kind="player", id="bob")})
+    forged[resign] = old[resign].model_copy(update={"actor": Actor(kind="player", id="alice")})
+    assert {(w, s) for s, _, w in _named(check(forged, keys))} == {
+        ("not the player's own", old[move].stream), ("not the player's own", old[resign].stream)}
+    assert {f.seq for f in check(forged, keys).findings} == {old[move].seq, old[resign].seq}
+    assert check(old, keys).findings == []
+    honest = [old[move].model_copy(update={"actor": Actor(kind="player", id="alice")})]
+    assert check(honest, keys).findings == []
 
 
 async def test_without_a_key_the_signatures_are_not_checked_and_it_says_so(keys):

@@ -420,10 +420,11 @@ Kind = Annotated[Literal["chess", "xiangqi", "go"] | None, Query(description="Th
 
 
 def game_summary(g: GameView) -> dict:
-    """A game in a list: ids, players, status, result and reason, place in its event,
+    """A game in a list: ids, players, status (``waiting``: its clock waits for the start),
+    result and reason, place in its event,
     clocks (ms), moves made, and ``href`` the full resource."""
     return {"game_id": g.game_id, "game": g.game, "white": g.white, "black": g.black,
-            "status": g.status, "result": g.result, "reason": g.reason,
+            "status": g.status, "waiting": g.waiting, "result": g.result, "reason": g.reason,
             "tournament_id": g.tournament_id, "round": g.round, "board": g.board,
             "clock": {k: g.clock.get(k) for k in ("white_ms", "black_ms", "running")},
             "moves": len(g.moves), "href": f"/games/{g.game_id}"}

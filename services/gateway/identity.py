@@ -218,6 +218,19 @@ def organiser_actor(p: Principal, tid: str | None, created_by: str | None) -> Ac
     raise AuthError(403, "not-your-event", f"{p.role} {p.sub} does not organise event {tid}")
 
 
+def official_actor(p: Principal, tid: str | None, created_by: str | None) -> Actor:
+    """The actor of a command the event's organiser or one of its arbiters may send (a round's
+    start, a waiting game's start): the organiser (:func:`may_organise`; for a game outside any
+    event, its creator) as ``organiser``, an arbiter of the event (:func:`may_arbitrate`) as
+    ``arbiter``; :class:`AuthError` 403 ``not-your-event`` for anyone else."""
+    if may_arbitrate(p, tid):
+        return _actor(p, "arbiter")
+    if may_organise(p, tid, created_by):
+        return _actor(p, "organiser")
+    where = f"event {tid}" if tid else "this game (its creator or an arbiter with events ['*'])"
+    raise AuthError(403, "not-your-event", f"{p.role} {p.sub} neither organises nor arbitrates {where}")
+
+
 def creator_actor(p: Principal) -> Actor:
     """The actor creating an event or a game: the administrator or an organiser (who then
     organises what he created); :class:`AuthError` 403 ``organisers-only`` for anyone else."""

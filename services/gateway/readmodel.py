@@ -121,6 +121,8 @@ class GameView(Seats):
         self.go: dict | None = None  # Go: settings, phase, dead-stone proposals, count
         self.code: str | None = None  # the result code of the last ResultCorrected (+-, --, 1-0...)
         self.corrections: list[dict] = []  # ResultCorrected payloads, oldest first
+        self.waiting = False  # created clock_start on-command, PlayStarted not yet seen
+        self.created_by: str | None = None  # the CreateGame's actor, "kind:id" (None: paired)
 
     # ---------------------------------------------------------------------------------- queries
     @property
@@ -145,6 +147,7 @@ class GameView(Seats):
             "moves": self.move_list(),
             "clock": dict(self.clock),
             "status": self.status,
+            "waiting": self.waiting,
             "result": self.result,
             "reason": self.reason,
             "rule": self.rule,
@@ -307,6 +310,8 @@ class GameView(Seats):
         self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
 
     def _on_CreateGame(self, p: Any, msg: Envelope) -> None:
+        if self.created_by is None:
+            self.created_by = f"{msg.actor.kind}:{msg.actor.id}"
         if self.status == "created":
             self._placed(p)
             self.start_fen = self.fen = p.start_fen or STANDARD_FEN
@@ -324,8 +329,12 @@ class GameView(Seats):
         if not self.moves:
             self.fen = p.start_fen
         self.started_at_ms = msg.at_ms
+        self.waiting = getattr(p, "clock_start", "auto") == "on-command" and not self.moves
         if self.status == "created":
             self.status = "ongoing"
+
+    def _on_PlayStarted(self, p: Any, msg: Envelope) -> None:
+        self.waiting = False
 
     def _on_MoveAccepted(self, p: Any, msg: Envelope) -> None:
         self.moves[p.ply] = Move(p.ply, p.san, p.uci, p.colour, p.player_id, msg.at_ms, p.wxf,
@@ -433,6 +442,7 @@ class TournamentView:
         self.tiebreak_edition: str | None = None
         self.status = "created"  # created -> open -> running -> finished
         self.standings: dict | None = None
+        self.standings_payload: Any = None  # the latest StandingsUpdated (TRF ranks)
         self.standings_withheld: str | None = None
         self.game: str = "chess"
         self.pending_creates = 0  # CreateTournament commands not yet answered
@@ -441,6 +451,8 @@ class TournamentView:
         self.created_by: str | None = None
         self.creations: dict[str, str] = {}
         self.created_cause: str | None = None
+        self.round_start = "auto"  # when paired rounds start (TournamentCreated's round_start)
+        self.begun: set[int] = set()  # rounds begun (RoundBegun)
 
     @property
     def players(self) -> dict[str, PlayerRegistered]:
@@ -463,6 +475,7 @@ class TournamentView:
             "tiebreaks": list(self.tiebreaks),
             "tiebreak_edition": self.tiebreak_edition,
             "status": self.status,
+            "round_start": self.round_start,
             "players": self.player_list(),
             "rounds": [self._round_dict(r, games) for r in self.rounds],
         }
@@ -487,6 +500,7 @@ class TournamentView:
                            "result": g.result if g else None, "reason": g.reason if g else None,
                            "status": g.status if g else None, "code": self.record.result(b.game_id)})
         return {"round": r.round, "boards": boards, "bye": r.bye, "manual": r.manual,
+                "begun": self.round_start == "auto" or r.round in self.begun,
                 "requested_byes": dict(r.requested_byes),
                 "withdrawn_boards": [{"white": b.white, "black": b.black} for b in r.withdrawn_boards]}
 
@@ -542,16 +556,20 @@ class TournamentView:
             self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
             self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
             self.game, self.tiebreak_edition = p.game, p.tiebreak_edition
+            self.round_start = getattr(p, "round_start", "auto")
             if self.status == "created":
                 self.status = "open"
         elif t == "RoundPaired":
             if self.status in ("created", "open"):
                 self.status = "running"
+        elif t == "RoundBegun":
+            self.begun.add(p.round)
         elif (t == "TournamentCommandRejected" and p.code == "decision-too-large"
               and msg.stream.endswith(".standings")):
             self.standings_withheld = p.reason
         elif t == "StandingsUpdated":
             self.standings_withheld = None
+            self.standings_payload = p
             self.standings = {"round": p.round, "order": list(p.order), "tiebreak_edition": p.tiebreak_edition,
                               "rows": [r.model_dump(mode="json") for r in p.rows],
                               "teams": [r.model_dump(mode="json") for r in p.teams]}

@@ -200,6 +200,10 @@ class CreateTournament(_TCmd, GoSettings):
     #: moves refused (``not-started``), until the organiser or an arbiter of the event sends
     #: BeginRound (FIDE Laws 1994 art. 12.3: White's clock is started at the time set for the start)
     round_start: Literal["auto", "on-command"] = "auto"
+    #: published: anyone reads the event, its games and feeds (a federation's public pages);
+    #: False: only those its scope covers (the gateway's read scopes: organiser, arbiters,
+    #: players and integrators of the event)
+    public: bool = True
 
 
 class RegisterPlayer(_TCmd):
@@ -615,6 +619,8 @@ class CreateGame(_GCmd, GoSettings):
     #: (``not-started``), until StartPlay (a round begun, or the organiser's or arbiter's
     #: ``POST /games/{id}/start``)
     clock_start: Literal["auto", "on-command"] = "auto"
+    #: the bulk pairing that created the game (``POST /bulk-pairings``), None for another
+    bulk_id: GameId | None = None
 
 
 class StartPlay(_GCmd):

@@ -72,7 +72,8 @@ from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import bounds, feeds, identity, readmodel, ui
+from services.gateway import bounds, feeds, identity, readmodel, scopes, ui
+from services.gateway.bulk import bulk_router
 from services.gateway.exports import export_router
 from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
@@ -165,7 +166,7 @@ LineupBody = _body("LineupBody", SubmitLineup, drop=("tournament_id",), at_ms=Fa
 WithdrawBody = _body("WithdrawBody", WithdrawPlayer, drop=("tournament_id",), at_ms=False)
 FinishBody = _body("FinishBody", FinishTournament, drop=("tournament_id",), at_ms=False)
 CorrectionBody = _body("CorrectionBody", CorrectResult, drop=("tournament_id", "game_id"), at_ms=False)
-CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",))
+CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",), drop=("bulk_id",))
 MoveBody = _body("MoveBody", SubmitMove, drop=("game_id",))
 PlayerBody = _body("PlayerBody", Resign, drop=("game_id",))
 ClaimBody = _body("ClaimBody", ClaimDraw, drop=("game_id",))
@@ -852,9 +853,10 @@ async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CO
 
 
 @tournaments.get("/tournaments/{tid}")
-async def get_tournament(tid: str, gw: Gateway = GW) -> dict:
-    """The event: settings, status, players with draw numbers, rounds with boards and results."""
-    return tournament_or_404(gw, tid).to_dict(gw.rm.games)
+async def get_tournament(tid: str, request: Request, gw: Gateway = GW) -> dict:
+    """The event: settings, status, players with draw numbers (FIDE ids for the event's
+    private scope: :mod:`.scopes`), rounds with boards and results."""
+    return tournament_or_404(gw, tid).to_dict(gw.rm.games, private=scopes.private_ok(request))
 
 
 @tournaments.get("/tournaments/{tid}/standings")
@@ -1052,9 +1054,11 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                   docs_url=None, redoc_url=None)
     install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
+    app.add_middleware(scopes.ReadScopes)  # read scopes, inside the body limit and CORS
     install_limits(app, limits or HttpLimits())
     for router in (ops, feeds.feeds_router(GW), export_router(GW), tournaments, games, command_router(),
-                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT)):
+                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT),
+                   bulk_router(GW, CONTEXT, outcome)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app

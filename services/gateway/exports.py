@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from services.gateway.errors import HTTPError
 from services.gateway.readmodel import GameView, ReadModel
+from services.gateway.scopes import private_ok
 from shared.domain.trfexport import record_trf
 
 PGN = "application/vnd.chess-pgn; charset=utf-8"
@@ -107,14 +108,15 @@ def export_router(rm_of) -> APIRouter:
 
     @router.get("/tournaments/{tid}/trf", response_class=PlainTextResponse,
                 responses={200: {"content": {TRF: {}}}})
-    async def tournament_trf(tid: str, gw=rm_of) -> Response:
+    async def tournament_trf(tid: str, request: Request, gw=rm_of) -> Response:
         """The event as FIDE TRF-16 (the file ``arbiter export trf`` writes): header lines,
         one ``001`` line a player with every round's entry, points and, once the standings
-        cover every round played, the rank."""
+        cover every round played, the rank; FIDE ids, birth dates and sex only for the
+        event's private scope (:mod:`.scopes`)."""
         t = gw.rm.tournament(tid)
         if t is None or t.record is None:
             raise HTTPError(404, f"no such tournament: {tid}")
-        return Response(record_trf(t.record, t.standings_payload), media_type=TRF)
+        return Response(record_trf(t.record, t.standings_payload, private_ok(request)), media_type=TRF)
 
     @router.get("/tournaments/{tid}/pgn", response_class=PlainTextResponse,
                 responses={200: {"content": {PGN: {}}}})

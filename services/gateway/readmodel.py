@@ -123,6 +123,7 @@ class GameView(Seats):
         self.corrections: list[dict] = []  # ResultCorrected payloads, oldest first
         self.waiting = False  # created clock_start on-command, PlayStarted not yet seen
         self.created_by: str | None = None  # the CreateGame's actor, "kind:id" (None: paired)
+        self.bulk_id: str | None = None  # the bulk pairing that created it
 
     # ---------------------------------------------------------------------------------- queries
     @property
@@ -148,6 +149,7 @@ class GameView(Seats):
             "clock": dict(self.clock),
             "status": self.status,
             "waiting": self.waiting,
+            "bulk_id": self.bulk_id,
             "result": self.result,
             "reason": self.reason,
             "rule": self.rule,
@@ -312,6 +314,7 @@ class GameView(Seats):
     def _on_CreateGame(self, p: Any, msg: Envelope) -> None:
         if self.created_by is None:
             self.created_by = f"{msg.actor.kind}:{msg.actor.id}"
+            self.bulk_id = p.bulk_id
         if self.status == "created":
             self._placed(p)
             self.start_fen = self.fen = p.start_fen or STANDARD_FEN
@@ -453,6 +456,7 @@ class TournamentView:
         self.created_cause: str | None = None
         self.round_start = "auto"  # when paired rounds start (TournamentCreated's round_start)
         self.begun: set[int] = set()  # rounds begun (RoundBegun)
+        self.public = True  # published (CreateTournament's ``public``): anyone reads it
 
     @property
     def players(self) -> dict[str, PlayerRegistered]:
@@ -464,7 +468,9 @@ class TournamentView:
         """The rounds paired, round 1 first."""
         return self.record.rounds if self.record is not None else []
 
-    def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
+    def to_dict(self, games: dict[str, GameView] | None = None, private: bool = True) -> dict:
+        """The event as ``GET /tournaments/{tid}`` answers it; ``private=False``: the players'
+        FIDE ids blank (the gateway's read scopes)."""
         return {
             "tournament_id": self.tournament_id,
             "name": self.name,
@@ -476,16 +482,20 @@ class TournamentView:
             "tiebreak_edition": self.tiebreak_edition,
             "status": self.status,
             "round_start": self.round_start,
-            "players": self.player_list(),
+            "public": self.public,
+            "players": self.player_list(private),
             "rounds": [self._round_dict(r, games) for r in self.rounds],
         }
 
-    def player_list(self) -> list[dict]:
-        """Each registered player: :data:`PLAYER_FIELDS`, ``withdrawn_from`` (the first round
-        missed, None) and ``number`` (the drawn lot, else the registration order)."""
+    def player_list(self, private: bool = True) -> list[dict]:
+        """Each registered player: :data:`PLAYER_FIELDS` (``private=False``: ``fide_id``
+        None), ``withdrawn_from`` (the first round missed, None) and ``number`` (the drawn
+        lot, else the registration order)."""
         rec = self.record
         numbers = (rec.numbers if rec is not None else None) or {}
-        return [{**{k: getattr(x, k) for k in PLAYER_FIELDS}, "withdrawn_from": rec.withdrawn.get(pid),
+        shown = PLAYER_FIELDS if private else tuple(k for k in PLAYER_FIELDS if k != "fide_id")
+        return [{**dict.fromkeys(PLAYER_FIELDS), **{k: getattr(x, k) for k in shown},
+                 "withdrawn_from": rec.withdrawn.get(pid),
                  "number": numbers.get(pid, i)}
                 for i, (pid, x) in enumerate(self.players.items(), start=1)]
 
@@ -548,7 +558,9 @@ class TournamentView:
             if self.status == "created":
                 self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
                 self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
+                self.public = self.public and p.public  # the strictest while creations pend
         elif t == "TournamentCreated":
+            self.public = getattr(p, "public", True)
             self.pending_creates = max(0, self.pending_creates - 1)
             self.created_cause = str(msg.causation_id)
             self.created_by = self.creations.get(self.created_cause)
@@ -605,6 +617,7 @@ class ReadModel:
         self.applied = 0
         self.records = Records()  # the tournament records (crosstables), fed every message
         self.revoked = Revocations()
+        self.bulks: dict[str, list[str]] = {}  # bulk pairing id -> its games (CreateGame bulk_id)
 
     def game(self, gid: str) -> GameView | None:
         return self.games.get(gid)
@@ -658,6 +671,8 @@ class ReadModel:
                     return
                 view = self.games[gid] = GameView(gid)
             view.apply(msg)
+            if msg.type == "CreateGame" and msg.payload.bulk_id is not None:
+                self.bulks.setdefault(msg.payload.bulk_id, []).append(gid)
             if (msg.type == "GameCommandRejected" and msg.payload.command_type == "CreateGame"
                     and msg.payload.code != "already-exists" and view.status == "created"):
                 del self.games[gid]  # the creation was refused: the game does not exist

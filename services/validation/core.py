@@ -57,7 +57,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import re
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
@@ -72,9 +71,8 @@ from contracts.messages import (
     TournamentCreated, VoidMove, PlayStarted, StartPlay,
 )
 from shared.rules import chess as rules
-from shared.domain.timecontrol import ClockError, TimeControl
 from shared.rules.games import (
-    VOID_REASONS, GoMoveError, MoveError, Position, go_kwargs, go_settings, position, start_fen,
+    CreationRefused, resolve_creation, VOID_REASONS, GoMoveError, MoveError, Position, go_kwargs, go_settings, position, start_fen,
 )
 
 _OTHER = {"white": "black", "black": "white"}
@@ -88,8 +86,6 @@ WAIT_REFUSED = (SubmitMove, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, MarkD
 from shared.service import Core, Emit, handled_types
 
 
-#: Game ids the pairing service gives tournament games; CreateGame may not take them.
-TOURNAMENT_GAME_ID = re.compile(r"^.+-r\d+-b\d+$")
 
 
 @dataclass
@@ -302,30 +298,10 @@ class ValidationCore(Core):
     def _on_CreateGame(self, msg, p: CreateGame):
         if p.game_id in self.games:
             return [self._reject(msg, p, "already-exists", f"game {p.game_id} already exists")]
-        if TOURNAMENT_GAME_ID.match(p.game_id):
-            return [self._reject(msg, p, "invalid", f"game ids of the form <tournament>-r<round>-b<board> "
-                                                    f"are reserved for tournament games: {p.game_id}")]
-        if p.white == p.black:
-            return [self._reject(msg, p, "invalid", "white and black must be different players")]
-        go: dict = {}
         try:
-            if p.game == "go":
-                go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap, p.stone_removal_s)
-        except ValueError as e:  # settings no game can be played with: 422 at the gateway
-            return [self._reject(msg, p, "malformed", f"bad Go settings: {e}")]
-        try:
-            pos = position(p.game, p.start_fen, **go)
-        except ValueError as e:
-            return [self._reject(msg, p, "invalid", f"bad start FEN or Go settings: {e}")]
-        if go:
-            go["void_moves"] = p.void_moves
-        over = pos.status()
-        if over != "ongoing":
-            return [self._reject(msg, p, "invalid", f"the start position is already over: {over}")]
-        try:
-            TimeControl.parse(p.time_control)
-        except ClockError as e:
-            return [self._reject(msg, p, "invalid", f"bad time control: {e}")]
+            pos, go = resolve_creation(p)
+        except CreationRefused as e:
+            return [self._reject(msg, p, e.code, e.reason)]
         # GameStarted records CreateGame's settings (declared there), the position and Go's resolved
         return self._create(GameStarted(**p.model_dump(exclude={"start_fen", *GoSettings.model_fields}),
                                         start_fen=pos.fen(), **go), msg.at_ms)

@@ -33,6 +33,8 @@ result; else blank.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from contracts.envelope import Envelope
 from contracts.messages import PlayerRegistered, StandingsUpdated, TournamentCreated
 from shared.domain.trf import (
@@ -135,7 +137,11 @@ def export_trf(messages: list[Envelope], tournament_id: str) -> str:
     return write_trf(tournament_of(messages, tournament_id))
 
 
-def record_trf(t: TournamentRecord, standings: StandingsUpdated | None) -> str:
+def record_trf(t: TournamentRecord, standings: StandingsUpdated | None, private: bool = True) -> str:
     """TRF-16 text of a tournament record already folded (the gateway's read model) with its
-    latest ``standings`` (None: no rank column), as :func:`export_trf` writes it."""
-    return write_trf(_tournament(t, standings))
+    latest ``standings`` (None: no rank column), as :func:`export_trf` writes it;
+    ``private=False``: the players' FIDE ids, birth dates and sex left blank."""
+    trf = _tournament(t, standings)
+    if not private:
+        trf.players = [replace(x, fide_id="", birth="", sex="") for x in trf.players]
+    return write_trf(trf)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from contracts.messages import TOPICS
+from contracts.messages import LOG_TOPICS, TOPICS
 from services.tools.embedded import arbiter_client
 from tests.integration.tournament_steps import paired_round
 
@@ -83,6 +83,11 @@ async def test_a_round_waits_for_its_start_and_the_clock_runs_from_it():
         assert sorted(m.stream for m in starts) == sorted(f"game-{b['game_id']}.round" for b in rd["boards"])
         played = [m for m in msgs if m.type == "PlayStarted" and m.payload.game_id == gid]
         assert len(played) == 1 and played[0].at_ms == T0 + 600_000
+        # the audit re-derives every decision, the starts included, and finds the chains whole
+        from services.tools.audit import audit
+
+        differences = await audit(await c.arbiter_log.read_many(LOG_TOPICS))
+        assert differences == [], differences[:3]
 
 
 async def test_the_default_starts_clocks_at_the_pairing_and_refuses_begin_round():

@@ -5,6 +5,9 @@ stream; the clocks then run from that command's receive time (FIDE 1994 art. 12.
 from __future__ import annotations
 
 import asyncio
+import uuid
+
+import pytest
 
 from contracts.messages import LOG_TOPICS, TOPICS
 from services.tools.embedded import arbiter_client
@@ -42,11 +45,22 @@ async def _clock(c, gid: str) -> dict:
 
 
 async def test_a_round_waits_for_its_start_and_the_clock_runs_from_it():
+    await _round_waits("memory", "w")
+
+
+@pytest.mark.kafka
+async def test_a_round_waits_for_its_start_on_kafka(kafka_bus):
+    """The same on Kafka: the tournament process writes the StartPlay commands into the game
+    commands topic in its transaction, the game process decides them in each game's order."""
+    await _round_waits(kafka_bus, f"w{uuid.uuid4().hex[:6]}")
+
+
+async def _round_waits(bus: str, w: str) -> None:
     now = Clock()
-    async with arbiter_client("memory", ticks=False, now_ms=now) as c:
-        await _event(c, "w", round_start="on-command")
-        assert (await c.post("/tournaments/w/rounds", json={"round": 1})).status_code == 200
-        rd = await paired_round(c, "w", 1)
+    async with arbiter_client(bus, ticks=False, now_ms=now) as c:
+        await _event(c, w, round_start="on-command")
+        assert (await c.post(f"/tournaments/{w}/rounds", json={"round": 1})).status_code == 200
+        rd = await paired_round(c, w, 1)
         assert rd["begun"] is False and len(rd["boards"]) == 2
         b1 = rd["boards"][0]
         gid, white = b1["game_id"], b1["white"]
@@ -59,26 +73,26 @@ async def test_a_round_waits_for_its_start_and_the_clock_runs_from_it():
         r = await c.post(f"/games/{gid}/absence", json={"player_id": b1["black"]})
         assert r.status_code == 409 and r.json()["code"] == "not-started", r.text
         # round 2 cannot be paired, round 2 cannot begin
-        r = await c.post("/tournaments/w/rounds/start", json={"round": 2})
+        r = await c.post(f"/tournaments/{w}/rounds/start", json={"round": 2})
         assert r.status_code == 409 and "not paired" in r.json()["detail"]
         # the start: 10 minutes after the pairing
         now.ms = T0 + 600_000
-        r = await c.post("/tournaments/w/rounds/start", json={"round": 1})
+        r = await c.post(f"/tournaments/{w}/rounds/start", json={"round": 1})
         assert r.status_code == 200 and r.json()["event"] == "RoundBegun", r.text
         assert r.json()["game_ids"] == [b["game_id"] for b in rd["boards"]]
         g = await _clock(c, gid)
         assert g["waiting"] is False
         assert g["clock"]["running"] == "white" and g["clock"]["white_ms"] == 302_000  # 300 s + 2 s
         assert g["clock"]["deadline_ms"] == T0 + 600_000 + 302_000  # from the start, not the pairing
-        assert (await c.get("/tournaments/w")).json()["rounds"][0]["begun"] is True
+        assert (await c.get(f"/tournaments/{w}")).json()["rounds"][0]["begun"] is True
         now.ms = T0 + 610_000
         r = await c.post(f"/games/{gid}/moves", json={"player_id": white, "move": "e4"})
         assert r.status_code == 200, r.text
         # a second start is refused, nothing written
-        r = await c.post("/tournaments/w/rounds/start", json={"round": 1})
+        r = await c.post(f"/tournaments/{w}/rounds/start", json={"round": 1})
         assert r.status_code == 409 and "already begun" in r.json()["detail"]
         # the log: one StartPlay per game, on the game's own command stream, before its PlayStarted
-        msgs = await c.arbiter_log.read_many(TOPICS)
+        msgs = [m for m in await c.arbiter_log.read_many(TOPICS) if m.aggregate.startswith((f"game-{w}-", f"tournament-{w}"))]
         starts = [m for m in msgs if m.type == "StartPlay"]
         assert sorted(m.stream for m in starts) == sorted(f"game-{b['game_id']}.round" for b in rd["boards"])
         played = [m for m in msgs if m.type == "PlayStarted" and m.payload.game_id == gid]
@@ -86,7 +100,8 @@ async def test_a_round_waits_for_its_start_and_the_clock_runs_from_it():
         # the audit re-derives every decision, the starts included, and finds the chains whole
         from services.tools.audit import audit
 
-        differences = await audit(await c.arbiter_log.read_many(LOG_TOPICS))
+        differences = await audit([m for m in await c.arbiter_log.read_many(LOG_TOPICS)
+                                   if m.aggregate.startswith((f"game-{w}-", f"tournament-{w}"))])
         assert differences == [], differences[:3]
 
 

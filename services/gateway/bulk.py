@@ -121,24 +121,35 @@ def _games(gw: Any, body: BulkBody, bulk_id: str) -> tuple[list[CreateGame], lis
     return out, errors
 
 
+def _caller(gw: Any, ctx: Any) -> Principal:
+    """The caller's principal (:meth:`Gateway.caller`); 409 ``identity-off`` without identity."""
+    if gw.jwt_secret is None:
+        raise HTTPError(409, "identity is off (ARBITER_JWT_SECRET is not set): bulk pairing "
+                             "checks every player's token", code="identity-off")
+    return gw.caller(ctx)
+
+
+def _bulk(gw: Any, ctx: Any, bulk_id: str) -> tuple[list, Any]:
+    """The game views of bulk ``bulk_id`` (404 ``not-found`` for none) and the actor its
+    creator or the administrator acts as (403 ``not-your-bulk`` for anyone else)."""
+    views = [g for gid in gw.rm.bulks.get(bulk_id, ()) if (g := gw.rm.game(gid)) is not None]
+    if not views:
+        raise HTTPError(404, f"no such bulk pairing: {bulk_id}")
+    return views, identity.may_start_bulk(_caller(gw, ctx), views[0].created_by)
+
+
 def bulk_router(GW: Any, CONTEXT: Any, send_outcome: Any) -> APIRouter:
     """The bulk pairing routes; ``GW``/``CONTEXT``: the gateway's dependencies;
     ``send_outcome(cmd, resp) -> JSONResponse``: the gateway's answer to a published command."""
     router = APIRouter(tags=["bulk pairing"])
     reserved: set[str] = set()  # bulk ids being published by this process
 
-    def caller(gw: Any, ctx: Any) -> Principal:
-        if gw.jwt_secret is None:
-            raise HTTPError(409, "identity is off (ARBITER_JWT_SECRET is not set): bulk pairing "
-                                 "checks every player's token", code="identity-off")
-        return gw.caller(ctx)
-
     @router.post("/bulk-pairings")
     async def create_bulk(body: BulkBody, ctx=CONTEXT, gw=GW) -> JSONResponse:
         """Check every player's token and every game, then create them all (201), or none:
         422 ``bad-players`` with ``errors`` (index, seat, code, detail), 409 ``already-exists``,
         401/403 for the caller; ``dry_run``: 200 with the games it would create."""
-        p = caller(gw, ctx)
+        p = _caller(gw, ctx)
         tid = body.tournament_id
         t = gw.rm.tournament(tid) if tid else None
         if tid and t is None:
@@ -168,22 +179,11 @@ def bulk_router(GW: Any, CONTEXT: Any, send_outcome: Any) -> APIRouter:
                              "games": [{**g, "status_code": s} for g, s in zip(games, outcomes)]},
                             status_code=201)
 
-    def bulk_games(gw: Any, bulk_id: str) -> list:
-        views = [g for gid in gw.rm.bulks.get(bulk_id, ()) if (g := gw.rm.game(gid)) is not None]
-        if not views:
-            raise HTTPError(404, f"no such bulk pairing: {bulk_id}")
-        return views
-
-    def owner(gw: Any, ctx: Any, views: list) -> Any:
-        p = caller(gw, ctx)
-        return identity.may_start_bulk(p, views[0].created_by)
-
     @router.get("/bulk-pairings/{bulk_id}")
     async def bulk_status(bulk_id: str, ctx=CONTEXT, gw=GW) -> dict:
         """Every game of the bulk: status (``waiting`` for its start), result, reason, clocks,
         moves made; the creator's or the administrator's (403 ``not-your-bulk``)."""
-        views = bulk_games(gw, bulk_id)
-        owner(gw, ctx, views)
+        views, _ = _bulk(gw, ctx, bulk_id)
         return {"bulk_id": bulk_id, "games": [game_summary(g) for g in views],
                 "counts": {s: sum(g.status == s for g in views) for s in ("created", "ongoing", "ended")},
                 "waiting": sum(g.waiting for g in views)}
@@ -193,8 +193,7 @@ def bulk_router(GW: Any, CONTEXT: Any, send_outcome: Any) -> APIRouter:
         """Start every game of the bulk still waiting (StartPlay each: the clocks run from
         this request's receive time); the creator or the administrator. Answer: the games
         started and each command's status."""
-        views = bulk_games(gw, bulk_id)
-        actor = owner(gw, ctx, views)
+        views, actor = _bulk(gw, ctx, bulk_id)
         todo = [g for g in views if g.waiting and not g.over]
         sent = await asyncio.gather(*(gw.send(StartPlay(game_id=g.game_id), f"game-{g.game_id}", actor,
                                               at_ms=None, wait=ctx.wait, correlation=None) for g in todo))

@@ -44,7 +44,7 @@ async def gateway(now):
     try:
         async with app.router.lifespan_context(app):
             async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as c:
-                c.log = log
+                c.log, c.app = log, app
                 yield c
     finally:
         await system.stop()

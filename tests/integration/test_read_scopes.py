@@ -84,3 +84,21 @@ async def test_private_fields_only_for_the_events_officials_and_integrators():
             for path in ("/tournaments/pub/events?follow=false", "/feeds/event/pub?follow=false&since=0"):
                 types = [m["type"] for m in json.loads((await c.get(path, headers=h)).text)]
                 assert ("PlayerRegistered" in types) == shown and "RoundPaired" in types, (path, who)
+
+
+async def test_a_websocket_feed_takes_its_token_in_the_query_and_is_refused_without_it():
+    from tests.e2e.test_feeds import Tap
+
+    async with gateway(Clock()) as c:
+        org_token = tok("organiser", "olga")
+        await _event(c, "priv", auth(org_token), public=False)
+        app = c.app
+        async with Tap(app, "websocket", "/feeds/event/priv", query="since=0") as tap:
+            await tap.until(lambda t: t.close_code is not None)
+        assert tap.close_code == 4401 and tap.refusal["code"] == "read-scope"
+        player = tok("player", "p1", events=("priv",))
+        for token, registrations in ((player, False), (org_token, True)):
+            async with Tap(app, "websocket", "/feeds/event/priv", query=f"since=0&access_token={token}") as tap:
+                await tap.until(lambda t: any(ty == "RoundPaired" for _, ty in t.items))
+            assert tap.status == 101
+            assert any(ty == "PlayerRegistered" for _, ty in tap.items) == registrations

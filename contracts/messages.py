@@ -195,6 +195,15 @@ class CreateTournament(_TCmd, GoSettings):
     #: Swiss (FIDE Dutch, C.04.3 E.5): the colour the first board's higher-ranked
     #: player gets in round 1 (the initial colour; TRF ``XXC white1``/``black1``).
     initial_colour: Literal["white", "black"] = "white"
+    #: when a paired round's clocks start: ``auto`` at the pairing (RoundPaired; online events'
+    #: custom, the default), or ``on-command``: pairings are published first and the games wait,
+    #: moves refused (``not-started``), until the organiser or an arbiter of the event sends
+    #: BeginRound (FIDE Laws 1994 art. 12.3: White's clock is started at the time set for the start)
+    round_start: Literal["auto", "on-command"] = "auto"
+    #: published: anyone reads the event, its games and feeds (a federation's public pages);
+    #: False: only those its scope covers (the gateway's read scopes: organiser, arbiters,
+    #: players and integrators of the event)
+    public: bool = True
 
 
 class RegisterPlayer(_TCmd):
@@ -251,6 +260,14 @@ class StartRound(_TCmd):
     boards: tuple[ManualBoard, ...] | None = None
     bye: PlayerId | None = None
     requested_byes: dict[PlayerId, RequestedBye] = Field(default_factory=dict)
+
+
+class BeginRound(_TCmd):
+    """Start round ``round`` of an event whose rounds start ``on-command``: its games' clocks
+    start now (the command's receive time). Refused (``invalid``) for an event whose rounds
+    start at the pairing, a round not paired, or a round already begun."""
+
+    round: int = Field(ge=1, le=99)
 
 
 class WithdrawPlayer(_TCmd):
@@ -311,7 +328,8 @@ class _TEvt(Payload):
 #: or recorded before events named it: the 2023 text; ``initial_colour`` white before it).
 TournamentCreated = _recorded(
     "TournamentCreated", CreateTournament, _TEvt,
-    loose=("system", "seeding", "team_format", "playoff_decider", "late_entries", "initial_colour"),
+    loose=("system", "seeding", "team_format", "playoff_decider", "late_entries", "initial_colour",
+           "round_start"),
     required=("system", "rounds", "time_control", "tiebreaks"))
 
 
@@ -428,6 +446,15 @@ class StandingsUpdated(_TEvt):
     teams: tuple[TeamStandingRow, ...] = ()
     #: the FIDE tie-break edition of the tie-breaks (TournamentCreated's; None: other rules)
     tiebreak_edition: str | None = None
+
+
+class RoundBegun(_TEvt):
+    """Round ``round`` started (BeginRound): ``game_ids`` are its games, each of which gets a
+    StartPlay command on its own stream (``game-<id>.round``), so the clock starts in the
+    game's own command order (DESIGN.md invariant 1)."""
+
+    round: int
+    game_ids: tuple[str, ...]
 
 
 class TournamentFinished(_TEvt):
@@ -588,6 +615,19 @@ class CreateGame(_GCmd, GoSettings):
     game: GameKind = "chess"
     natural_limit_moves: int = Field(default=60, ge=1, le=60)
     repetition_rulings: RepetitionRulings = "automatic"
+    #: ``auto``: the clock starts at creation; ``on-command``: the game waits, moves refused
+    #: (``not-started``), until StartPlay (a round begun, or the organiser's or arbiter's
+    #: ``POST /games/{id}/start``)
+    clock_start: Literal["auto", "on-command"] = "auto"
+    #: the bulk pairing that created the game (``POST /bulk-pairings``), None for another
+    bulk_id: GameId | None = None
+
+
+class StartPlay(_GCmd):
+    """Start a waiting game (created with ``clock_start`` ``on-command``): play and its clock
+    start at this command's receive time (PlayStarted, then ClockStarted). Sent by the
+    tournament process for every game of a begun round (stream ``game-<id>.round``), or by the
+    organiser or an arbiter for one game. Refused (``invalid``) for a game not waiting."""
 
 
 class CheckClock(_GCmd):
@@ -768,6 +808,7 @@ class _GEvt(Payload):
 #: 1988 art. 20.3).
 GameStarted = _recorded(
     "GameStarted", CreateGame, _GEvt, required=("time_control",),
+    loose=("clock_start",),
     fields={"start_fen": (str, ...), "replay_of": (str | None, None)},
     doc="""A game starts. Go: ``start_fen`` is the engine's one-line position (``go 9 chinese black
     ...``) and the settings are resolved (size, rules, komi, handicap and, since the stone-removal
@@ -818,7 +859,7 @@ RejectCode = Literal[
     "not-your-turn", "illegal", "game-over", "malformed", "not-a-player", "flag-fallen",
     "no-such-game", "no-draw-offer", "draw-offer-pending", "already-exists", "invalid",
     "ruling-pending", "play-stopped", "not-scoring", "counting", "stone-removal-timeout",
-    "decision-too-large", "clock-paused",
+    "decision-too-large", "clock-paused", "not-started",
 ]
 
 
@@ -1010,6 +1051,11 @@ class EndlessCycleRuled(_GEvt):
     reason: str
     rule: Rule
     replay_game_id: str | None = None
+
+
+class PlayStarted(_GEvt):
+    """A waiting game (GameStarted ``clock_start`` ``on-command``) starts: moves are taken and
+    the clock of the side to move runs from this event (StartPlay)."""
 
 
 class ClockStarted(_GEvt):
@@ -1210,6 +1256,7 @@ PAYLOADS: tuple[type[Payload], ...] = (
     DeadStonesRuled, GameScored, ReportArrival, RuleEndlessCycle, ArrivalReported,
     EndlessCycleFound, EndlessCycleRuled, ArbiterCalled, StoneRemovalExpired,
     PauseClock, ResumeClock, ClockPaused, ClockResumed, StreamsCheckpointed,
+    BeginRound, RoundBegun, StartPlay, PlayStarted,
 )
 
 

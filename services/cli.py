@@ -463,7 +463,7 @@ def export(what: str = typer.Argument(..., help="trf"),
     """Write a tournament as a FIDE TRF-16 file (players, every round's pairings and results,
     points and ranks of the last standings), from the log (--bus) or an export-log file (--log)."""
     from services.tools.logio import export_messages, read_ndjson
-    from services.tools.trfexport import export_trf
+    from shared.domain.trfexport import export_trf
     if what != "trf":
         _fail(f"unknown export {what!r}: trf")
     if (bus is None) == (log is None):

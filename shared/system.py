@@ -10,7 +10,9 @@ Two processes (consumer groups), each on one ordered input:
   tournament game's start, result and penalties to the tournament's command topic
   (RecordGameEvent, :mod:`services.game.forward`).
 - ``tournament``: the pairing and standings cores over the tournament command stream, which
-  holds the organisers' and arbiters' commands and its games' facts in one order.
+  holds the organisers' and arbiters' commands and its games' facts in one order; the starts
+  core hands a begun round's start to each of its games' command streams (StartPlay,
+  :mod:`services.tournament.starts`).
 
 ``System(log)`` hosts any subset of them on ``log``: the demo and the unit tests run all of them
 in one process on the memory log; ``python -m services.<name>`` runs one alone on Kafka (see
@@ -30,7 +32,7 @@ from shared.service import Core, Processor, ServiceHost
 PROCESS_CORES = {
     "game": (("validation", "clock", "adjudication", "penalties", "forward"),
              (GAME_COMMANDS, TOURNAMENT_EVENTS)),
-    "tournament": (("pairing", "standings"), (TOURNAMENT_COMMANDS,)),
+    "tournament": (("pairing", "standings", "starts"), (TOURNAMENT_COMMANDS,)),
 }
 SERVICES = tuple(PROCESS_CORES)
 
@@ -40,6 +42,7 @@ def make_core(name: str) -> Core:
     from services.adjudication.core import AdjudicationCore
     from services.clock.service import ClockCore
     from services.game.forward import ForwardCore
+    from services.tournament.starts import StartsCore
     from services.pairing.service import PairingCore
     from services.penalties.core import PenaltiesCore
     from services.standings.service import StandingsCore
@@ -48,7 +51,7 @@ def make_core(name: str) -> Core:
     return {
         "validation": ValidationCore, "clock": ClockCore, "adjudication": AdjudicationCore,
         "penalties": PenaltiesCore, "pairing": PairingCore, "standings": StandingsCore,
-        "forward": ForwardCore,
+        "forward": ForwardCore, "starts": StartsCore,
     }[name]()
 
 

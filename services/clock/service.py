@@ -48,8 +48,8 @@ from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, ArbiterCalled, ArrivalReported, ClockAdjusted,
     ClockPaused, ClockResumed, ClockStarted, ClockStopped, ClockUpdated, DeadStonesProposed,
     DeadStonesRuled, FlagFell, CheckClock, GameCommandRejected, GameEnded, GameStarted,
-    MoveAccepted, MoveRejected, PauseClock, PenaltyApplied, PlayResumed, ResumeClock, Rule,
-    ScoringAgreed, StoneRemovalExpired,
+    MoveAccepted, MoveRejected, PauseClock, PenaltyApplied, PlayResumed, PlayStarted, ResumeClock,
+    Rule, ScoringAgreed, StoneRemovalExpired,
 )
 from services.clock import core as clk
 from shared.rules.games import rules_of
@@ -85,7 +85,7 @@ class _Removal:
 
 
 #: What the clock acts on (the rest of its inputs passes by without a look).
-_READS = (GameStarted, CheckClock, PauseClock, ResumeClock, MoveAccepted, PlayResumed, ArrivalReported, MoveRejected,
+_READS = (GameStarted, PlayStarted, CheckClock, PauseClock, ResumeClock, MoveAccepted, PlayResumed, ArrivalReported, MoveRejected,
           GameCommandRejected, PenaltyApplied, GameEnded, DeadStonesProposed, ScoringAgreed,
           DeadStonesRuled, ArbiterCalled, FlagFell)
 
@@ -113,6 +113,8 @@ class ClockCore(Core):
     # stands are dropped when they come up. Not a decision input: only what the timer asks.
     deadlines: list[tuple[int, int, str]] = field(default_factory=list)
     removals: dict[str, _Removal] = field(default_factory=dict)  # Go stone-removal timers
+    #: games created ``clock_start`` on-command whose PlayStarted has not come: their GameStarted
+    waiting: dict[str, GameStarted] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
         """What a snapshot keeps: the clocks; the timer's schedule is rebuilt from them."""
@@ -120,6 +122,7 @@ class ClockCore(Core):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("waiting", {})  # a snapshot of older code
         self._schedule()
 
     def _schedule(self) -> None:
@@ -155,11 +158,19 @@ class ClockCore(Core):
     def _handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
         if isinstance(p, GameStarted):
+            if p.clock_start == "on-command":  # the clock waits for the game's PlayStarted
+                self.waiting.setdefault(p.game_id, p)
+                return []
             return self._start(msg, p)
+        if isinstance(p, PlayStarted):
+            started = self.waiting.pop(p.game_id, None)
+            return [] if started is None else self._start(msg, started)
         if isinstance(p, CheckClock):
             return self._check(msg, p)
         if isinstance(p, (PauseClock, ResumeClock)):
             return self._arbiter(msg, p)
+        if isinstance(p, GameEnded):  # a game that ends before it started (an arbiter's result)
+            self.waiting.pop(p.game_id, None)
         g = self.games.get(getattr(p, "game_id", ""))
         if g is None or g.over:
             return []

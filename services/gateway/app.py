@@ -66,13 +66,15 @@ from contracts.messages import (
     DrawLots, FinishTournament, WithdrawPlayer,
     IssuePenalty, MarkDead, OfferDraw, PauseClock, RecordResult, RegisterPlayer, RejectDead,
     ReportAbsence, ReportArrival, Resign, ResumeClock, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
-    PlayerId, envelope,
+    BeginRound, StartPlay, PlayerId, envelope,
 )
 from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import bounds, feeds, identity, readmodel, ui
+from services.gateway import bounds, feeds, identity, readmodel, scopes, ui
+from services.gateway.bulk import bulk_router
+from services.gateway.exports import export_router
 from services.gateway.docs import install_docs
 from services.gateway.errors import GameRefusal, HTTPError, Refusal, TournamentRefusal, error_response, refusals
 from services.gateway.tokens import revocation_router
@@ -158,11 +160,13 @@ CreateTournamentBody = _body("CreateTournamentBody", CreateTournament, optional=
 RegisterPlayerBody = _body("RegisterPlayerBody", RegisterPlayer, drop=("tournament_id",), at_ms=False)
 DrawLotsBody = _body("DrawLotsBody", DrawLots, drop=("tournament_id",), at_ms=False)
 StartRoundBody = _body("StartRoundBody", StartRound, drop=("tournament_id",), at_ms=False)
+BeginRoundBody = _body("BeginRoundBody", BeginRound, drop=("tournament_id",), at_ms=False)
+StartPlayBody = _body("StartPlayBody", StartPlay, drop=("game_id",), at_ms=False)
 LineupBody = _body("LineupBody", SubmitLineup, drop=("tournament_id",), at_ms=False)
 WithdrawBody = _body("WithdrawBody", WithdrawPlayer, drop=("tournament_id",), at_ms=False)
 FinishBody = _body("FinishBody", FinishTournament, drop=("tournament_id",), at_ms=False)
 CorrectionBody = _body("CorrectionBody", CorrectResult, drop=("tournament_id", "game_id"), at_ms=False)
-CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",))
+CreateGameBody = _body("CreateGameBody", CreateGame, optional=("game_id",), drop=("bulk_id",))
 MoveBody = _body("MoveBody", SubmitMove, drop=("game_id",))
 PlayerBody = _body("PlayerBody", Resign, drop=("game_id",))
 ClaimBody = _body("ClaimBody", ClaimDraw, drop=("game_id",))
@@ -194,8 +198,9 @@ class CommandRoute:
     path's game or tournament id, on that aggregate's command stream.
 
     ``role``: ``player`` (the actor is the player the body names; an arbiter's token acts as
-    the arbiter), ``arbiter`` (403 without the arbiter token) or ``organiser`` (the organiser,
-    or the arbiter with the token). ``live``: refused with 409 once the game is over or the
+    the arbiter), ``arbiter`` (403 without the arbiter token), ``organiser`` (the organiser,
+    or the arbiter with the token) or ``official`` (the event's organiser or one of its
+    arbiters; a game outside any event: its creator or an arbiter of every event). ``live``: refused with 409 once the game is over or the
     event finished (else only an unknown id is refused, 404). ``follow``: the answer also
     carries the decision the first event leads to (a claim's ruling, an absence's forfeit), or
     is that decision when it is a rejection."""
@@ -203,7 +208,7 @@ class CommandRoute:
     path: str
     command: type[Payload]
     body: type[BaseModel]
-    role: Literal["player", "arbiter", "organiser"]
+    role: Literal["player", "arbiter", "organiser", "official"]
     live: bool = True
     follow: bool = False
 
@@ -222,9 +227,11 @@ COMMAND_ROUTES = (
     CommandRoute("/tournaments/{tid}/players", RegisterPlayer, RegisterPlayerBody, "organiser"),
     CommandRoute("/tournaments/{tid}/lots", DrawLots, DrawLotsBody, "organiser"),
     CommandRoute("/tournaments/{tid}/rounds", StartRound, StartRoundBody, "organiser"),
+    CommandRoute("/tournaments/{tid}/rounds/start", BeginRound, BeginRoundBody, "official"),
     CommandRoute("/tournaments/{tid}/lineups", SubmitLineup, LineupBody, "organiser"),
     CommandRoute("/tournaments/{tid}/withdrawals", WithdrawPlayer, WithdrawBody, "organiser"),
     CommandRoute("/tournaments/{tid}/finish", FinishTournament, FinishBody, "organiser"),
+    CommandRoute("/games/{gid}/start", StartPlay, StartPlayBody, "official"),
     CommandRoute("/games/{gid}/moves", SubmitMove, MoveBody, "player"),
     CommandRoute("/games/{gid}/resign", Resign, PlayerBody, "player"),
     CommandRoute("/games/{gid}/draw/offer", OfferDraw, PlayerBody, "player"),
@@ -683,7 +690,9 @@ async def tournament_command(gw: Gateway, route: CommandRoute, tid: str, body: B
     route is ``live``); the actor is the organiser (:func:`identity.organiser_actor`)."""
     p = gw.caller(ctx)
     t = live_tournament(gw, tid) if route.live else tournament_or_404(gw, tid)
-    actor = org_actor(gw, ctx.token) if p is None else identity.organiser_actor(p, tid, t.created_by)
+    actor = (org_actor(gw, ctx.token) if p is None
+             else identity.official_actor(p, tid, t.created_by) if route.role == "official"
+             else identity.organiser_actor(p, tid, t.created_by))
     payload = build(route.command, tournament_id=tid, **body.model_dump())
     cmd, resp = await gw.send(payload, f"tournament-{tid}", actor, at_ms=None, wait=ctx.wait,
                               correlation=ctx.correlation)
@@ -695,6 +704,11 @@ def command_actor(gw: Gateway, route: CommandRoute, g: readmodel.GameView, body:
     """The actor of ``route``'s command in game ``g``: identity on (``p``, the caller), the
     principal's role (:func:`game_actor`); off, the arbiter for arbiter routes (403 without the
     token), else the player the body names (the arbiter when the token is presented)."""
+    if route.role == "official":
+        if p is None:
+            return org_actor(gw, ctx.token)
+        t = gw.rm.tournament(g.tournament_id) if g.tournament_id else None
+        return identity.official_actor(p, g.tournament_id, t.created_by if t else g.created_by)
     if p is not None:
         return game_actor(p, route, g, body, at_ms)
     if route.role == "arbiter":
@@ -736,11 +750,13 @@ def command_router(routes: tuple[CommandRoute, ...] = COMMAND_ROUTES) -> APIRout
 
         async def endpoint(route: CommandRoute = route, param: str = param, send=send,
                            **kw: Any) -> JSONResponse:
-            return await send(kw["gw"], route, kw[param], kw["body"], kw["ctx"])
+            return await send(kw["gw"], route, kw[param], kw["body"] or route.body(), kw["ctx"])
 
+        # a command without fields takes no body (or ``{}``)
+        empty = {"default": None} if not route.body.model_fields else {}
         endpoint.__signature__ = Signature([  # type: ignore[attr-defined]
             Parameter(param, Parameter.KEYWORD_ONLY, annotation=str),
-            Parameter("body", Parameter.KEYWORD_ONLY, annotation=route.body),
+            Parameter("body", Parameter.KEYWORD_ONLY, annotation=route.body, **empty),
             Parameter("ctx", Parameter.KEYWORD_ONLY, annotation=CommandContext, default=CONTEXT),
             Parameter("gw", Parameter.KEYWORD_ONLY, annotation=Gateway, default=GW)],
             return_annotation=JSONResponse)
@@ -839,9 +855,10 @@ async def issue_tokens(tid: str, body: IssueTokensBody, ctx: CommandContext = CO
 
 
 @tournaments.get("/tournaments/{tid}")
-async def get_tournament(tid: str, gw: Gateway = GW) -> dict:
-    """The event: settings, status, players with draw numbers, rounds with boards and results."""
-    return tournament_or_404(gw, tid).to_dict(gw.rm.games)
+async def get_tournament(tid: str, request: Request, gw: Gateway = GW) -> dict:
+    """The event: settings, status, players with draw numbers (FIDE ids for the event's
+    private scope: :mod:`.scopes`), rounds with boards and results."""
+    return tournament_or_404(gw, tid).to_dict(gw.rm.games, private=scopes.private_ok(request))
 
 
 @tournaments.get("/tournaments/{tid}/standings")
@@ -1039,9 +1056,11 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                   docs_url=None, redoc_url=None)
     install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
+    app.add_middleware(scopes.ReadScopes)  # read scopes, inside the body limit and CORS
     install_limits(app, limits or HttpLimits())
-    for router in (ops, feeds.feeds_router(GW), tournaments, games, command_router(),
-                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT)):
+    for router in (ops, feeds.feeds_router(GW), export_router(GW), tournaments, games, command_router(),
+                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT),
+                   bulk_router(GW, CONTEXT, outcome)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app

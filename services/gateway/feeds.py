@@ -58,12 +58,13 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NamedTuple
 
-from fastapi import APIRouter, Depends, Header, Path, Query, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response, StreamingResponse
 from prometheus_client import Gauge
 from sse_starlette import EventSourceResponse
 
 from contracts.messages import MESSAGE_TYPES
+from services.gateway import scopes
 from services.gateway.errors import HTTPError
 from services.gateway.readmodel import EVENT_FEED, GameView, ReadModel, Recorded, TournamentView
 
@@ -227,7 +228,7 @@ class Opening(NamedTuple):
 def prepare(gw: Any, key: str, at: Resume) -> Opening:
     """The :class:`Opening` of feed ``key`` of gateway ``gw`` (its read model ``rm``) at
     ``at`` (:func:`start_of`); raises its refusals, before any answer starts."""
-    return Opening(key, _start(gw.rm.history.get(key, []), key, at), parse_types(at.types))
+    return Opening(key, _start(gw.rm.history.get(key, []), key, at), at.wanted())
 
 
 async def subscribed(gw: Any, o: Opening, transport: str, keepalive_s: float | None = None
@@ -267,9 +268,23 @@ class Resume:
     position: str | None = None
     types: str | None = None
     lenient: bool = False
+    hide: frozenset[str] = frozenset()  # types the reader's scope leaves out (:mod:`.scopes`)
+
+    def wanted(self) -> frozenset[str] | None:
+        """The types to deliver (:func:`parse_types` of ``types``, less ``hide``; None: all)."""
+        asked = parse_types(self.types)
+        if not self.hide:
+            return asked
+        return (asked if asked is not None else frozenset(MESSAGE_TYPES)) - self.hide
 
 
-async def resume_params(since: Annotated[str | None, Query(
+def _hidden(conn: Any) -> frozenset[str]:
+    """The message types a reader without the event's private scope does not get: the
+    registrations, which carry FIDE ids, birth dates and sex (:mod:`.scopes`)."""
+    return frozenset() if scopes.private_ok(conn) else frozenset({"PlayerRegistered"})
+
+
+async def resume_params(request: Request, since: Annotated[str | None, Query(
                             max_length=220, description="0 (the whole history), a message's "
                             "<stream>:<seq>, or a seq of the feed's own stream")] = None,
                         types: Annotated[str | None, Query(
@@ -277,7 +292,7 @@ async def resume_params(since: Annotated[str | None, Query(
                         last_event_id: Annotated[str | None, Header(max_length=220)] = None,
                         ) -> Resume:
     """The :class:`Resume` of a stream request (a FastAPI dependency)."""
-    return Resume(last_event_id if last_event_id is not None else since, types)
+    return Resume(last_event_id if last_event_id is not None else since, types, hide=_hidden(request))
 
 
 RESUME = Depends(resume_params)
@@ -288,10 +303,10 @@ def events(gw: Any, key: str, follow: bool, at: Resume, default: str | None = "0
     ``GET /games/{gid}/events`` and ``/tournaments/{tid}/events`` do; None live only) as SSE,
     or (``follow=false``) as a JSON list of what is there. With ``default`` ``0`` a position
     this gateway does not know is the start too (:attr:`Resume.lenient`)."""
-    at = Resume(at.position if at.position is not None else default, at.types, default == "0")
+    at = Resume(at.position if at.position is not None else default, at.types, default == "0", at.hide)
     if follow:
         return sse_response(gw, key, at)
-    wanted = parse_types(at.types)
+    wanted = at.wanted()
     history = gw.rm.history.get(key, [])
     got = history[_start(history, key, at):]
     return Response(f"[{','.join(r.json for r in got if wanted is None or r.type in wanted)}]",
@@ -376,13 +391,13 @@ def _line(d: Recorded | End | None) -> str:
 
 
 async def websocket_feed(ws: WebSocket, gw: Any, kind: str, fid: str, since: str | None,
-                         types: str | None) -> None:
+                         types: str | None, hide: frozenset[str] = frozenset()) -> None:
     """Feed ``kind`` ``fid`` on WebSocket ``ws`` from ``since``: one message per text frame,
     :meth:`End.to_dict` and close code 1013/1001 when the gateway closes it; a refusal is one
     JSON object ``{"detail", "code"}`` and close code 4000 + its HTTP status."""
     await ws.accept()
     try:
-        o = prepare(gw, feed_key(gw.rm, kind, fid), Resume(since, types))
+        o = prepare(gw, feed_key(gw.rm, kind, fid), Resume(since, types, hide=hide))
     except HTTPError as e:
         await ws.send_text(json.dumps({"detail": e.detail, "code": e.extra.get("code") or
                                        {404: "not-found"}.get(e.status, "refused")}))
@@ -427,10 +442,11 @@ Kind = Annotated[Literal["chess", "xiangqi", "go"] | None, Query(description="Th
 
 
 def game_summary(g: GameView) -> dict:
-    """A game in a list: ids, players, status, result and reason, place in its event,
+    """A game in a list: ids, players, status (``waiting``: its clock waits for the start),
+    result and reason, place in its event,
     clocks (ms), moves made, and ``href`` the full resource."""
     return {"game_id": g.game_id, "game": g.game, "white": g.white, "black": g.black,
-            "status": g.status, "result": g.result, "reason": g.reason,
+            "status": g.status, "waiting": g.waiting, "result": g.result, "reason": g.reason,
             "tournament_id": g.tournament_id, "round": g.round, "board": g.board,
             "clock": {k: g.clock.get(k) for k in ("white_ms", "black_ms", "running")},
             "moves": len(g.moves), "href": f"/games/{g.game_id}"}
@@ -491,14 +507,17 @@ def feeds_router(gateway: Any) -> APIRouter:
     router = APIRouter()
 
     @router.get("/games", tags=["games"])
-    async def list_games(status: Literal["created", "ongoing", "ended"] | None = None,
+    async def list_games(request: Request, status: Literal["created", "ongoing", "ended"] | None = None,
                          tournament_id: Id = None, player_id: Id = None, game: Kind = None,
                          round: Annotated[int | None, Query(ge=1, le=99)] = None,
                          limit: Limit = 50, cursor: Cursor = None, gw: Any = gateway) -> dict:
         """Games, filtered: ``status``, ``tournament_id``, ``player_id`` (white or black),
-        ``game``, ``round``; a page of ``limit`` compact summaries and ``next``."""
+        ``game``, ``round``; a page of ``limit`` compact summaries and ``next``. The games
+        of an unpublished event only for its scope (:mod:`.scopes`)."""
+        who = scopes.reader(request)
+
         def fits(g: GameView) -> bool:
-            return ((status is None or g.status == status)
+            return ((status is None or g.status == status) and scopes.visible(gw, who, g.tournament_id)
                     and (tournament_id is None or g.tournament_id == tournament_id)
                     and (player_id is None or player_id in (g.white, g.black))
                     and (game is None or g.game == game) and (round is None or g.round == round))
@@ -506,13 +525,18 @@ def feeds_router(gateway: Any) -> APIRouter:
                     game_summary)
 
     @router.get("/tournaments", tags=["tournaments"])
-    async def list_tournaments(status: Literal["created", "open", "running", "finished"] | None = None,
+    async def list_tournaments(request: Request,
+                               status: Literal["created", "open", "running", "finished"] | None = None,
                                player_id: Id = None, game: Kind = None, limit: Limit = 50,
                                cursor: Cursor = None, gw: Any = gateway) -> dict:
         """Tournaments, filtered: ``status``, ``player_id`` (registered), ``game``; a page
-        of ``limit`` compact summaries and ``next``."""
+        of ``limit`` compact summaries and ``next``. Unpublished events only for their
+        scope (:mod:`.scopes`)."""
+        who = scopes.reader(request)
+
         def fits(t: TournamentView) -> bool:
             return ((status is None or t.status == status) and (game is None or t.game == game)
+                    and scopes.visible(gw, who, t.tournament_id)
                     and (player_id is None or player_id in t.players))
         return page(filter(fits, gw.rm.tournaments.values()), _tournament_order, [""], limit,
                     cursor, tournament_summary)
@@ -536,6 +560,7 @@ def feeds_router(gateway: Any) -> APIRouter:
     async def feed_ws(ws: WebSocket, kind: str, fid: str) -> None:
         """The same feed on a WebSocket (``since`` and ``types`` in the query)."""
         q = ws.query_params
-        await websocket_feed(ws, ws.app.state.gateway, kind, fid, q.get("since"), q.get("types"))
+        await websocket_feed(ws, ws.app.state.gateway, kind, fid, q.get("since"), q.get("types"),
+                             hide=_hidden(ws))
 
     return router

@@ -224,6 +224,47 @@ def with_article(role: str) -> str:
     return f"{'an' if role[:1] in 'aeiou' else 'a'} {role}"
 
 
+def official_actor(p: Principal, tid: str | None, created_by: str | None) -> Actor:
+    """The actor of a command the event's organiser or one of its arbiters may send (a round's
+    start, a waiting game's start): the organiser (:func:`may_organise`; for a game outside any
+    event, its creator) as ``organiser``, an arbiter of the event (:func:`may_arbitrate`) as
+    ``arbiter``; :class:`AuthError` 403 ``not-your-event`` for anyone else."""
+    if may_arbitrate(p, tid):
+        return _actor(p, "arbiter")
+    if may_organise(p, tid, created_by):
+        return _actor(p, "organiser")
+    where = f"event {tid}" if tid else "this game (its creator or an arbiter with events ['*'])"
+    raise AuthError(403, "not-your-event", f"{p.role} {p.sub} neither organises nor arbitrates {where}")
+
+
+def bulk_creator_actor(p: Principal, tid: str | None, created_by: str | None) -> Actor:
+    """The actor creating a bulk pairing's games (in tournament ``tid``, None: outside any):
+    the administrator, an organiser (of ``tid`` when given: :func:`may_organise`) or an
+    integrator (whose token's ``events`` cover ``tid``; outside any event, ``*``), as lichess's
+    bulk pairing is the integrators'. :class:`AuthError` 403 ``organisers-only`` for another
+    role, ``not-your-event`` outside his events."""
+    if p.role not in ("admin", "organiser", "integrator"):
+        raise AuthError(403, "organisers-only", f"bulk pairings are created by organisers, "
+                                                f"integrators and the administrator, not a {p.role}")
+    if p.role == "admin" or (p.role == "organiser" and (tid is None or may_organise(p, tid, created_by))):
+        return _actor(p, "organiser")
+    if p.role == "integrator" and p.in_event(tid):
+        return Actor(kind="integrator", id=p.sub)
+    where = f"event {tid}" if tid else "games outside any event (a token with events ['*'])"
+    raise AuthError(403, "not-your-event", f"{p.role} {p.sub} may not pair {where}")
+
+
+def may_start_bulk(p: Principal, creator: str | None) -> Actor:
+    """The actor starting a bulk pairing's waiting games: the administrator, or its creator
+    (``creator``: the CreateGame actor, ``kind:id``). :class:`AuthError` 403 ``not-your-bulk``."""
+    if p.role == "admin":
+        return _actor(p, "arbiter")
+    kind = "organiser" if p.role == "organiser" else p.role
+    if creator == f"{kind}:{p.sub}":
+        return Actor(kind=kind, id=p.sub)  # type: ignore[arg-type]
+    raise AuthError(403, "not-your-bulk", f"{p.role} {p.sub} did not create this bulk pairing")
+
+
 def creator_actor(p: Principal) -> Actor:
     """The actor creating an event or a game: the administrator or an organiser (who then
     organises what he created); :class:`AuthError` 403 ``organisers-only`` for anyone else."""

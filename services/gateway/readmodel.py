@@ -121,6 +121,9 @@ class GameView(Seats):
         self.go: dict | None = None  # Go: settings, phase, dead-stone proposals, count
         self.code: str | None = None  # the result code of the last ResultCorrected (+-, --, 1-0...)
         self.corrections: list[dict] = []  # ResultCorrected payloads, oldest first
+        self.waiting = False  # created clock_start on-command, PlayStarted not yet seen
+        self.created_by: str | None = None  # the CreateGame's actor, "kind:id" (None: paired)
+        self.bulk_id: str | None = None  # the bulk pairing that created it
 
     # ---------------------------------------------------------------------------------- queries
     @property
@@ -145,6 +148,8 @@ class GameView(Seats):
             "moves": self.move_list(),
             "clock": dict(self.clock),
             "status": self.status,
+            "waiting": self.waiting,
+            "bulk_id": self.bulk_id,
             "result": self.result,
             "reason": self.reason,
             "rule": self.rule,
@@ -307,6 +312,9 @@ class GameView(Seats):
         self.tournament_id, self.round, self.board = p.tournament_id, p.round, p.board
 
     def _on_CreateGame(self, p: Any, msg: Envelope) -> None:
+        if self.created_by is None:
+            self.created_by = f"{msg.actor.kind}:{msg.actor.id}"
+            self.bulk_id = p.bulk_id
         if self.status == "created":
             self._placed(p)
             self.start_fen = self.fen = p.start_fen or STANDARD_FEN
@@ -324,8 +332,12 @@ class GameView(Seats):
         if not self.moves:
             self.fen = p.start_fen
         self.started_at_ms = msg.at_ms
+        self.waiting = getattr(p, "clock_start", "auto") == "on-command" and not self.moves
         if self.status == "created":
             self.status = "ongoing"
+
+    def _on_PlayStarted(self, p: Any, msg: Envelope) -> None:
+        self.waiting = False
 
     def _on_MoveAccepted(self, p: Any, msg: Envelope) -> None:
         self.moves[p.ply] = Move(p.ply, p.san, p.uci, p.colour, p.player_id, msg.at_ms, p.wxf,
@@ -433,6 +445,7 @@ class TournamentView:
         self.tiebreak_edition: str | None = None
         self.status = "created"  # created -> open -> running -> finished
         self.standings: dict | None = None
+        self.standings_payload: Any = None  # the latest StandingsUpdated (TRF ranks)
         self.standings_withheld: str | None = None
         self.game: str = "chess"
         self.pending_creates = 0  # CreateTournament commands not yet answered
@@ -441,6 +454,9 @@ class TournamentView:
         self.created_by: str | None = None
         self.creations: dict[str, str] = {}
         self.created_cause: str | None = None
+        self.round_start = "auto"  # when paired rounds start (TournamentCreated's round_start)
+        self.begun: set[int] = set()  # rounds begun (RoundBegun)
+        self.public = True  # published (CreateTournament's ``public``): anyone reads it
 
     @property
     def players(self) -> dict[str, PlayerRegistered]:
@@ -452,7 +468,9 @@ class TournamentView:
         """The rounds paired, round 1 first."""
         return self.record.rounds if self.record is not None else []
 
-    def to_dict(self, games: dict[str, GameView] | None = None) -> dict:
+    def to_dict(self, games: dict[str, GameView] | None = None, private: bool = True) -> dict:
+        """The event as ``GET /tournaments/{tid}`` answers it; ``private=False``: the players'
+        FIDE ids blank (the gateway's read scopes)."""
         return {
             "tournament_id": self.tournament_id,
             "name": self.name,
@@ -463,16 +481,21 @@ class TournamentView:
             "tiebreaks": list(self.tiebreaks),
             "tiebreak_edition": self.tiebreak_edition,
             "status": self.status,
-            "players": self.player_list(),
+            "round_start": self.round_start,
+            "public": self.public,
+            "players": self.player_list(private),
             "rounds": [self._round_dict(r, games) for r in self.rounds],
         }
 
-    def player_list(self) -> list[dict]:
-        """Each registered player: :data:`PLAYER_FIELDS`, ``withdrawn_from`` (the first round
-        missed, None) and ``number`` (the drawn lot, else the registration order)."""
+    def player_list(self, private: bool = True) -> list[dict]:
+        """Each registered player: :data:`PLAYER_FIELDS` (``private=False``: ``fide_id``
+        None), ``withdrawn_from`` (the first round missed, None) and ``number`` (the drawn
+        lot, else the registration order)."""
         rec = self.record
         numbers = (rec.numbers if rec is not None else None) or {}
-        return [{**{k: getattr(x, k) for k in PLAYER_FIELDS}, "withdrawn_from": rec.withdrawn.get(pid),
+        shown = PLAYER_FIELDS if private else tuple(k for k in PLAYER_FIELDS if k != "fide_id")
+        return [{**dict.fromkeys(PLAYER_FIELDS), **{k: getattr(x, k) for k in shown},
+                 "withdrawn_from": rec.withdrawn.get(pid),
                  "number": numbers.get(pid, i)}
                 for i, (pid, x) in enumerate(self.players.items(), start=1)]
 
@@ -487,6 +510,7 @@ class TournamentView:
                            "result": g.result if g else None, "reason": g.reason if g else None,
                            "status": g.status if g else None, "code": self.record.result(b.game_id)})
         return {"round": r.round, "boards": boards, "bye": r.bye, "manual": r.manual,
+                "begun": self.round_start == "auto" or r.round in self.begun,
                 "requested_byes": dict(r.requested_byes),
                 "withdrawn_boards": [{"white": b.white, "black": b.black} for b in r.withdrawn_boards]}
 
@@ -534,7 +558,9 @@ class TournamentView:
             if self.status == "created":
                 self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
                 self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
+                self.public = self.public and p.public  # the strictest while creations pend
         elif t == "TournamentCreated":
+            self.public = getattr(p, "public", True)
             self.pending_creates = max(0, self.pending_creates - 1)
             self.created_cause = str(msg.causation_id)
             self.created_by = self.creations.get(self.created_cause)
@@ -542,16 +568,20 @@ class TournamentView:
             self.name, self.system, self.planned_rounds = p.name, p.system, p.rounds
             self.time_control, self.tiebreaks = p.time_control, list(p.tiebreaks)
             self.game, self.tiebreak_edition = p.game, p.tiebreak_edition
+            self.round_start = getattr(p, "round_start", "auto")
             if self.status == "created":
                 self.status = "open"
         elif t == "RoundPaired":
             if self.status in ("created", "open"):
                 self.status = "running"
+        elif t == "RoundBegun":
+            self.begun.add(p.round)
         elif (t == "TournamentCommandRejected" and p.code == "decision-too-large"
               and msg.stream.endswith(".standings")):
             self.standings_withheld = p.reason
         elif t == "StandingsUpdated":
             self.standings_withheld = None
+            self.standings_payload = p
             self.standings = {"round": p.round, "order": list(p.order), "tiebreak_edition": p.tiebreak_edition,
                               "rows": [r.model_dump(mode="json") for r in p.rows],
                               "teams": [r.model_dump(mode="json") for r in p.teams]}
@@ -587,6 +617,7 @@ class ReadModel:
         self.applied = 0
         self.records = Records()  # the tournament records (crosstables), fed every message
         self.revoked = Revocations()
+        self.bulks: dict[str, list[str]] = {}  # bulk pairing id -> its games (CreateGame bulk_id)
 
     def game(self, gid: str) -> GameView | None:
         return self.games.get(gid)
@@ -640,6 +671,8 @@ class ReadModel:
                     return
                 view = self.games[gid] = GameView(gid)
             view.apply(msg)
+            if msg.type == "CreateGame" and msg.payload.bulk_id is not None:
+                self.bulks.setdefault(msg.payload.bulk_id, []).append(gid)
             if (msg.type == "GameCommandRejected" and msg.payload.command_type == "CreateGame"
                     and msg.payload.code != "already-exists" and view.status == "created"):
                 del self.games[gid]  # the creation was refused: the game does not exist

@@ -49,7 +49,7 @@ from contracts.messages import (
     DrawLots, GameEnded, LineupSubmitted, LotsDrawn, ManualBoard, PlayerRegistered, PlayerWithdrawn,
     RegisterPlayer, ResultCorrected, RoundPaired, Rule, StartRound, SubmitLineup,
     TournamentCommandRejected, TournamentCreated, TournamentRejectCode, TournamentFinished,
-    WithdrawPlayer, FinishTournament, GameStarted, PenaltyApplied,
+    WithdrawPlayer, FinishTournament, GameStarted, PenaltyApplied, BeginRound, RoundBegun,
 )
 from services.pairing import core as pc, creation
 from shared.domain.grades import initial_mms, normalise_grade, rank_value
@@ -57,7 +57,7 @@ from shared.domain.knockout import KNOCKOUTS, knockout_bracket
 from shared.domain.teams import canonical_team, team_key, team_match_rounds, team_rosters
 from shared.domain.tiebreaks import default_ruleset, tiebreak_edition
 from shared.errors import StandingsError
-from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord
+from shared.domain.record import KeepsRecords, SWISS_SYSTEMS, Records, TournamentRecord, pairing_order
 from shared.service import Core, Emit
 
 BERGER_RULE = Rule(game="chess", ruleset="xiangqi-1999-appendix-1",
@@ -88,6 +88,14 @@ class _Tournament(TournamentRecord):
     match); ``numbers`` also holds the 积分编排制's draw numbers fixed by round 1."""
 
     lineups: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)
+    begun: set[int] = field(default_factory=set)  # rounds begun (RoundBegun)
+
+    def apply(self, p) -> None:
+        """The record's fold (:meth:`TournamentRecord.apply`), plus the rounds begun."""
+        if isinstance(p, RoundBegun):  # (a record pickled by older code has no ``begun``)
+            self.__dict__.setdefault("begun", set()).add(p.round)
+        else:
+            super().apply(p)
 
     def absent(self, rnd: int, requested: dict[str, str] | None = None) -> dict[str, str]:
         """Players not to be paired in round ``rnd`` and their TRF letter: withdrawn (``-``,
@@ -368,6 +376,24 @@ class PairingCore(KeepsRecords, Core):
                          rule=rule.model_copy(update={"game": t.created.game}),
                          requested_byes=dict(p.requested_byes), **extra)
         return out + [self._emit(ev)] + self._maybe_finish(p.tournament_id)
+
+    def _on_BeginRound(self, msg, p: BeginRound):
+        """Start a paired round of an event whose rounds start ``on-command``: RoundBegun with
+        the round's games (each then gets its StartPlay, :mod:`services.tournament.starts`).
+        Refused when the event is finished (``closed``), starts its rounds at the pairing, the
+        round is not paired or has already begun (``invalid``)."""
+        t = self.tournaments[p.tournament_id]
+        if t.finished:
+            return self._reject(msg, "closed", f"tournament {p.tournament_id} is finished")
+        if getattr(t.created, "round_start", "auto") != "on-command":
+            return self._reject(msg, "invalid", f"the rounds of {p.tournament_id} start when they are "
+                                                "paired (round_start auto)")
+        if p.round > len(t.rounds):
+            return self._reject(msg, "invalid", f"round {p.round} is not paired yet")
+        if p.round in getattr(t, "begun", ()):
+            return self._reject(msg, "invalid", f"round {p.round} has already begun")
+        games = tuple(b.game_id for b in t.rounds[p.round - 1].boards)
+        return [self._emit(RoundBegun(tournament_id=p.tournament_id, round=p.round, game_ids=games))]
 
     def _manual(self, t: _Tournament, p: StartRound):
         ids = [x.player_id for x in t.players]
@@ -676,8 +702,3 @@ def entry_form(p: RegisterPlayer, teams: list[str | None]) -> RegisterPlayer:
     team = None if p.team is None else canonical_team(p.team, teams)
     return p.model_copy(update={"grade": grade, "team": team})
 
-
-def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:
-    """The Swiss systems' pairing-number order (FIDE C.04.2: rating, higher first, then name);
-    also the start numbers of an exported TRF."""
-    return sorted(players, key=lambda x: (-(x.rating or 0), x.name))

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
     GAME_COMMANDS, GAME_EVENTS, AbsenceReported, ArrivalReported, DrawClaimRejected, GameCommandRejected, GameEnded,
-    GameStarted, IssuePenalty, MoveAccepted, PenaltyApplied,
+    GameStarted, IssuePenalty, MoveAccepted, PenaltyApplied, PlayStarted,
 )
 from shared.rules import chess as rules
 from shared.rules.games import rules_of
@@ -75,7 +75,9 @@ class PenaltiesCore(Core):
             return self._issue(msg, p, g)
         if g is None or g.over:
             return []
-        if isinstance(p, MoveAccepted):
+        if isinstance(p, PlayStarted):  # a waiting game: lateness counts from its start
+            g.started_ms = msg.at_ms
+        elif isinstance(p, MoveAccepted):
             g.moved.add(p.colour)
         elif isinstance(p, GameEnded):
             g.over = True
@@ -204,5 +206,5 @@ class PenaltiesCore(Core):
                             f"(default time {g.default_time_s} s)")]
 
 
-PenaltiesCore.reads = frozenset({GameStarted, IssuePenalty, MoveAccepted, GameEnded, DrawClaimRejected,
+PenaltiesCore.reads = frozenset({GameStarted, PlayStarted, IssuePenalty, MoveAccepted, GameEnded, DrawClaimRejected,
                                  AbsenceReported, ArrivalReported})  # what handle() acts on

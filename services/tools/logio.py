@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from contracts.envelope import Envelope, key_of
 from contracts.messages import LOG_TOPICS, GameStarted, RoundPaired, parse_message
-from shared.eventlog.base import Deduper, open_log
+from shared.eventlog.base import applied_once, open_log  # applied_once: read here by its users
 
 
 def read_ndjson(path: str | Path) -> list[Envelope]:
@@ -35,18 +35,6 @@ def read_ndjson(path: str | Path) -> list[Envelope]:
         except ValueError as e:
             raise ValueError(f"line {i} of {path}: not a valid Arbiter message: "
                              f"{str(e).splitlines()[0]}") from None
-    return out
-
-
-def applied_once(messages: list[Envelope]) -> list[Envelope]:
-    """``messages`` without the repeats a consumer skips: a (``stream``, ``seq``) at or below
-    one already seen on that stream (:class:`shared.eventlog.base.Deduper`), e.g. a log file
-    written twice (``cat L L``) or a redelivery. Order kept; pure."""
-    d, out = Deduper(), []
-    for m in messages:
-        if not d.seen(m):
-            d.mark(m)
-            out.append(m)
     return out
 
 

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import re
 
 from contracts.envelope import Envelope, stream_for
 from contracts.messages import (
@@ -69,21 +68,24 @@ from contracts.messages import (
     ArbiterCalled, GameCommandRejected, GameEnded, GameStarted, GoSettings, MarkDead, MoveAccepted, MoveRejected, OfferDraw,
     PlayResumed, RecordResult, RejectDead, RepetitionRuled, ReportAbsence, Resign, Resigned,
     ResultRecorded, RoundPaired, RuleDeadStones, ScoringAgreed, StoneRemovalExpired, SubmitMove,
-    TournamentCreated, VoidMove,
+    TournamentCreated, VoidMove, PlayStarted, StartPlay,
 )
 from shared.rules import chess as rules
-from shared.domain.timecontrol import ClockError, TimeControl
 from shared.rules.games import (
-    VOID_REASONS, GoMoveError, MoveError, Position, go_kwargs, go_settings, position, start_fen,
+    CreationRefused, resolve_creation, VOID_REASONS, GoMoveError, MoveError, Position, go_kwargs, go_settings, position, start_fen,
 )
 
 _OTHER = {"white": "black", "black": "white"}
 
+#: Commands a waiting game (created ``clock_start`` on-command, StartPlay not yet taken)
+#: refuses with ``not-started``: play and the lateness of 1988 art. 23 / 1999 art. 21 count
+#: from its start; a resignation, an arbiter's result or penalty still go.
+WAIT_REFUSED = (SubmitMove, OfferDraw, AcceptDraw, DeclineDraw, ClaimDraw, MarkDead, AcceptDead,
+                RejectDead, ReportAbsence, ReportArrival)
+
 from shared.service import Core, Emit, handled_types
 
 
-#: Game ids the pairing service gives tournament games; CreateGame may not take them.
-TOURNAMENT_GAME_ID = re.compile(r"^.+-r\d+-b\d+$")
 
 
 @dataclass
@@ -113,6 +115,7 @@ class Game(rules.Seats):
     cycle_found: bool = False  # Go: adjudication reported an endless cycle (1988 art. 20.3)
     counting: bool = False  # Go: dead stones agreed or ruled, adjudication's count is due
     removal_deadline_ms: int | None = None  # Go: players' dead-stone commands after it are refused
+    waiting: bool = False  # created ``clock_start`` on-command, StartPlay not yet taken
 
     @property
     def removal_limit_ms(self) -> int:
@@ -131,7 +134,8 @@ class Game(rules.Seats):
     def of(cls, p: GameStarted, at_ms: int) -> Game:
         return cls(p.game_id, p.white, p.black, position(p.game, p.start_fen, **go_kwargs(p)),
                    last_ms=at_ms, limit=p.natural_limit_moves, rulings=p.repetition_rulings,
-                   void_moves=p.void_moves, started=p, started_ms=at_ms)
+                   void_moves=p.void_moves, started=p, started_ms=at_ms,
+                   waiting=p.clock_start == "on-command")
 
     @property
     def scoring(self) -> bool:
@@ -228,8 +232,37 @@ class ValidationCore(Core):
 
     def handle(self, msg: Envelope) -> list[Emit]:
         p = msg.payload
+        if isinstance(p, WAIT_REFUSED) and (g := self.games.get(p.game_id)) is not None \
+                and g.waiting and not g.over:
+            return [self._not_started(msg, p)]
         h = getattr(self, "_on_" + type(p).__name__, None)
         return h(msg, p) if h else []
+
+    def _not_started(self, msg: Envelope, p) -> Emit:
+        """The refusal of a command a waiting game does not take yet (:data:`WAIT_REFUSED`)."""
+        reason = f"game {p.game_id} has not started: its round waits for the start (StartPlay)"
+        if isinstance(p, SubmitMove):
+            return Emit(stream_for(f"game-{p.game_id}"), MoveRejected(
+                game_id=p.game_id, player_id=p.player_id, move=p.move, code="not-started", reason=reason))
+        return self._reject(msg, p, "not-started", reason)
+
+    def _on_StartPlay(self, msg, p: StartPlay):
+        """A waiting game starts at this command's event time (PlayStarted; the clock follows):
+        refused for an unknown game, one over, one not waiting, or a time before its last event."""
+        g = self.games.get(p.game_id)
+        if g is None and msg.stream.endswith(".round"):  # its round's start came before its
+            self.__dict__.setdefault("early", {})[p.game_id] = msg.at_ms  # RoundPaired: see _create
+            return []
+        if g is None:
+            return [self._reject(msg, p, "no-such-game", f"no game {p.game_id}")]
+        if g.over:
+            return [self._reject(msg, p, "game-over", "the game is over")]
+        if not g.waiting:
+            return [self._reject(msg, p, "invalid", f"game {p.game_id} is not waiting for its start")]
+        if (late := _backwards(msg, g)):
+            return [self._reject(msg, p, "invalid", late)]
+        g.waiting, g.started_ms, g.last_ms = False, msg.at_ms, msg.at_ms
+        return [Emit(stream_for(f"game-{p.game_id}"), PlayStarted(game_id=p.game_id))]
 
     # --------------------------------------------------------------------------- creation
     def _on_TournamentCreated(self, msg, p: TournamentCreated):
@@ -257,37 +290,18 @@ class ValidationCore(Core):
                 time_control=t.time_control if t else "-", tournament_id=p.tournament_id,
                 round=p.round, board=b.board, default_time_s=t.default_time_s if t else 3600,
                 game=game, natural_limit_moves=t.natural_limit_moves if t else 60,
-                repetition_rulings=t.repetition_rulings if t else "automatic", **go),
+                repetition_rulings=t.repetition_rulings if t else "automatic",
+                clock_start=getattr(t, "round_start", "auto") if t else "auto", **go),
                 msg.at_ms)
         return out
 
     def _on_CreateGame(self, msg, p: CreateGame):
         if p.game_id in self.games:
             return [self._reject(msg, p, "already-exists", f"game {p.game_id} already exists")]
-        if TOURNAMENT_GAME_ID.match(p.game_id):
-            return [self._reject(msg, p, "invalid", f"game ids of the form <tournament>-r<round>-b<board> "
-                                                    f"are reserved for tournament games: {p.game_id}")]
-        if p.white == p.black:
-            return [self._reject(msg, p, "invalid", "white and black must be different players")]
-        go: dict = {}
         try:
-            if p.game == "go":
-                go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap, p.stone_removal_s)
-        except ValueError as e:  # settings no game can be played with: 422 at the gateway
-            return [self._reject(msg, p, "malformed", f"bad Go settings: {e}")]
-        try:
-            pos = position(p.game, p.start_fen, **go)
-        except ValueError as e:
-            return [self._reject(msg, p, "invalid", f"bad start FEN or Go settings: {e}")]
-        if go:
-            go["void_moves"] = p.void_moves
-        over = pos.status()
-        if over != "ongoing":
-            return [self._reject(msg, p, "invalid", f"the start position is already over: {over}")]
-        try:
-            TimeControl.parse(p.time_control)
-        except ClockError as e:
-            return [self._reject(msg, p, "invalid", f"bad time control: {e}")]
+            pos, go = resolve_creation(p)
+        except CreationRefused as e:
+            return [self._reject(msg, p, e.code, e.reason)]
         # GameStarted records CreateGame's settings (declared there), the position and Go's resolved
         return self._create(GameStarted(**p.model_dump(exclude={"start_fen", *GoSettings.model_fields}),
                                         start_fen=pos.fen(), **go), msg.at_ms)
@@ -299,10 +313,19 @@ class ValidationCore(Core):
         return []
 
     def _create(self, started: GameStarted, at_ms: int) -> list[Emit]:
+        """The game's GameStarted; a waiting tournament game whose round's StartPlay came
+        first (read from the game commands before its RoundPaired from the tournament events)
+        starts at once, PlayStarted dated at that StartPlay as in the other order."""
         if started.game_id in self.games:
             return []
-        self.games[started.game_id] = Game.of(started, at_ms)
-        return [Emit(stream_for(f"game-{started.game_id}"), started)]
+        g = self.games[started.game_id] = Game.of(started, at_ms)
+        out = [Emit(stream_for(f"game-{started.game_id}"), started)]
+        early = self.__dict__.get("early", {}).pop(started.game_id, None)
+        if early is not None and g.waiting:
+            g.waiting = False
+            g.started_ms = g.last_ms = max(at_ms, early)
+            out.append(Emit(out[0].stream, PlayStarted(game_id=started.game_id), at_ms=g.started_ms))
+        return out
 
     # ----------------------------------------------------------------------------- moves
     def _on_SubmitMove(self, msg, p: SubmitMove):
@@ -538,7 +561,8 @@ class ValidationCore(Core):
             game_id=p.game_id, ruling=p.ruling, reason=p.reason, rule=g.pos.RULES[key],
             replay_game_id=replay))]
         if replay is not None:
-            out += self._create(g.started.model_copy(update={"game_id": replay, "replay_of": p.game_id}),
+            out += self._create(g.started.model_copy(update={"game_id": replay, "replay_of": p.game_id,
+                                                             "clock_start": "auto"}),
                                 msg.at_ms)
         return out
 

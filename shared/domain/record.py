@@ -320,3 +320,9 @@ def annulled_withdrawals(player_ids: Iterable[str], games: Iterable[tuple[int, s
 
 __all__ = ["Cell", "GameResults", "KINDS", "KeepsRecords", "ROUND_ROBINS", "Records", "SWISS_SYSTEMS",
            "TournamentRecord", "annulled_withdrawals"]
+
+
+def pairing_order(players: list[PlayerRegistered]) -> list[PlayerRegistered]:
+    """The Swiss systems' pairing-number order (FIDE C.04.2: rating, higher first, then name);
+    also the start numbers of an exported TRF."""
+    return sorted(players, key=lambda x: (-(x.rating or 0), x.name))

@@ -156,6 +156,18 @@ class Deduper:
             self._last[msg.stream] = msg.seq
 
 
+def applied_once(messages: list[Envelope]) -> list[Envelope]:
+    """``messages`` without the repeats a consumer skips: a (``stream``, ``seq``) at or below
+    one already seen on that stream (:class:`Deduper`), e.g. a log file written twice
+    (``cat L L``) or a redelivery. Order kept; pure."""
+    d, out = Deduper(), []
+    for m in messages:
+        if not d.seen(m):
+            d.mark(m)
+            out.append(m)
+    return out
+
+
 def open_log(bus: str) -> EventLog:
     """Build an event log from a ``--bus`` value: ``memory`` or ``kafka://HOST:PORT``.
 

@@ -13,6 +13,7 @@ decision (``checkmate``, ``timeout``, ``absence`` ...) to the article of that ga
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from contracts.messages import Rule
 from shared.rules import chess as chess_rules
 from shared.rules import xiangqi
 from shared.rules.chess import MoveError
+from shared.errors import RulesError
 
 __all__ = ["GAMES", "MoveError", "Played", "Position", "GoPosition", "GoMoveError", "position",
            "rules_of", "start_fen", "go_settings", "go_rule_map", "go_kwargs", "go_score_rule"]
@@ -737,3 +739,52 @@ def start_fen(game: str) -> str:
     if game == "go":
         return GoPosition().fen()
     return xiangqi.START_FEN if game == "xiangqi" else chess.STARTING_FEN
+
+
+#: Game ids the pairing service gives tournament games (``<tournament>-r<round>-b<board>``):
+#: a CreateGame may not take them.
+TOURNAMENT_GAME_ID = re.compile(r"^.+-r\d+-b\d+$")
+
+
+class CreationRefused(RulesError):
+    """Why a CreateGame cannot create its game: ``code`` (``invalid`` or ``malformed``, the
+    codes of GameCommandRejected) and ``reason``."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code, self.reason = code, reason
+
+
+def resolve_creation(p: Any) -> tuple[Position, dict]:
+    """The start position and resolved Go settings (``void_moves`` included; empty for chess
+    and xiangqi) of CreateGame ``p``, or :class:`CreationRefused`: a tournament game's id,
+    one player on both seats, impossible Go settings (``malformed``), a bad start FEN, a start
+    position already over, a time control that does not parse. The validation service's rule,
+    which the gateway's bulk pairing checks before it publishes anything."""
+    from shared.domain.timecontrol import ClockError, TimeControl
+
+    if TOURNAMENT_GAME_ID.match(p.game_id):
+        raise CreationRefused("invalid", f"game ids of the form <tournament>-r<round>-b<board> "
+                                         f"are reserved for tournament games: {p.game_id}")
+    if p.white == p.black:
+        raise CreationRefused("invalid", "white and black must be different players")
+    go: dict = {}
+    try:
+        if p.game == "go":
+            go = go_settings(p.board_size, p.go_rules, p.komi, p.handicap, p.stone_removal_s)
+    except ValueError as e:  # settings no game can be played with: 422 at the gateway
+        raise CreationRefused("malformed", f"bad Go settings: {e}") from None
+    try:
+        pos = position(p.game, p.start_fen, **go)
+    except ValueError as e:
+        raise CreationRefused("invalid", f"bad start FEN or Go settings: {e}") from None
+    if go:
+        go["void_moves"] = p.void_moves
+    over = pos.status()
+    if over != "ongoing":
+        raise CreationRefused("invalid", f"the start position is already over: {over}")
+    try:
+        TimeControl.parse(p.time_control)
+    except ClockError as e:
+        raise CreationRefused("invalid", f"bad time control: {e}") from None
+    return pos, go

@@ -15,7 +15,7 @@ from contracts.messages import TOPICS
 from shared.domain.trf import RoundEntry, parse_trf, read_trf
 from services.tools.embedded import arbiter_client
 from services.tools.logio import select
-from services.tools.trfexport import export_trf
+from shared.domain.trfexport import export_trf
 from services.tools.trfimport import import_trf
 
 TRFS = {

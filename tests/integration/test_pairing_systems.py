@@ -136,7 +136,7 @@ async def test_a_hosted_swiss_exports_as_a_trf_that_reads_back(tmp_path):
     from contracts.messages import TOPICS
     from shared.domain.trf import parse_trf
     from services.tools.logio import select
-    from services.tools.trfexport import export_trf
+    from shared.domain.trfexport import export_trf
 
     async with arbiter_client("memory", ticks=False) as c:
         tid = "trfx"

@@ -23,7 +23,7 @@ from shared.domain.trf import parse_trf
 from services.tools.embedded import arbiter_client
 from services.tools.host import HostError, host_record
 from services.tools.logio import select
-from services.tools.trfexport import export_trf
+from shared.domain.trfexport import export_trf
 from services.tools.trfimport import import_trf
 from shared.domain.record import SWISS_SYSTEMS
 from tests.integration.test_go_tournament_replay import BLACK_SETUP, WHITE_SETUP

@@ -10,7 +10,7 @@ async def _export(c, tid: str):
     from contracts.messages import TOPICS
     from shared.domain.trf import parse_trf
     from services.tools.logio import select
-    from services.tools.trfexport import export_trf
+    from shared.domain.trfexport import export_trf
     text = export_trf(select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}"), tid)
     return text, {p.name: p for p in parse_trf(text).players}
 

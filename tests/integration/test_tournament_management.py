@@ -25,7 +25,7 @@ async def _exported(c, tid: str):
     from contracts.messages import TOPICS
     from shared.domain.trf import parse_trf
     from services.tools.logio import select
-    from services.tools.trfexport import export_trf
+    from shared.domain.trfexport import export_trf
 
     msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{tid}")
     return parse_trf(export_trf(msgs, tid))

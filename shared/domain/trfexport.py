@@ -1,11 +1,11 @@
-"""``arbiter export trf``: a tournament's log as a FIDE TRF-16 file.
+"""A tournament as a FIDE TRF-16 file (``arbiter export trf``, the gateway's ``GET /tournaments/{tid}/trf``).
 
 The tournament's messages (``export-log``'s selection: its stream and every game it paired) are
 folded into the tournament record (:class:`shared.domain.record.TournamentRecord`, the table
 the standings and the crosstable read), whose cells become the round entries of
 :class:`shared.domain.trf.Tournament`, written by :func:`shared.domain.trf.write_trf`. A
 message repeated in the log (same stream and seq) is applied once
-(:func:`services.tools.logio.applied_once`).
+(:func:`shared.eventlog.base.applied_once`).
 
 Start numbers: the players' ``start_number`` when every player has a distinct one (an imported
 TRF keeps its own), else the pairing numbers of the Swiss systems (rating, higher first, then
@@ -33,14 +33,15 @@ result; else blank.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from contracts.envelope import Envelope
 from contracts.messages import PlayerRegistered, StandingsUpdated, TournamentCreated
-from services.pairing.service import pairing_order
 from shared.domain.trf import (
     RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, entries_from_cells, write_trf,
 )
-from services.tools.logio import applied_once
-from shared.domain.record import Records, TournamentRecord
+from shared.domain.record import Records, TournamentRecord, pairing_order
+from shared.eventlog.base import applied_once
 
 
 def _split_header(line: str) -> tuple[str, str]:
@@ -88,6 +89,11 @@ def tournament_of(messages: list[Envelope], tournament_id: str) -> Tournament:
     t = book.get(tournament_id)
     if t is None:
         raise ValueError(f"no tournament {tournament_id} in the log")
+    return _tournament(t, standings)
+
+
+def _tournament(t: TournamentRecord, standings: StandingsUpdated | None) -> Tournament:
+    """The TRF tournament of record ``t``: its ``001`` lines and headers."""
     out = _player_lines(t, standings)
     total = t.created.rounds or len(t.rounds)
     return Tournament(players=out, headers=_headers(t.created, len(out), total), rounds=total)
@@ -129,3 +135,13 @@ def _headers(created: TournamentCreated, players: int, total: int) -> list[tuple
 def export_trf(messages: list[Envelope], tournament_id: str) -> str:
     """TRF-16 text of the tournament (see :func:`tournament_of`)."""
     return write_trf(tournament_of(messages, tournament_id))
+
+
+def record_trf(t: TournamentRecord, standings: StandingsUpdated | None, private: bool = True) -> str:
+    """TRF-16 text of a tournament record already folded (the gateway's read model) with its
+    latest ``standings`` (None: no rank column), as :func:`export_trf` writes it;
+    ``private=False``: the players' FIDE ids, birth dates and sex left blank."""
+    trf = _tournament(t, standings)
+    if not private:
+        trf.players = [replace(x, fide_id="", birth="", sex="") for x in trf.players]
+    return write_trf(trf)

@@ -72,7 +72,7 @@ from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import bounds, feeds, identity, readmodel, ui
+from services.gateway import bounds, console, feeds, identity, readmodel, ui
 from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
 from services.gateway.tokens import revocation_router
@@ -1042,4 +1042,5 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                    revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
+    console.install(app, GW, CONTEXT)  # the arbiter console: /arbiter/attention, /games/{gid}/audit, /ui/arbiter
     return app

@@ -208,10 +208,18 @@ def attention(rm: ReadModel, now_ms: int, covers: Any, tournament_id: str | None
     return items[:limit]
 
 
-def _summary(t: str, p: dict) -> str:
-    """A decision in a few words (its main fields)."""
-    keys = ("result", "reason", "verdict", "kind", "ruling", "san", "colour", "player_id", "dead", "detail")
-    return ", ".join(f"{k} {p[k]}" for k in keys if p.get(k) not in (None, "", [], ()))
+def _summary(p: dict) -> str:
+    """A decision in a few words: its main fields (lists joined by spaces; nested details left
+    to the game's event stream)."""
+    keys = ("result", "reason", "verdict", "must_vary", "kind", "ruling", "san", "colour", "player_id",
+            "black", "white", "dead", "detail")
+    out = []
+    for k in keys:
+        v = p.get(k)
+        if v in (None, "", [], ()) or isinstance(v, dict):
+            continue
+        out.append(f"{k} {' '.join(map(str, v)) if isinstance(v, list) else v}")
+    return ", ".join(out)
 
 
 def _asked_by(m: Any, by_id: dict) -> str | None:
@@ -247,7 +255,7 @@ def game_audit(rm: ReadModel, gid: str) -> dict:
         p = m.payload.model_dump(mode="json")
         rule = p.get("rule") or (p.get("void") or {}).get("rule")
         decisions.append({"stream": m.stream, "seq": m.seq, "type": m.type, "at_ms": m.at_ms,
-                          "by": _asked_by(m, by_id), "rule": rule, "summary": _summary(m.type, p)})
+                          "by": _asked_by(m, by_id), "rule": rule, "summary": _summary(p)})
     g = rm.game(gid)
     diffs = rederive(msgs)
     return {"game_id": gid, "messages": len(msgs), "decisions": decisions, "routine": routine,
@@ -306,7 +314,7 @@ def install(app: FastAPI, gateway: Any, context: Any) -> None:
 
 
 #: The console page's body; ``console.js`` fills it from GET /arbiter/attention.
-CONSOLE_BODY = """
+CONSOLE_BODY = """<link rel="stylesheet" href="/ui/static/console.css">
 <form id="signin" class="signin" hidden>
   <label for="token-input" data-i18n="Arbiter token">Arbiter token</label>
   <input id="token-input" name="token" autocomplete="off">

@@ -75,12 +75,13 @@ def _rules(g: GameView) -> dict[str, Rule]:
 
 def _facts(g: GameView) -> dict[str, Any]:
     """A game's facts as an item shows them: players, event place, status, result, position
-    (FEN; Go: the board rows), the last :data:`LAST_MOVES` moves and the clocks."""
+    (FEN; Go: the board rows), the last :data:`LAST_MOVES` moves, the clocks and the penalties."""
     go = g.go_dict()
     return {"game": g.game, "white": g.white, "black": g.black, "tournament_id": g.tournament_id,
             "round": g.round, "board": g.board, "status": g.status, "result": g.result,
             "reason": g.reason, "fen": g.fen, "go_board": go.get("board") if go else None,
-            "plies": len(g.moves), "moves": g.move_list()[-LAST_MOVES:], "clock": dict(g.clock)}
+            "plies": len(g.moves), "moves": g.move_list()[-LAST_MOVES:], "clock": dict(g.clock),
+            "penalties": list(g.penalties)}
 
 
 def _claims(g: GameView) -> list[Attention]:
@@ -113,7 +114,7 @@ def _repetition(g: GameView) -> list[Attention]:
     facts = {"repetitions": g.repetitions, "ply": plies, "to_move": to_move,
              "player_id": getattr(g, to_move)}
     return [Attention("repetition", g.game_id, True, g.moves[max(g.moves)].at_ms, arts, facts,
-                      ("request-ruling", "result"))]
+                      ("request-ruling", "result", "penalty"))]
 
 
 def _rulings(g: GameView) -> list[Attention]:
@@ -134,7 +135,7 @@ def _dead_stones(g: GameView) -> list[Attention]:
              "ruling": go.get("ruling"), "dead": go.get("dead")}
     disputed = len(props) == 2 and sorted(props["white"]) != sorted(props["black"])
     if not g.over and go.get("phase") == "scoring" and (disputed or go.get("arbiter_called")):
-        return [Attention("dead-stones", g.game_id, True, None, arts, facts, ("rule-dead", "result"))]
+        return [Attention("dead-stones", g.game_id, True, None, arts, facts, ("rule-dead", "result", "penalty"))]
     if go.get("ruling"):
         return [Attention("dead-stones", g.game_id, False, None,
                           (Rule(**go["ruling"]["rule"]), *arts[1:]), facts)]
@@ -150,7 +151,7 @@ def _cycles(g: GameView) -> list[Attention]:
         facts = {**c.found.model_dump(mode="json"),
                  "ruled": c.ruled.model_dump(mode="json") if c.ruled else None}
         out.append(Attention("cycle", g.game_id, live, c.at_ms, tuple(dict.fromkeys(arts)), facts,
-                             ("rule-cycle", "result") if live else ()))
+                             ("rule-cycle", "result", "penalty") if live else ()))
     return out
 
 
@@ -172,7 +173,7 @@ def _absences(g: GameView, now_ms: int) -> list[Attention]:
         out.append(Attention("absence", g.game_id, True, due, (rules["absence"],),
                              {"player_id": getattr(g, running), "colour": running, "due_ms": due,
                               "default_time_s": g.default_time_s, "report": None},
-                             ("report-absence", "result")))
+                             ("report-absence", "result", "penalty")))
     return out
 
 

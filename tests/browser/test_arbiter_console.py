@@ -126,11 +126,20 @@ def test_a_xiangqi_repetition_ruling_request_is_ruled_in_the_console(browser, li
     expect(card.locator(".what")).to_have_text("同一局面已出现3次；按申请裁决：轮到alice（红方）走棋。")
     expect(card.locator(".articles li")).to_have_count(4)
     expect(card.locator(".articles li").nth(1)).to_contain_text("CXA-1999 art. 24.1")
+    # a warning first (xiangqi 1999 art. 18.1), from the penalty form, by keyboard
+    page.select_option(f"#penalty-{gid}-who", "bob")
+    page.select_option(f"#penalty-{gid}-kind", "warning")
+    page.fill(f"#penalty-{gid}-note", "knocking on the table")
+    page.press(f"#penalty-{gid}-note", "Enter")
+    expect(card.locator(".penalties")).to_have_text("警告 bob (xiangqi CXA-1999 art. 18.1: a warning by the game arbiter)", timeout=WAIT_MS)
+    [warning] = _game(d, gid)["penalties"]
+    assert (warning["player_id"], warning["kind"], warning["rule"]["article"]) == ("bob", "warning", "18.1")
+    expect(card.locator(".refusal")).to_have_count(0)
     card.get_by_role("button", name="申请棋例裁决（第24条）").press("Enter")
 
     ruling = page.locator(f'#done-items article[data-game="{gid}"][data-kind="ruling"]')
     expect(ruling).to_be_visible(timeout=WAIT_MS)
-    expect(ruling.locator(".what")).to_contain_text("黑方负")
+    expect(ruling.locator(".what")).to_contain_text("黑方负: black checks on every move of the cycle")
     expect(ruling.locator(".articles li")).to_contain_text("xiangqi CXA-1999 art. 24.1, 26.1")
     claim = page.locator(f'#done-items article[data-game="{gid}"][data-kind="claim"]')
     expect(claim.locator(".what")).to_contain_text("已裁决")

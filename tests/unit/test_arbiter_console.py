@@ -51,7 +51,7 @@ async def test_a_go_dead_stone_dispute_is_open_until_the_arbiter_rules(shared_da
         gid = await disputed_go_game(c, record_moves(shared_data))
         assert (await c.get("/arbiter/attention", headers=NO_TOKEN)).status_code == 403
         [item] = await _items(c, gid)
-        assert (item["kind"], item["open"], item["actions"]) == ("dead-stones", True, ["rule-dead", "result"])
+        assert (item["kind"], item["open"], item["actions"]) == ("dead-stones", True, ["rule-dead", "result", "penalty"])
         assert item["facts"]["proposals"] == {
             "white": ["B1", "C1", "C2", "C3", "C4", "C5", "D1", "D3", "D5", "E2", "E8", "F7"],
             "black": ["E8", "F7"]}
@@ -123,3 +123,21 @@ async def test_a_player_absent_at_the_default_time_is_open_once_it_passed():
         [item] = await _items(c, gid)
         assert (item["kind"], item["open"], item["facts"]["report"]) == ("absence", False, "AbsenceReported")
         assert (await c.get(f"/games/{gid}")).json()["result"] == "0-1"
+
+
+async def test_a_chess_draw_claim_refused_is_listed_with_both_articles():
+    """FIDE 1994 art. 10.10: a threefold claim on a position that has not occurred three times
+    is refused (DrawClaimRejected, with its article); the console lists the claim as decided,
+    ``rejected``, with the claim's article and the refusal's."""
+    async with arbiter_client("memory", ticks=False) as c:
+        gid = f"ch-{uuid.uuid4().hex[:8]}"
+        await _ok(c, "/games", {"game_id": gid, "white": "alice", "black": "bob", "time_control": "600+5"})
+        await _ok(c, f"/games/{gid}/moves", {"player_id": "alice", "move": "e4"})
+        r = await c.post(f"/games/{gid}/draw/claim", json={"player_id": "bob", "reason": "threefold"})
+        assert r.status_code == 200 and r.json()["decision"]["event"] == "DrawClaimRejected", r.text
+        [item] = await _items(c, gid)
+        assert (item["kind"], item["open"], item["facts"]["outcome"], item["facts"]["colour"]) == (
+            "claim", False, "rejected", "black")
+        assert [(a["ruleset"], a["article"]) for a in item["articles"]] == [("FIDE-1994", "10.10"), ("FIDE-1994", "10.13(2)")]
+        assert item["facts"]["answer"]["detail"] == "position occurred 1 time(s)"
+        assert item["game"]["moves"][0]["san"] == "e4" and item["game"]["status"] == "ongoing"

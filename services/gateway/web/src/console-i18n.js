@@ -10,7 +10,7 @@ export const ZH_CONSOLE = {
     "{player} ({side}) claims: {reason}, after move {ply}": "{player}（{side}）申请：{reason}，第{ply}步后",
     "The position has occurred {n} times; rulings on request: {player} ({side}) to move.":
         "同一局面已出现{n}次；按申请裁决：轮到{player}（{side}）走棋。",
-    "white-loses": "红方/白方负", "black-loses": "黑方负", "draw": "和棋", "must-vary": "须变着",
+    "{side} loses": "{side}负", "{side} must vary": "{side}须变着", "draw": "和棋",
     "The arbiter was called": "已请裁判", "Ruled": "裁决",
     "The position after move {ply} occurred {n} times (a cycle of {len} moves; stones taken: black {b}, white {w}).":
         "第{ply}步后的局面已出现{n}次（循环{len}步；提子：黑{b}，白{w}）。",
@@ -29,5 +29,5 @@ export const ZH_CONSOLE = {
     "decision": "决定", "asked by": "申请人", "rule": "规则", "details": "详情",
     "{n} difference(s) found by the re-derivation:": "重新推导发现{n}处差异：",
     "Re-derived by today's code: no difference.": "用当前代码重新推导：没有差异。",
-    "arbiter console": "裁判控制台", "clock": "计时",
+    "arbiter console": "裁判控制台", "penalties": "处罚", "time": "扣时", "bonus": "加时", "forfeit": "判负", "clock": "计时",
 }

@@ -4,7 +4,7 @@
 // with its reason and code); a game's audit (GET /games/{gid}/audit) in a dialog. The read model
 // is the truth: the page reads GET /arbiter/attention again after every action and every 3 s.
 import {createBoard} from "./boards.js"
-import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName} from "./common.js"
+import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf} from "./common.js"
 import {t, setupLanguage, addTranslations} from "./i18n.js"
 import {ZH_CONSOLE} from "./console-i18n.js"
 
@@ -52,10 +52,27 @@ function articles(i) {
         ...i.articles.map((r) => el("li", {className: "rule"}, describeRule(r))))
 }
 
+let clockOffset = 0   // the gateway's epoch ms minus ours
+
+// both clocks of game facts g; the running one counts down (tick() every 200 ms)
 function clocks(g) {
-    const c = g.clock || {}
-    const side = (s) => `${seatWord(g, s)} ${c[`${s}_ms`] == null ? "–" : formatClock(c[`${s}_ms`])}${c.running === s ? " ▶" : ""}`
-    return `${side("white")} · ${side("black")}`
+    const out = el("span", {className: "clocks"})
+    for (const s of ["white", "black"]) {
+        const span = el("span", {className: "clock-of"})
+        span.dataset.side = s
+        span.game = g
+        out.append(span, s === "white" ? " · " : "")
+    }
+    tick(out)
+    return out
+}
+
+function tick(root = document) {
+    for (const span of root.querySelectorAll(".clock-of")) {
+        const g = span.game, s = span.dataset.side
+        const {ms, running} = clockOf(g, s, clockOffset)
+        span.textContent = `${seatWord(g, s)} ${ms == null ? "–" : formatClock(ms)}${running ? " ▶" : ""}`
+    }
 }
 
 function gameFacts(g) {
@@ -64,9 +81,18 @@ function gameFacts(g) {
     return el("dl", {className: "facts-list"},
         el("dt", {}, t("game")), el("dd", {}, `${t(g.game)} · ${g.white} – ${g.black}${where}`),
         el("dt", {}, t("status")), el("dd", {}, `${t(g.status)}${g.result ? " " + g.result : ""}${g.reason ? " (" + t(g.reason) + ")" : ""}`),
-        el("dt", {}, t("clocks")), el("dd", {className: "clocks"}, clocks(g)),
+        el("dt", {}, t("clocks")), el("dd", {}, clocks(g)),
         el("dt", {}, t("moves")), el("dd", {className: "last-moves"}, g.plies > g.moves.length ? `… ${moves}` : moves || "–"),
-        g.game !== "go" ? el("dt", {}, "FEN") : null, g.game !== "go" ? el("dd", {className: "fen"}, g.fen) : null)
+        g.game !== "go" ? el("dt", {}, "FEN") : null, g.game !== "go" ? el("dd", {className: "fen"}, g.fen) : null,
+        g.penalties.length ? el("dt", {}, t("penalties")) : null,
+        g.penalties.length ? el("dd", {className: "penalties"}, g.penalties.map((p) => `${t(p.kind)} ${p.player_id} (${describeRule(p.rule)})`).join("; ")) : null)
+}
+
+// a 棋例 ruling's verdict in words
+function verdict(g, f) {
+    if (f.verdict.endsWith("-loses")) return t("{side} loses", {side: sideName(g, f.verdict.split("-")[0])})
+    if (f.verdict === "must-vary") return t("{side} must vary", {side: sideName(g, f.must_vary)})
+    return t(f.verdict)
 }
 
 // the kind's own facts, as a sentence
@@ -74,9 +100,9 @@ function kindFacts(i) {
     const f = i.facts, g = i.game
     switch (i.kind) {
     case "claim": return t("{player} ({side}) claims: {reason}, after move {ply}", {player: f.player_id, side: sideName(g, f.colour), reason: t(f.reason), ply: f.ply})
-        + ` — ${t(f.outcome)}` + (f.answer && (f.answer.detail || f.answer.verdict) ? `: ${f.answer.detail || t(f.answer.verdict)}` : "")
+        + ` — ${t(f.outcome)}` + (f.answer ? `: ${f.answer.verdict ? verdict(g, f.answer) + "; " : ""}${f.answer.detail || ""}` : "")
     case "repetition": return t("The position has occurred {n} times; rulings on request: {player} ({side}) to move.", {n: f.repetitions, player: f.player_id, side: sideName(g, f.to_move)})
-    case "ruling": return `${t(f.verdict)}${f.must_vary ? " (" + sideName(g, f.must_vary) + ")" : ""}: ${f.detail}`
+    case "ruling": return `${verdict(g, f)}: ${f.detail}`
     case "dead-stones": return Object.entries(f.proposals || {}).map(([c, d]) => t("{side} proposes as dead: {stones}", {side: sideName(g, c), stones: d.join(" ") || t("none")})).join("; ")
         + (f.arbiter_called ? ` ${t("The arbiter was called")}: ${t(f.arbiter_called.reason)} ${f.arbiter_called.detail || ""}` : "")
         + (f.ruling ? `. ${t("Ruled")}: ${(f.dead || []).join(" ")} — ${f.ruling.reason}` : "")
@@ -84,7 +110,7 @@ function kindFacts(i) {
         + (f.ruled ? ` ${t("Ruled")}: ${t(f.ruled.ruling)} — ${f.ruled.reason}` : "")
     case "absence": return f.report ? `${t(f.report)}: ${f.player_id} (${sideName(g, f.colour)})${f.late_ms != null ? " " + t("late {s} s", {s: Math.round(f.late_ms / 1000)}) : ""}`
         : t("{player} ({side}) has not moved; the default time ({s} s) has passed.", {player: f.player_id, side: sideName(g, f.colour), s: f.default_time_s})
-    case "flag": return t("{side}'s flag fell", {side: sideName(g, f.colour)}) + ` (${clocks({...g, clock: {white_ms: f.white_ms, black_ms: f.black_ms}})})`
+    case "flag": return t("{side}'s flag fell", {side: sideName(g, f.colour)}) + ` (${seatWord(g, "white")} ${formatClock(f.white_ms)} · ${seatWord(g, "black")} ${formatClock(f.black_ms)})`
     }
     return ""
 }
@@ -298,5 +324,7 @@ $("signin").addEventListener("submit", (e) => {
 })
 $("signin").hidden = !!me.token
 setupLanguage(() => render())
+serverClock().then((off) => { clockOffset = off })
+setInterval(() => tick(), 200)
 refresh()
 setInterval(refresh, POLL_MS)

@@ -141,3 +141,13 @@ async def test_a_chess_draw_claim_refused_is_listed_with_both_articles():
         assert [(a["ruleset"], a["article"]) for a in item["articles"]] == [("FIDE-1994", "10.10"), ("FIDE-1994", "10.13(2)")]
         assert item["facts"]["answer"]["detail"] == "position occurred 1 time(s)"
         assert item["game"]["moves"][0]["san"] == "e4" and item["game"]["status"] == "ongoing"
+
+
+async def test_one_events_console_is_the_console_with_the_event_chosen():
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.get("/ui/tournaments/open-1/arbiter?lang=zh&token=T")
+        assert (r.status_code, r.headers["location"]) == (307, "/ui/arbiter?event=open-1&lang=zh&token=T")
+        page = await c.get("/ui/arbiter")
+        assert page.status_code == 200 and '<script type="module" src="/ui/static/console.js">' in page.text
+        assert 'href="/ui/static/console.css"' in page.text
+        assert (await c.get("/ui/static/console.css")).status_code == 200

@@ -431,11 +431,13 @@ class GameView(Seats):
         if self.rule is None:
             self.rule = p.rule.model_dump(mode="json")
 
-    def _answer_claim(self, answer: Any) -> None:
-        """The oldest pending claim (of the answer's player, when it names one) is answered."""
+    def _answer_claim(self, answer: Any, reason: str | None = None) -> None:
+        """The oldest pending claim (of the answer's player, when it names one; of ``reason``,
+        when given) is answered."""
         who = getattr(answer, "player_id", None)
         for i, c in enumerate(self.claims):
-            if c.answer is None and (who is None or c.claimed.player_id == who):
+            if (c.answer is None and (who is None or c.claimed.player_id == who)
+                    and (reason is None or c.claimed.reason == reason)):
                 self.claims[i] = c._replace(answer=answer)
                 return
 
@@ -460,7 +462,7 @@ class GameView(Seats):
     _on_ArrivalReported = _on_AbsenceReported
 
     def _on_GameEnded(self, p: Any, msg: Envelope) -> None:
-        self._answer_claim(p)
+        self._answer_claim(p, p.reason)  # a claim upheld ends the game with the claim's reason
         self.score = p.score or self.score
         self.result, self.reason = p.result, p.reason
         self.rule = p.rule.model_dump(mode="json")

@@ -151,3 +151,17 @@ async def test_one_events_console_is_the_console_with_the_event_chosen():
         assert page.status_code == 200 and '<script type="module" src="/ui/static/console.js">' in page.text
         assert 'href="/ui/static/console.css"' in page.text
         assert (await c.get("/ui/static/console.css")).status_code == 200
+
+
+async def test_a_chess_threefold_claim_upheld_is_listed_as_upheld_10_10():
+    async with arbiter_client("memory", ticks=False) as c:
+        gid = f"ch-{uuid.uuid4().hex[:8]}"
+        await _ok(c, "/games", {"game_id": gid, "white": "alice", "black": "bob", "time_control": "600+5"})
+        for i, mv in enumerate("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8".split()):
+            await _ok(c, f"/games/{gid}/moves", {"player_id": ["alice", "bob"][i % 2], "move": mv})
+        r = await c.post(f"/games/{gid}/draw/claim", json={"player_id": "alice", "reason": "threefold"})
+        assert r.json()["decision"]["event"] == "GameEnded", r.text
+        [item] = await _items(c, gid)
+        assert (item["kind"], item["open"], item["facts"]["outcome"]) == ("claim", False, "upheld")
+        assert [(a["ruleset"], a["article"]) for a in item["articles"]] == [("FIDE-1994", "10.10")]
+        assert (item["game"]["result"], item["game"]["reason"]) == ("1/2-1/2", "threefold")

@@ -123,7 +123,7 @@ def _serve_demo(port: int, seed: int, game: str) -> None:
             urls = d.urls()
             out.print(f"Arbiter demo at [bold]{urls['index']}[/bold] (Ctrl-C stops it)", soft_wrap=True)
             out.print(f"player (you, {'Red' if game == 'xiangqi' else 'White'} against a bot):\n  {urls['player']}", soft_wrap=True)
-            out.print(f"arbiter (chief, every game):\n  {urls['arbiter']}", soft_wrap=True)
+            out.print(f"arbiter (chief, every game; the console):\n  {urls['arbiter']}", soft_wrap=True)
             out.print(f"spectator (bots' live games; no token):\n  {urls['spectator']}", soft_wrap=True)
             out.print(f"spectator, the bots' event (live boards, standings, crosstable):\n  {urls['event']}", soft_wrap=True)
             out.print(f"tokens (Authorization: Bearer ...):\n  player  {d.tokens['player']}\n"

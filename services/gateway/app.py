@@ -72,7 +72,7 @@ from shared.chain import CHAIN_BYTES, canonical_text, chained
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog, Follower
 from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
-from services.gateway import bounds, feeds, identity, readmodel, scopes, ui
+from services.gateway import bounds, console, feeds, identity, readmodel, scopes, ui
 from services.gateway.bulk import bulk_router
 from services.gateway.exports import export_router
 from services.gateway.docs import install_docs
@@ -1063,4 +1063,5 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
                    bulk_router(GW, CONTEXT, outcome)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
+    console.install(app, GW, CONTEXT)  # the arbiter console: /arbiter/attention, /games/{gid}/audit, /ui/arbiter
     return app

@@ -245,7 +245,7 @@ def bulk_creator_actor(p: Principal, tid: str | None, created_by: str | None) ->
     role, ``not-your-event`` outside his events."""
     if p.role not in ("admin", "organiser", "integrator"):
         raise AuthError(403, "organisers-only", f"bulk pairings are created by organisers, "
-                                                f"integrators and the administrator, not a {p.role}")
+                                                f"integrators and the administrator, not {with_article(p.role)}")
     if p.role == "admin" or (p.role == "organiser" and (tid is None or may_organise(p, tid, created_by))):
         return _actor(p, "organiser")
     if p.role == "integrator" and p.in_event(tid):

@@ -14,7 +14,10 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from contracts.envelope import Envelope
-from contracts.messages import IDENTITY, PlayerRegistered, RevokeToken, RoundPaired
+from contracts.messages import (
+    IDENTITY, AbsenceReported, ArrivalReported, DrawClaimed, DrawClaimRejected, EndlessCycleFound,
+    EndlessCycleRuled, FlagFell, GameEnded, PlayerRegistered, RepetitionRuled, RevokeToken, RoundPaired,
+)
 from services.gateway.identity import Revocations
 from shared.domain.record import Cell, Records, TournamentRecord
 from shared.rules.chess import Seats
@@ -88,6 +91,40 @@ class Move(NamedTuple):
         return out
 
 
+class Claim(NamedTuple):
+    """A draw claim or a xiangqi 棋例 ruling request (DrawClaimed, received at ``at_ms``) and its
+    answer: ``answer`` the adjudication's DrawClaimRejected (the claim was wrong), RepetitionRuled
+    (the 棋例 ruling a ``repetition`` request asked for) or GameEnded (the claim upheld); None
+    while pending."""
+
+    claimed: DrawClaimed
+    at_ms: int
+    answer: DrawClaimRejected | RepetitionRuled | GameEnded | None = None
+
+    @property
+    def outcome(self) -> str:
+        """``pending``, ``rejected``, ``ruled`` (a 棋例 ruling) or ``upheld``."""
+        return {None: "pending", "DrawClaimRejected": "rejected", "RepetitionRuled": "ruled",
+                "GameEnded": "upheld"}[type(self.answer).__name__ if self.answer else None]
+
+
+class Cycle(NamedTuple):
+    """Go: an endless cycle adjudication found (EndlessCycleFound, at ``at_ms``) and the
+    arbiter's ruling on it (EndlessCycleRuled; None while due: Chinese rules 1988 art. 20.3)."""
+
+    found: EndlessCycleFound
+    at_ms: int
+    ruled: EndlessCycleRuled | None = None
+
+
+class Presence(NamedTuple):
+    """An arbiter's report that a player is absent (AbsenceReported) or, late, arrived
+    (ArrivalReported), at ``at_ms``."""
+
+    report: AbsenceReported | ArrivalReported
+    at_ms: int
+
+
 class GameView(Seats):
     """What a player, arbiter or spectator sees of one game."""
 
@@ -124,6 +161,16 @@ class GameView(Seats):
         self.waiting = False  # created clock_start on-command, PlayStarted not yet seen
         self.created_by: str | None = None  # the CreateGame's actor, "kind:id" (None: paired)
         self.bulk_id: str | None = None  # the bulk pairing that created it
+        # what an arbiter watches (services.gateway.console): claims and ruling requests, Go's
+        # endless cycles, absences and arrivals, the flag; the last move's repetition count,
+        # the event's 棋例 setting and default time (GameStarted)
+        self.claims: list[Claim] = []
+        self.cycles: list[Cycle] = []
+        self.presence: list[Presence] = []
+        self.flag: FlagFell | None = None
+        self.repetitions: int = 1
+        self.repetition_rulings: str = "automatic"
+        self.default_time_s: int = 0
 
     # ---------------------------------------------------------------------------------- queries
     @property
@@ -328,6 +375,7 @@ class GameView(Seats):
                        "proposals": {}, "dead": None, "ruling": None, "resumptions": [],
                        "count": None}
         self._placed(p)
+        self.repetition_rulings, self.default_time_s = p.repetition_rulings, p.default_time_s
         self.start_fen = p.start_fen
         if not self.moves:
             self.fen = p.start_fen
@@ -348,6 +396,7 @@ class GameView(Seats):
             self.go["proposals"] = {}
         if latest:
             self.fen = p.fen_after
+            self.repetitions = p.repetitions
         if self.draw_offer and self.draw_offer.get("colour") != p.colour:
             self.draw_offer = None  # the opponent moved instead of answering
         if p.status == "checkmate" or (p.status == "stalemate" and self.game == "xiangqi"):
@@ -388,12 +437,44 @@ class GameView(Seats):
         self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=None, deadline_ms=None)
 
     def _on_FlagFell(self, p: Any, msg: Envelope) -> None:
+        self.flag = p
         self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms)
         self._end(None, "timeout")
         if self.rule is None:
             self.rule = p.rule.model_dump(mode="json")
 
+    def _answer_claim(self, answer: Any, reason: str | None = None) -> None:
+        """The oldest pending claim (of the answer's player, when it names one; of ``reason``,
+        when given) is answered."""
+        who = getattr(answer, "player_id", None)
+        for i, c in enumerate(self.claims):
+            if (c.answer is None and (who is None or c.claimed.player_id == who)
+                    and (reason is None or c.claimed.reason == reason)):
+                self.claims[i] = c._replace(answer=answer)
+                return
+
+    def _on_DrawClaimed(self, p: Any, msg: Envelope) -> None:
+        self.claims.append(Claim(p, msg.at_ms))
+
+    def _on_DrawClaimRejected(self, p: Any, msg: Envelope) -> None:
+        self._rejected(p, msg)
+        self._answer_claim(p)
+
+    def _on_EndlessCycleFound(self, p: Any, msg: Envelope) -> None:
+        self.cycles.append(Cycle(p, msg.at_ms))
+
+    def _on_EndlessCycleRuled(self, p: Any, msg: Envelope) -> None:
+        for i, c in enumerate(self.cycles):
+            if c.ruled is None:
+                self.cycles[i] = c._replace(ruled=p)
+
+    def _on_AbsenceReported(self, p: Any, msg: Envelope) -> None:
+        self.presence.append(Presence(p, msg.at_ms))
+
+    _on_ArrivalReported = _on_AbsenceReported
+
     def _on_GameEnded(self, p: Any, msg: Envelope) -> None:
+        self._answer_claim(p, p.reason)  # a claim upheld ends the game with the claim's reason
         self.score = p.score or self.score
         self.result, self.reason = p.result, p.reason
         self.rule = p.rule.model_dump(mode="json")
@@ -409,11 +490,13 @@ class GameView(Seats):
 
     def _on_RepetitionRuled(self, p: Any, msg: Envelope) -> None:
         self.rulings.append(_dump(p))
+        if any(c.answer is None and c.claimed.reason == "repetition" for c in self.claims):
+            self._answer_claim(p)
 
     def _rejected(self, p: Any, msg: Envelope) -> None:
         self.last_rejection = {"type": msg.type, **_dump(p)}
 
-    _on_MoveRejected = _on_GameCommandRejected = _on_DrawClaimRejected = _rejected
+    _on_MoveRejected = _on_GameCommandRejected = _rejected
 
 
 def _cell_text(c: Cell, numbers: dict[str, int]) -> str:

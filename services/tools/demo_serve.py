@@ -53,12 +53,13 @@ class Demo:
     tokens: dict[str, str] = field(default_factory=dict)  # role -> token
     live_games: list[str] = field(default_factory=list)    # the bots' games, oldest first
     events: list[str] = field(default_factory=list)        # the bots' events, oldest first
+    admin: str = ""                                        # the administrator's X-Arbiter-Token
 
     def urls(self) -> dict[str, str]:
         g = f"{self.url}/ui/games/"
         return {"index": f"{self.url}/",
                 "player": f"{g}{self.player_game}?token={self.tokens['player']}",
-                "arbiter": f"{g}{self.player_game}?token={self.tokens['arbiter']}",
+                "arbiter": f"{self.url}/ui/arbiter?token={self.tokens['arbiter']}",
                 "spectator": f"{g}{self.live_games[-1] if self.live_games else self.player_game}?token=",
                 **({"event": f"{self.url}/ui/tournaments/{self.events[-1]}?token="} if self.events else {})}
 
@@ -184,7 +185,8 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
         week = 7 * 86_400
         demo = Demo(url, "you-vs-bot", tokens={
             "player": issue_token(secret, "player", HUMAN, [ALL_EVENTS], ttl_s=week),
-            "arbiter": issue_token(secret, "arbiter", "arbiter1", [ALL_EVENTS], ttl_s=week, chief=True)})
+            "arbiter": issue_token(secret, "arbiter", "arbiter1", [ALL_EVENTS], ttl_s=week, chief=True)},
+            admin=admin)
         c = httpx.AsyncClient(base_url=url, headers={"X-Arbiter-Token": admin}, timeout=60)
         rng = random.Random(seed)
         await _create(c, demo.player_game, HUMAN, BOT, HUMAN_TIME[game], game)

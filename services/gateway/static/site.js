@@ -1,1 +1,1 @@
-import{d as a}from"./chunks/chunk-M4EZLX24.js";a();
+import{d as a}from"./chunks/chunk-UGN3VXTI.js";a();

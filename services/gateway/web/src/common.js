@@ -68,6 +68,12 @@ export function seatWord(g, side) {
     return t(g.game === "xiangqi" && side === "white" ? "red" : side)
 }
 
+// "White" / "Black" / "Red" (xiangqi: Red sits in the white seat), capitalised, in the visitor's language
+export function sideName(g, side) {
+    if (g.game === "xiangqi") return t(side === "white" ? "Red" : "Black")
+    return t(side === "white" ? "White" : "Black")
+}
+
 // An ended game's result: "Game over: 1-0 (reason)"
 export function resultLine(g) {
     return t("Game over: {result}", {result: g.result || t("result pending")}) + (g.reason ? ` (${t(g.reason)})` : "")

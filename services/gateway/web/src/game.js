@@ -2,7 +2,7 @@
 // gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
 import {createBoard, toMove} from "./boards.js"
-import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves, seatWord, endOf} from "./common.js"
+import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves, seatWord, sideName, endOf} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
@@ -44,12 +44,6 @@ function submitMove(move) {
 
 // the notations the gateway reads, as examples
 const PLACEHOLDERS = {chess: "e4, Nf3, e7e8q", xiangqi: "h2e2, C2.5, 炮二平五", go: "D4, pass"}
-
-// xiangqi: Red sits in the white seat
-function sideName(g, side) {
-    if (g.game === "xiangqi") return t(side === "white" ? "Red" : "Black")
-    return t(side === "white" ? "White" : "Black")
-}
 
 function renderStatus(g) {
     const el = $("status")

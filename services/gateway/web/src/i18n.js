@@ -116,3 +116,8 @@ export function setupLanguage(onChange = () => {}) {
         onChange()
     })
 }
+
+// A page's own English -> Chinese texts, added to the shared ones (call before setupLanguage).
+export function addTranslations(zh) {
+    Object.assign(ZH, zh)
+}

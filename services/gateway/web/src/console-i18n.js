@@ -1,0 +1,33 @@
+// The arbiter console's texts in Chinese (English is the key: console.js, console.py).
+export const ZH_CONSOLE = {
+    "Arbiter token": "裁判令牌", "Sign in": "登录", "Event": "赛事", "All events": "全部赛事",
+    "Needs attention now": "待处理事项", "Decided: for review": "已裁决：供复核", "Close": "关闭",
+    "Nothing needs an arbiter now.": "目前没有需要裁判处理的事项。", "No decision to review.": "没有待复核的裁决。",
+    "Claim": "申请（和棋／裁决）", "Repetition: ruling on request": "待判局面（按申请裁决）", "棋例 ruling": "棋例裁决",
+    "Dead-stone dispute": "死活争议", "Endless cycle": "循环局面", "Absence": "缺席", "Flag fell": "超时",
+    "articles": "条款", "clocks": "计时", "Actions": "操作", "Audit": "审计",
+    "pending": "待裁决", "rejected": "已驳回", "ruled": "已裁决", "upheld": "成立",
+    "{player} ({side}) claims: {reason}, after move {ply}": "{player}（{side}）申请：{reason}，第{ply}步后",
+    "The position has occurred {n} times; rulings on request: {player} ({side}) to move.":
+        "同一局面已出现{n}次；按申请裁决：轮到{player}（{side}）走棋。",
+    "{side} loses": "{side}负", "{side} must vary": "{side}须变着", "draw": "和棋",
+    "The arbiter was called": "已请裁判", "Ruled": "裁决",
+    "The position after move {ply} occurred {n} times (a cycle of {len} moves; stones taken: black {b}, white {w}).":
+        "第{ply}步后的局面已出现{n}次（循环{len}步；提子：黑{b}，白{w}）。",
+    "AbsenceReported": "报告缺席", "ArrivalReported": "报告到场", "late {s} s": "迟到{s}秒",
+    "{player} ({side}) has not moved; the default time ({s} s) has passed.": "{player}（{side}）未走棋；已过弃权时限（{s}秒）。",
+    "{side}'s flag fell": "{side}超时",
+    "Take {side}'s proposal": "采用{side}的提议", "Rule the dead stones": "裁定死子",
+    "Dead stones (GTP points)": "死子（GTP坐标）", "Reason": "理由", "Rule": "裁决",
+    "Rule the endless cycle": "裁决循环劫", "Ruling": "裁决", "replay": "重下", "no-result": "无胜负",
+    "Enter a result": "录入结果", "Enter the result": "录入结果", "Penalty": "处罚", "Player": "棋手", "Kind": "类别",
+    "Seconds": "秒数", "Note": "说明", "Apply the penalty": "执行处罚", "warning": "警告",
+    "time-penalty": "扣时", "time-bonus": "对方加时", "foul": "犯规", "loss": "判负", "played-twice": "连走两手",
+    "Correct the result": "更正结果", "Correct": "更正",
+    "Ask for the 棋例 ruling (art. 24)": "申请棋例裁决（第24条）", "Report {player} absent (forfeit)": "报告{player}缺席（判负）",
+    "Audit of {game}": "{game}的审计", "{n} messages; routine decisions not listed: {routine}": "共{n}条消息；未列出的常规决定：{routine}",
+    "decision": "决定", "asked by": "申请人", "rule": "规则", "details": "详情",
+    "{n} difference(s) found by the re-derivation:": "重新推导发现{n}处差异：",
+    "Re-derived by today's code: no difference.": "用当前代码重新推导：没有差异。",
+    "arbiter console": "裁判控制台", "penalties": "处罚", "time": "扣时", "bonus": "加时", "forfeit": "判负", "clock": "计时",
+}

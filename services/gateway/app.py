@@ -76,6 +76,7 @@ from services.gateway import bounds, feeds, identity, readmodel, ui
 from services.gateway.docs import install_docs
 from services.gateway.errors import HTTPError, error_response
 from services.gateway.tokens import revocation_router
+from services.gateway.organiser import organiser_router
 from services.gateway.webhooks import webhook_router
 from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install_limits
 from services.gateway.identity import AuthError, Principal, tokens_equal
@@ -186,6 +187,11 @@ class IssueTokensBody(BaseModel):
     ids: list[PlayerId] = Field(min_length=1, max_length=1000)
     ttl_s: Annotated[int, Strict()] = Field(default=30 * 86_400, ge=60, le=identity.MAX_TTL_S)
     chief: Annotated[bool, Strict()] = False
+
+
+#: The bodies of the endpoints the organiser's pages write through (their forms' schemas).
+ORGANISER_BODIES = {"create": CreateTournamentBody, "register": RegisterPlayerBody, "round": StartRoundBody,
+                    "lots": DrawLotsBody, "finish": FinishBody, "tokens": IssueTokensBody}
 
 
 @dataclass(frozen=True)
@@ -1039,7 +1045,8 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     app.state.gateway = gw
     install_limits(app, limits or HttpLimits())
     for router in (ops, feeds.feeds_router(GW), tournaments, games, command_router(),
-                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT)):
+                   revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT),
+                   organiser_router(GW, ORGANISER_BODIES)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     return app

@@ -1,1 +1,1 @@
-import{d as a}from"./chunks/chunk-M4EZLX24.js";a();
+import{e as a}from"./chunks/chunk-KE5AW5ER.js";a();

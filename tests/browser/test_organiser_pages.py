@@ -146,3 +146,60 @@ def test_the_organiser_pages_in_chinese_and_at_phone_width(browser, live_demo, s
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "organiser-event-zh-phone")
     page.close()
+
+
+def test_lots_tokens_and_a_pairing_by_hand(browser, live_demo, shot):
+    """A round robin of four: the organiser records the lots drawn in the page, issues and
+    prints the players' tokens, and pairs round 1 by hand; the API has what the page sent."""
+    import jwt
+
+    d = live_demo
+    auth = {"authorization": f"Bearer {d.tokens['organiser']}"}
+    tid, ids = "club-rr", ["ann", "ben", "cat", "dan"]
+    r = httpx.post(f"{d.url}/tournaments", headers=auth, timeout=30,
+                   json={"tournament_id": tid, "name": "Club RR", "system": "round-robin", "time_control": "600+5"})
+    assert r.status_code == 200, r.text
+    for i, pid in enumerate(ids):
+        r = httpx.post(f"{d.url}/tournaments/{tid}/players", headers=auth, timeout=30,
+                       json={"player_id": pid, "name": pid.title(), "rating": 2000 - 10 * i})
+        assert r.status_code == 200, r.text
+    page = _organiser_page(browser, d, path=f"/ui/organiser/{tid}")
+    expect(page.locator("#players-table tbody tr")).to_have_count(4, timeout=WAIT_MS)
+    # lots: drawn in the browser, recorded as the page shows them
+    page.click('.tabs a[href="#lots"]')
+    page.click("#draw-random")
+    shown = {pid: int(page.input_value(f"#lot-{pid}")) for pid in ids}
+    assert sorted(shown.values()) == [1, 2, 3, 4]
+    page.click("#record-lots")
+    expect(page.locator("#outcome")).to_have_text("Lots recorded.", timeout=WAIT_MS)
+    assert {p["player_id"]: p["number"] for p in _get(d, f"/tournaments/{tid}")["players"]} == shown
+    # tokens: one a player, scoped to this event, each card with its sign-in link
+    page.click('.tabs a[href="#tokens"]')
+    page.click("#issue-tokens")
+    cards = page.locator(".token-card")
+    expect(cards).to_have_count(4, timeout=WAIT_MS)
+    token = cards.first.locator(".token").inner_text()
+    claims = jwt.decode(token, options={"verify_signature": False})
+    assert (claims["role"], claims["sub"], claims["events"]) == ("player", cards.first.get_attribute("data-player-id"), [tid])
+    expect(cards.first.locator("a")).to_have_attribute("href", f"{d.url}/ui/tournaments/{tid}?token={token}")
+    shot(page, "organiser-tokens-desktop")
+    page.close()
+    # round 1 by hand, at phone width: ann-dan and cat-ben
+    page = _organiser_page(browser, d, path=f"/ui/organiser/{tid}", viewport=PHONE)
+    page.goto(f"{d.url}/ui/organiser/{tid}?lang=en#pairing")
+    expect(page.locator("#pair-auto")).to_have_text("Pair round 1 (round-robin)", timeout=WAIT_MS)
+    expect(page.locator("#pairing > details.byes")).to_be_hidden()  # a round robin pairs everyone
+    page.click("details.manual summary")
+    page.select_option("#mw-1", "ann")
+    page.select_option("#mb-1", "dan")
+    page.select_option("#mw-2", "cat")
+    page.select_option("#mb-2", "ben")
+    shot(page, "organiser-manual-phone")
+    page.click("#manual-pair")
+    expect(page.locator("#outcome")).to_contain_text("Round 1 paired by hand.", timeout=WAIT_MS)
+    rd = _get(d, f"/tournaments/{tid}")["rounds"][0]
+    assert rd["manual"] is True
+    assert [(b["white"], b["black"]) for b in rd["boards"]] == [("ann", "dan"), ("cat", "ben")]
+    expect(page.locator('table.pairings[data-round="1"] tbody tr')).to_have_count(2, timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.close()

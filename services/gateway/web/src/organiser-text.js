@@ -13,6 +13,14 @@ export const LABELS = {
     club: "Club", team: "Team", board: "Board in the team's order", reason: "Reason",
 }
 
+// English names of the API's values where the value alone says too little (the key of their Chinese)
+export const VALUES = {
+    Z: "Z: zero-point byes", H: "H: half-point byes", "on-request": "on request (art. 24)", automatic: "automatic",
+    "sudden-death": "sudden death", fischer: "Fischer increment", bronstein: "Bronstein delay", "simple-delay": "simple delay",
+    "moves-in-time": "moves in a time, repeating", "byo-yomi": "byo-yomi", canadian: "Canadian overtime",
+    reserve: "Chinese reserve (读秒, 1988 art. 12.2)", "higher-seed": "the higher seed", "all-play-all": "all play all",
+}
+
 export const ZH_ORGANISER = {
     // fields
     "Name": "名称", "Event ID": "赛事编号", "Game": "棋种", "System": "赛制", "Rounds": "轮数", "Time control": "用时",
@@ -30,12 +38,14 @@ export const ZH_ORGANISER = {
     "(the API's default)": "（接口默认）", "the edition in force on the day": "创建当日施行的版本",
     "team-round-robin": "团体循环赛", "double-elimination": "双败淘汰制",
     "chinese": "中国规则", "japanese": "日本规则", "ing": "应氏规则", "tromp-taylor": "Tromp-Taylor规则", "aga": "美国围棋协会规则",
-    "nz": "新西兰规则", "korean": "韩国规则", "automatic": "自动裁决", "on-request": "应请求裁决",
-    "Z": "零分轮空 Z", "H": "半分轮空 H", "rating": "按等级分", "registration": "按报名顺序", "lots": "抽签",
-    "higher-seed": "种子排名较高者胜", "fixed": "固定台次", "reserves": "含替补", "per-match": "每场排阵", "all-play-all": "全员对抗",
+    "nz": "新西兰规则", "korean": "韩国规则", "automatic": "自动裁决",
+    "Z: zero-point byes": "零分轮空 Z", "H: half-point byes": "半分轮空 H", "on request (art. 24)": "应请求裁决（第24条）",
+    "the higher seed": "种子排名较高者胜", "all play all": "全员对抗", "rating": "按等级分", "registration": "按报名顺序", "lots": "抽签",
+    "fixed": "固定台次", "reserves": "含替补", "per-match": "每场排阵",
     "member-total": "按队员名次合计",
-    "sudden-death": "包干制", "fischer": "费舍尔加秒", "bronstein": "布朗斯坦延时", "simple-delay": "简单延时",
-    "moves-in-time": "限时限着", "byo-yomi": "读秒", "canadian": "加拿大读秒", "reserve": "保留读秒（1988规则12.2）",
+    "sudden death": "包干制", "Fischer increment": "费舍尔加秒", "Bronstein delay": "布朗斯坦延时", "simple delay": "简单延时",
+    "moves in a time, repeating": "限时限着（循环）", "byo-yomi": "读秒", "Canadian overtime": "加拿大读秒",
+    "Chinese reserve (读秒, 1988 art. 12.2)": "保留读秒（1988规则第12.2条）",
     "typed by hand": "手动输入", "preset": "预设", "Kind": "方式", "Time control text": "用时文本",
     "Base time (minutes)": "基本用时（分钟）", "Moves": "步数", "Seconds a move (increment, delay, byo-yomi)": "每步秒数（加秒、延时、读秒）",
     "Periods (byo-yomi), moves (Canadian), minutes (reserve)": "次数（读秒）、步数（加拿大）、分钟（保留）",
@@ -54,7 +64,7 @@ export const ZH_ORGANISER = {
     "Refused": "被拒绝", "Sent; no decision yet: it shows here once made.": "已发送，尚未裁定：裁定后显示于此。",
     // an event
     "The event's lobby": "赛事大厅", "Tokens": "令牌", "Lots": "抽签", "Pairing": "编排", "Finish": "结束",
-    "{n} of {of} rounds paired": "已编排{n}轮（共{of}轮）", "No.": "序号", "ID": "编号", "Grade": "段级位",
+    "{n} of {of} rounds paired": "已编排{n}轮（共{of}轮）", "{n} rounds paired": "已编排{n}轮", "No.": "序号", "ID": "编号", "Grade": "段级位",
     "Register a player": "登记棋手", "Register": "登记", "Registered: {name}.": "已登记：{name}。",
     "Import players": "导入棋手", "CSV (a header row, then a player a row)": "CSV（首行为列名，之后每行一名棋手）",
     "Columns: name (required) and any of {cols}; comma, semicolon or tab.": "列：name（必填）及 {cols} 中任意列；以逗号、分号或制表符分隔。",

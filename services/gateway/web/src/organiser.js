@@ -6,7 +6,7 @@
 // message of the event's stream makes the page read GET /tournaments/{tid} again.
 import {identity, el, coalesced, followStream} from "./common.js"
 import {t, setupLanguage, addStrings} from "./i18n.js"
-import {ZH_ORGANISER, LABELS} from "./organiser-text.js"
+import {ZH_ORGANISER, LABELS, VALUES} from "./organiser-text.js"
 
 addStrings(ZH_ORGANISER)
 const main = document.querySelector("main")
@@ -61,7 +61,7 @@ function field(schema, name, opts = {}) {
     if (base.enum || opts.options) {
         input = el("select", {id, name})
         if (nullable || opts.blank) input.append(el("option", {value: ""}, t(opts.blank || "(the API's default)")))
-        for (const [value, label, title] of opts.options || base.enum.map((v) => [v, t(v)])) {
+        for (const [value, label, title] of opts.options || base.enum.map((v) => [v, t(VALUES[v] || v)])) {
             const o = el("option", {value}, label)
             if (title) o.title = title
             input.append(o)
@@ -136,6 +136,7 @@ async function renderEvents() {
     }
     const items = r.data.items
     $("events-note").textContent = items.length ? "" : t("No event yet: create one below.")
+    table.hidden = !items.length
     const head = el("tr", {}, ...["Event", "Game", "System", "Status", "Rounds", "Players", "Lobby"].map((h) => el("th", {}, t(h))))
     const rows = items.map((e) => {
         const tr = el("tr", {}, el("td", {}, el("a", {href: manageHref(e.tournament_id)}, e.name || e.tournament_id),
@@ -167,7 +168,7 @@ const CREATE_FIELDS = [
 function timeControlField(schema) {
     const text = field(schema, "time_control", {hint: t("The text the API reads (PGN TimeControl in seconds, a Go overtime form or a preset name).")})
     const kind = el("select", {id: "tc-kind"}, el("option", {value: ""}, t("typed by hand")),
-        ...choices.time_controls.map((f) => el("option", {value: f.kind, title: f.source}, t(f.kind))),
+        ...choices.time_controls.map((f) => el("option", {value: f.kind, title: f.source}, t(VALUES[f.kind] || f.kind))),
         el("option", {value: "preset"}, t("preset")))
     const preset = el("select", {id: "tc-preset"}, ...Object.entries(choices.presets).map(([n, v]) => el("option", {value: n}, `${n} (${v})`)))
     const nums = {base: ["Base time (minutes)", 90], moves: ["Moves", 40], step: ["Seconds a move (increment, delay, byo-yomi)", 30],
@@ -273,6 +274,8 @@ function createForm() {
 // ============================================================================= an event
 let event = null
 const SECTIONS = ["players", "tokens", "lots", "pairing", "finish"]
+// the systems whose automatic pairing leaves out the players who asked for a bye (StartRound)
+const SWISS_SYSTEMS = ["swiss", "chinese-swiss", "mcmahon"]
 
 function currentSection() {
     const id = location.hash.slice(1)
@@ -296,7 +299,8 @@ function renderFacts() {
     $("title").textContent = event.tournament_id
     $("lobby-link").href = lobbyHref(event.tournament_id)
     $("event-facts").textContent = [t(event.game), t(event.system), event.time_control, t(event.status),
-        t("{n} of {of} rounds paired", {n: event.rounds.length, of: event.planned_rounds ?? "?"}),
+        event.planned_rounds ? t("{n} of {of} rounds paired", {n: event.rounds.length, of: event.planned_rounds})
+                             : t("{n} rounds paired", {n: event.rounds.length}),
         t("{n} players", {n: event.players.length}),
         event.tiebreaks.length ? `${t("Tie-breaks")}: ${event.tiebreaks.join(", ")}` : null,
         event.tiebreak_edition].filter(Boolean).join(" · ")
@@ -553,6 +557,7 @@ function renderPairing() {
     else if (event.planned_rounds && round > event.planned_rounds) parts.push(el("p", {className: "note"}, t("Every planned round is paired.")))
     else {
         const byes = byeChoices("abye")
+        byes.root.hidden = !SWISS_SYSTEMS.includes(event.system)   // StartRound: a round robin takes none
         const auto = el("button", {type: "button", id: "pair-auto", className: "primary"}, t("Pair round {n} ({system})", {n: round, system: t(event.system)}))
         auto.addEventListener("click", async () => {
             auto.disabled = true
@@ -563,7 +568,11 @@ function renderPairing() {
         parts.push(el("p", {className: "note"}, t("Pairing a round publishes its pairings and starts its games.")),
             byes.root, el("div", {className: "actions"}, auto), manualForm(round, out))
     }
-    sec.replaceChildren(...parts, ...(event.rounds.length ? [el("h2", {}, t("Rounds paired")), ...roundTables()] : []))
+    sec.replaceChildren(...parts, el("div", {id: "rounds-paired"}))
+}
+
+function renderRoundsPaired() {
+    $("rounds-paired").replaceChildren(...(event.rounds.length ? [el("h2", {}, t("Rounds paired")), ...roundTables()] : []))
 }
 
 // ------------------------------------------------------------------------------ finish
@@ -588,22 +597,25 @@ function renderFinish() {
 }
 
 // -------------------------------------------------------------------------------- load
-let built = false
+let built = {}   // section -> the key of what its form was built from
 function renderEvent() {
     if (!event) return
     renderFacts()
-    const sec = $("players")
-    if (!built) {   // the forms keep what is typed: built once, the players' table re-read
-        sec.replaceChildren(el("h2", {}, t("Players")), el("div", {id: "players-list"}), ...registerForm(), ...importForms())
-        built = true
+    if (!built.players) {   // the forms keep what is typed: built once, the players' table re-read
+        $("players").replaceChildren(el("h2", {}, t("Players")), el("div", {id: "players-list"}), ...registerForm(), ...importForms())
+        built.players = true
     }
     $("players-list").replaceChildren(playersTable())
-    const active = document.activeElement
-    const keep = (id) => active && $(id) && $(id).contains(active)
-    if (!keep("tokens")) renderTokens()
-    if (!keep("lots")) renderLots()
-    if (!keep("pairing")) renderPairing()
-    if (!keep("finish")) renderFinish()
+    // a section's form is rebuilt only when what it is built from changed (what is typed stays)
+    const players = event.players.map((p) => `${p.player_id}:${p.number}`).join(",")
+    const rebuild = {tokens: [players], lots: [players], pairing: [players, event.rounds.length, event.status, event.system],
+                     finish: [event.status]}
+    const renders = {tokens: renderTokens, lots: renderLots, pairing: renderPairing, finish: renderFinish}
+    for (const [id, key] of Object.entries(rebuild)) {
+        const k = JSON.stringify(key)
+        if (built[id] !== k) { renders[id](); built[id] = k }
+    }
+    renderRoundsPaired()
     showSection()
 }
 
@@ -614,7 +626,8 @@ const refreshEvent = coalesced(async () => {
 
 function rerender() {
     renderSignin()
-    if (tid) { built = false; renderEvent() } else { renderEvents(); createForm() }
+    if (!tid) $("title").textContent = t("My events")
+    if (tid) { built = {}; renderEvent() } else { renderEvents(); createForm() }
 }
 
 setupLanguage(rerender)
@@ -623,6 +636,7 @@ if (tid) {
     window.addEventListener("hashchange", showSection)
     refreshEvent().finally(() => followStream(`/tournaments/${enc(tid)}/events`, main.dataset.events.split(" "), refreshEvent))
 } else {
+    $("title").textContent = t("My events")
     renderEvents()
     createForm()
 }

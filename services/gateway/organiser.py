@@ -141,14 +141,12 @@ def parse_csv(text: str, body: type[BaseModel]) -> dict:
 def parse_trf_players(data: bytes) -> dict:
     """The players of a FIDE TRF-16 file (its bytes: UTF-8 or Latin-1) as registration bodies:
     ``{"name", "rounds", "players"}`` (:func:`shared.domain.trf.registrations`). Raises
-    :class:`HTTPError` 422 ``trf-malformed`` naming the line and column of what the reader
-    refuses, ``trf-empty`` for a file without player lines."""
+    :class:`HTTPError` 422 ``trf-malformed`` with the reader's reason (its line and column; a
+    file without player lines too)."""
     try:
         t = parse_trf(decode_trf(data))
     except TrfError as e:
         raise HTTPError(422, str(e), code="trf-malformed") from None
-    if not t.players:
-        raise HTTPError(422, "the file has no player lines (001)", code="trf-empty")
     return {"name": t.name, "rounds": t.rounds, "players": registrations(t)}
 
 
@@ -231,7 +229,7 @@ def organiser_router(gateway: Any, bodies: dict[str, type[BaseModel]]) -> APIRou
     @router.post("/organiser/players/trf")
     async def players_trf(request: Request) -> dict:
         """A TRF-16 file's players as registration bodies (see the module); nothing is
-        registered. 422 ``trf-malformed``, ``trf-empty``."""
+        registered. 422 ``trf-malformed``."""
         return parse_trf_players(await request.body())
 
     return router

@@ -440,7 +440,7 @@ function renderTokenSheet() {
     const cards = Object.entries(issued.tokens).map(([pid, token]) => {
         const url = `${location.origin}${lobbyHref(tid)}?token=${token}`
         const card = el("article", {className: "token-card"}, el("h3", {}, nameOf(pid)), el("p", {}, `${t("ID")}: ${pid}`),
-            el("p", {}, el("a", {href: url}, t("Sign-in link"))), el("p", {className: "token"}, token))
+            el("p", {}, t("Sign-in link"), ":"), el("p", {className: "token"}, el("a", {href: url}, url)))
         card.dataset.playerId = pid
         return card
     })

@@ -56,11 +56,20 @@ def test_an_organiser_creates_a_swiss_event_registers_players_and_pairs_round_1(
     page.fill("#tc-base", "5")
     page.fill("#tc-step", "3")
     expect(page.locator("#f-time_control")).to_have_value("300+3")
-    for code in ("BH-C1", "BH", "SB"):
+    for code in ("BH-C1", "BH"):
         page.select_option("#tb-pick", code)
         page.click("#tb-add")
-    page.click('#tb-list li[data-code="SB"] button[aria-label="up SB"]')  # keyboard-usable buttons
+    # by the keyboard: SB chosen, Tab to "Add", Enter; then Tab to its "up" button, Enter
+    page.select_option("#tb-pick", "SB")
+    page.focus("#tb-pick")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
     expect(page.locator("#tb-list li")).to_have_count(3)
+    page.focus('#tb-list li[data-code="BH"] button[aria-label="remove BH"]')
+    page.keyboard.press("Tab")
+    expect(page.locator('#tb-list li[data-code="SB"] button[aria-label="up SB"]')).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator('#tb-list li[data-code="SB"] button[aria-label="up SB"]')).to_be_focused()  # it stays with SB
     page.select_option("#f-tiebreak_edition", "fide2024")
     expect(page.locator('[data-field="go_rules"]')).to_be_hidden()  # a Go field, not for chess
     shot(page, "organiser-create-desktop")

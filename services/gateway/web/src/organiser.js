@@ -215,7 +215,13 @@ function tiebreaksField() {
             const btn = (label, text, fn, off) => {
                 const b = el("button", {type: "button", textContent: text, disabled: off})
                 b.setAttribute("aria-label", `${t(label)} ${c}`)
-                b.addEventListener("click", () => { fn(); render(); list.querySelectorAll("button")[0]?.focus() })
+                b.addEventListener("click", () => {   // the focus stays with the code moved (keyboard use)
+                    fn()
+                    render()
+                    const moved = [...list.querySelectorAll(`li[data-code="${c}"] button`)].filter((x) => !x.disabled)
+                    const same = moved.find((x) => x.textContent === text)
+                    ;(same || moved[0] || pick).focus()
+                })
                 return b
             }
             const li = el("li", {}, el("code", {}, c), el("span", {className: "hint"}, ` ${meaning(c)} `),

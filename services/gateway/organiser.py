@@ -98,13 +98,16 @@ def parse_csv(text: str, body: type[BaseModel]) -> dict:
     when taken). Answer ``{"players": [...], "errors": [{"line", "detail", "code": "invalid"}]}``
     (``line``: 1-based in the file, the header is line 1). Raises :class:`HTTPError` 422
     ``csv-header`` for a header naming no ``name`` column or an unknown one, ``csv-empty`` for
-    no rows, ``too-many-rows`` above 2,000."""
+    no rows, ``too-many-rows`` above 2,000, ``csv-malformed`` for what :mod:`csv` refuses."""
     text = text.lstrip("\ufeff")
     try:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel
-    rows = list(csv.reader(io.StringIO(text), dialect))
+    try:
+        rows = list(csv.reader(io.StringIO(text), dialect))
+    except csv.Error as e:  # e.g. a field over the csv module's limit (128 KiB)
+        raise HTTPError(422, f"not a CSV file this reader takes: {e}", code="csv-malformed") from None
     fields = list(body.model_fields)
     header = [c.strip().lower().replace(" ", "_") for c in rows[0]] if rows else []
     unknown = [c for c in header if c not in fields]
@@ -219,7 +222,8 @@ def organiser_router(gateway: Any, bodies: dict[str, type[BaseModel]]) -> APIRou
     @router.post("/organiser/players/csv")
     async def players_csv(request: Request) -> dict:
         """A CSV file's players as registration bodies, checked row by row (see the module);
-        nothing is registered. 422 ``not-utf8``, ``csv-header``, ``csv-empty``."""
+        nothing is registered. 422 ``not-utf8``, ``csv-header``, ``csv-empty``, ``too-many-rows``,
+        ``csv-malformed``."""
         try:
             text = (await request.body()).decode("utf-8")
         except UnicodeDecodeError:

@@ -214,3 +214,25 @@ def test_lots_tokens_and_a_pairing_by_hand(browser, live_demo, shot):
     expect(page.locator('table.pairings[data-round="1"] tbody tr')).to_have_count(2, timeout=WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.close()
+
+
+def test_players_imported_from_a_trf_file(browser, live_demo, shared_data, shot):
+    """A real FIDE TRF-16 file (lichess's Mai 5+0 Swiss, 13 players) read by the project's TRF
+    reader on the gateway; the page registers its players in start-number order."""
+    from shared.domain.trf import read_trf
+
+    d = live_demo
+    path = shared_data("data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf")
+    auth = {"authorization": f"Bearer {d.tokens['organiser']}"}
+    r = httpx.post(f"{d.url}/tournaments", headers=auth, timeout=30,
+                   json={"tournament_id": "mai", "name": "Mai 5+0", "system": "swiss", "rounds": 10})
+    assert r.status_code == 200, r.text
+    page = _organiser_page(browser, d, path="/ui/organiser/mai")
+    expect(page.locator("#event-name")).to_have_text("Mai 5+0", timeout=WAIT_MS)
+    page.set_input_files("#trf-file", str(path))
+    page.click("#trf-read")
+    expect(page.locator("#import-table tbody tr")).to_have_count(13, timeout=WAIT_MS)
+    page.click("#import-register")
+    expect(page.locator("#players-table tbody tr")).to_have_count(13, timeout=WAIT_MS)
+    assert [p["name"] for p in _get(d, "/tournaments/mai")["players"]] == [p.name for p in read_trf(path).players]
+    page.close()

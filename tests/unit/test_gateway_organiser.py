@@ -81,6 +81,8 @@ async def test_csv_players_read_into_bodies_the_api_accepts():
     (b"player_id,rating\nann,2000\n", "csv-header", "name (required)"),
     (b"name,rating\n\n", "csv-empty", "no player rows"),
     ("name\nJosé\n".encode("latin-1"), "not-utf8", "not UTF-8"),
+    (b"name\n" + b"x" * 200_000 + b"\n", "csv-malformed", "field larger than field limit"),
+    (b"name\n" + b"p\n" * 2001, "too-many-rows", "2001 rows"),
 ])
 async def test_a_csv_file_that_cannot_be_read_is_refused_saying_why(content, code, says):
     async with arbiter_client("memory") as c:

@@ -136,6 +136,7 @@ def test_the_organiser_pages_in_chinese_and_at_phone_width(browser, live_demo, s
     d = live_demo
     page = _organiser_page(browser, d, lang="zh", viewport=PHONE)
     expect(page.locator("h1")).to_have_text("我的赛事", timeout=WAIT_MS)
+    expect(page.locator('label[for="f-name"]')).to_have_text("赛事名称")
     expect(page.locator("#f-system option[value=swiss]")).to_have_text("瑞士制")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scroll
     shot(page, "organiser-events-zh-phone")
@@ -146,12 +147,15 @@ def test_the_organiser_pages_in_chinese_and_at_phone_width(browser, live_demo, s
     page = _organiser_page(browser, d, path=f"/ui/organiser/{d.events[0]}", lang="zh", viewport=DESKTOP)
     expect(page.locator("#event-name")).to_have_text("Arbiter Open 1", timeout=WAIT_MS)
     expect(page.locator(".tabs a").first).to_have_text("棋手")
+    page.click('.tabs a[href="#players"]')
+    expect(page.locator("#register-form label").first).to_have_text("棋手编号")
     shot(page, "organiser-event-zh-desktop")
     page.click('.tabs a[href="#pairing"]')
     shot(page, "organiser-pairing-zh-desktop")
     page.close()
     page = _organiser_page(browser, d, path=f"/ui/organiser/{d.events[0]}", lang="zh", viewport=PHONE)
     expect(page.locator("#event-name")).to_have_text("Arbiter Open 1", timeout=WAIT_MS)
+    page.click('.tabs a[href="#players"]')
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "organiser-event-zh-phone")
     page.close()

@@ -23,7 +23,7 @@ export const VALUES = {
 
 export const ZH_ORGANISER = {
     // fields
-    "Name": "名称", "Event ID": "赛事编号", "Game": "棋种", "System": "赛制", "Rounds": "轮数", "Time control": "用时",
+    "Name": "姓名", "Event name": "赛事名称", "Event ID": "赛事编号", "Game": "棋种", "System": "赛制", "Rounds": "轮数", "Time control": "用时",
     "Tie-break order": "破同分顺序", "FIDE tie-break edition": "国际棋联破同分规程版本",
     "Default time (seconds late before a forfeit; 0: none)": "迟到判负时限（秒；0：不限）",
     "Colour of board 1's higher-ranked player in round 1": "第一轮第1台排名较高者的执色",

@@ -80,7 +80,7 @@ function field(schema, name, opts = {}) {
         if (prop.default != null) input.value = prop.default
     }
     if ((schema.required || []).includes(name)) input.required = true
-    const label = el("label", {htmlFor: id}, t(LABELS[name] || name))
+    const label = el("label", {htmlFor: id}, t(opts.label || LABELS[name] || name))
     const root = el("div", {className: "field"}, label, input, opts.hint ? el("small", {className: "hint"}, opts.hint) : null)
     root.dataset.field = name
     const get = () => {
@@ -251,7 +251,8 @@ function createForm() {
         else if (name === "tiebreaks") fields[name] = tiebreaksField()
         else if (name === "tiebreak_edition") fields[name] = field(schema, name, {blank: "the edition in force on the day",
             options: Object.entries(choices.editions).map(([k, src]) => [k, k, t(src)])})
-        else fields[name] = field(schema, name, {hint: name === "tournament_id" ? t("Letters, digits, - and _; left empty, the gateway draws one.") : ""})
+        else fields[name] = field(schema, name, {label: name === "name" ? "Event name" : null,
+            hint: name === "tournament_id" ? t("Letters, digits, - and _; left empty, the gateway draws one.") : ""})
     }
     const form = $("create-form")
     const show = () => {

@@ -126,6 +126,7 @@ def _serve_demo(port: int, seed: int, game: str) -> None:
             out.print(f"arbiter (chief, every game; the console):\n  {urls['arbiter']}", soft_wrap=True)
             out.print(f"spectator (bots' live games; no token):\n  {urls['spectator']}", soft_wrap=True)
             out.print(f"spectator, the bots' event (live boards, standings, crosstable):\n  {urls['event']}", soft_wrap=True)
+            out.print(f"organiser (create events, register players, pair rounds):\n  {urls['organiser']}", soft_wrap=True)
             out.print(f"tokens (Authorization: Bearer ...):\n  player  {d.tokens['player']}\n"
                       f"  arbiter {d.tokens['arbiter']}", soft_wrap=True)
             await asyncio.Event().wait()

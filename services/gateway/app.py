@@ -78,6 +78,7 @@ from services.gateway.exports import export_router
 from services.gateway.docs import install_docs
 from services.gateway.errors import GameRefusal, HTTPError, Refusal, TournamentRefusal, error_response, refusals
 from services.gateway.tokens import revocation_router
+from services.gateway.organiser import organiser_router
 from services.gateway.webhooks import webhook_router
 from services.gateway.limits import HttpLimits, RateLimited, RateLimits, install_limits
 from services.gateway.identity import AuthError, Principal, tokens_equal
@@ -190,6 +191,11 @@ class IssueTokensBody(BaseModel):
     ids: list[PlayerId] = Field(min_length=1, max_length=1000)
     ttl_s: Annotated[int, Strict()] = Field(default=30 * 86_400, ge=60, le=identity.MAX_TTL_S)
     chief: Annotated[bool, Strict()] = False
+
+
+#: The bodies of the endpoints the organiser's pages write through (their forms' schemas).
+ORGANISER_BODIES = {"create": CreateTournamentBody, "register": RegisterPlayerBody, "round": StartRoundBody,
+                    "lots": DrawLotsBody, "finish": FinishBody, "tokens": IssueTokensBody}
 
 
 @dataclass(frozen=True)
@@ -1060,7 +1066,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     install_limits(app, limits or HttpLimits())
     for router in (ops, feeds.feeds_router(GW), export_router(GW), tournaments, games, command_router(),
                    revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT),
-                   bulk_router(GW, CONTEXT, outcome)):
+                   bulk_router(GW, CONTEXT, outcome), organiser_router(GW, ORGANISER_BODIES)):
         app.include_router(router)
     ui.install(app)  # the browser pages: /, /ui/games/{gid}, /ui/static
     console.install(app, GW, CONTEXT)  # the arbiter console: /arbiter/attention, /games/{gid}/audit, /ui/arbiter

@@ -61,7 +61,9 @@ class Demo:
                 "player": f"{g}{self.player_game}?token={self.tokens['player']}",
                 "arbiter": f"{self.url}/ui/arbiter?token={self.tokens['arbiter']}",
                 "spectator": f"{g}{self.live_games[-1] if self.live_games else self.player_game}?token=",
-                **({"event": f"{self.url}/ui/tournaments/{self.events[-1]}?token="} if self.events else {})}
+                **({"event": f"{self.url}/ui/tournaments/{self.events[-1]}?token="} if self.events else {}),
+                **({"organiser": f"{self.url}/ui/organiser?token={self.tokens['organiser']}"}
+                   if "organiser" in self.tokens else {})}
 
 
 async def _create(c: httpx.AsyncClient, gid: str, white: str, black: str, tc: str,
@@ -185,7 +187,8 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
         week = 7 * 86_400
         demo = Demo(url, "you-vs-bot", tokens={
             "player": issue_token(secret, "player", HUMAN, [ALL_EVENTS], ttl_s=week),
-            "arbiter": issue_token(secret, "arbiter", "arbiter1", [ALL_EVENTS], ttl_s=week, chief=True)},
+            "arbiter": issue_token(secret, "arbiter", "arbiter1", [ALL_EVENTS], ttl_s=week, chief=True),
+            "organiser": issue_token(secret, "organiser", "organiser1", [], ttl_s=week)},
             admin=admin)
         c = httpx.AsyncClient(base_url=url, headers={"X-Arbiter-Token": admin}, timeout=60)
         rng = random.Random(seed)

@@ -13,8 +13,6 @@ crosstable and standings are read back and compared with the record.
 from __future__ import annotations
 
 import asyncio
-import re
-import unicodedata
 from dataclasses import dataclass, field
 
 import httpx
@@ -22,6 +20,7 @@ import httpx
 from shared.domain.timecontrol import TimeControl
 from services.pairing.core import round_robin
 from shared.domain.results import CODE_LETTERS, points
+from shared.domain.trf import slug
 from shared.rules.pgnrecord import RecordedGame, RecordError, RoundRobinRecord, read_event
 from shared.errors import TransportError
 
@@ -57,14 +56,6 @@ class HostReport:
                 "scores_match_record": self.scores_match_record,
                 "pairing_mismatches": self.pairing_mismatches, "problems": self.problems,
                 "crosstable": self.crosstable}
-
-
-def slug(name: str) -> str:
-    """A player id from a name: ASCII letters (accents dropped), digits, ``-``; at most 60
-    characters (``"Ğüç, Ali"`` -> ``"Guc-Ali"``)."""
-    ascii_ = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    s = re.sub(r"[^A-Za-z0-9]+", "-", ascii_).strip("-")
-    return (s or "player")[:60]
 
 
 def berger_numbers(rec: RoundRobinRecord) -> dict[str, int]:

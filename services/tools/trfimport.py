@@ -34,8 +34,8 @@ from pathlib import Path
 import httpx
 
 from services.pairing.check import initial_colour
-from shared.domain.trf import Tournament, read_trf
-from services.tools.host import Host, HostReport, _event_id, slug
+from shared.domain.trf import Tournament, player_ids, read_trf, registrations
+from services.tools.host import Host, HostReport, _event_id
 
 #: Result letter of the white entry -> (our result, GameEnded reason).
 _WHITE_RESULT = {"1": ("1-0", "recorded result"), "W": ("1-0", "recorded result"),
@@ -107,10 +107,7 @@ class TrfHost(Host):
         self.c, self.trf, self.tid, self.tiebreaks = c, trf, tournament_id, tiebreaks
         self.progress = progress or (lambda n=1: None)
         self.report = HostReport(tournament_id, pairing_system="recorded")
-        ids = {p.number: slug(p.name or f"player-{p.number}") for p in trf.players}
-        if len(set(ids.values())) != len(ids):
-            ids = {n: f"p{n}-{s}"[:60] for n, s in ids.items()}
-        self.no_id = ids
+        self.no_id = player_ids(trf)
 
     def expected(self) -> tuple[int, dict[str, float]]:
         return self.trf.rounds_recorded, {self.no_id[n]: s for n, s in trf_scores(self.trf).items()}
@@ -122,12 +119,9 @@ class TrfHost(Host):
             "rounds": max(t.rounds, t.rounds_recorded, 1), "tiebreaks": list(self.tiebreaks),
             "trf_headers": [f"{code} {content}" for code, content in t.headers],
             "initial_colour": "white" if initial_colour(t) else "black"})
-        for p in t.players:
-            await self.call("POST", f"/tournaments/{self.tid}/players", json={
-                "player_id": self.no_id[p.number], "name": p.name or self.no_id[p.number],
-                "rating": p.rating or None, "fide_id": p.fide_id or None, "title": p.title or None,
-                "start_number": p.number, "sex": p.sex or None, "federation": p.federation or None,
-                "birth_date": p.birth or None, "trf_cells": trf_cells(t, p.number)})
+        for reg in registrations(t):
+            await self.call("POST", f"/tournaments/{self.tid}/players",
+                            json={**reg, "trf_cells": trf_cells(t, reg["start_number"])})
         for rnd in range(1, t.rounds_recorded + 1):
             await self.play_round(rnd)
         await self.finish()

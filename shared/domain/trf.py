@@ -31,6 +31,8 @@ Errors: :class:`TrfError` (a ``ValueError``) naming the line and column.
 """
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +41,8 @@ from shared.domain.results import LETTER_POINTS, PLAYED_LETTERS
 from shared.errors import PairingError
 
 __all__ = ["TrfError", "RoundEntry", "TrfPlayer", "Tournament", "parse_trf", "read_trf",
-           "write_trf", "PLAYED", "RESULT_POINTS", "MAX_ROUNDS"]
+           "write_trf", "PLAYED", "RESULT_POINTS", "MAX_ROUNDS", "decode_trf", "slug", "player_ids",
+           "registrations"]
 
 #: Most rounds a TRF may declare (``XXR``) or record: the bound of ``CreateTournament.rounds``
 #: (contracts), so ``import trf``, ``standings`` and ``check-pairings`` refuse the same files.
@@ -351,12 +354,45 @@ _MIRROR = {("1", "0"), ("0", "1"), ("=", "="), ("+", "-"), ("-", "+"), ("-", "-"
 def read_trf(path: str | Path) -> Tournament:
     """Read a TRF file (UTF-8, a byte-order mark skipped, falling back to Latin-1) and parse
     it; raises :class:`TrfError` (see :func:`parse_trf`) or ``OSError``."""
-    data = Path(path).read_bytes()
+    return parse_trf(decode_trf(Path(path).read_bytes()))
+
+
+def decode_trf(data: bytes) -> str:
+    """A TRF file's bytes as text: UTF-8, else Latin-1 (the older pairing programs' files)."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    return parse_trf(text)
+        return data.decode("latin-1")
+
+
+def slug(name: str) -> str:
+    """A player id from a name: ASCII letters (accents dropped), digits, ``-``; at most 60
+    characters (``"Ğüç, Ali"`` -> ``"Guc-Ali"``; a name without any: ``"player"``)."""
+    ascii_ = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    s = re.sub(r"[^A-Za-z0-9]+", "-", ascii_).strip("-")
+    return (s or "player")[:60]
+
+
+def player_ids(t: Tournament) -> dict[int, str]:
+    """Start number -> the player id an import registers him under: the :func:`slug` of his
+    name (``player-<no.>`` without one), or ``p<no.>-<slug>`` for every player when two slugs
+    collide."""
+    ids = {p.number: slug(p.name or f"player-{p.number}") for p in t.players}
+    if len(set(ids.values())) != len(ids):
+        ids = {n: f"p{n}-{s}"[:60] for n, s in ids.items()}
+    return ids
+
+
+def registrations(t: Tournament) -> list[dict]:
+    """The players of ``t`` as the fields of their registrations (``RegisterPlayer``, in
+    start-number order as the file lists them): ``player_id`` (:func:`player_ids`), name,
+    rating, FIDE id, title, start number, sex, federation and birth date as written (None
+    where the file leaves them blank). The rounds the file records are not in them."""
+    ids = player_ids(t)
+    return [{"player_id": ids[p.number], "name": p.name or ids[p.number], "rating": p.rating or None,
+             "fide_id": p.fide_id or None, "title": p.title or None, "start_number": p.number,
+             "sex": p.sex or None, "federation": p.federation or None, "birth_date": p.birth or None}
+            for p in t.players]
 
 
 # ----------------------------------------------------------------------------------- writing

@@ -20,6 +20,8 @@ async def test_the_demo_serves_the_visitors_game_and_live_bot_games():
                   for role, tok in d.tokens.items()}
         assert (claims["player"]["sub"], claims["player"]["role"]) == ("you", "player")
         assert (claims["arbiter"]["role"], claims["arbiter"]["chief"]) == ("arbiter", True)
+        assert (claims["organiser"]["sub"], claims["organiser"]["role"]) == ("organiser1", "organiser")
+        assert urls["organiser"] == f"{d.url}/ui/organiser?token={d.tokens['organiser']}"
         async with httpx.AsyncClient(base_url=d.url, timeout=10) as c:
             g = (await c.get("/games/you-vs-bot")).json()
             assert (g["white"], g["black"], g["time_control"]) == ("you", "Boris", "600+5")

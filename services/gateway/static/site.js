@@ -1,1 +1,1 @@
-import{d as a}from"./chunks/chunk-UGN3VXTI.js";a();
+import{e as a}from"./chunks/chunk-XN62K4CY.js";a();

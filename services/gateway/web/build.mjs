@@ -8,7 +8,7 @@ rmSync(out, {recursive: true, force: true})
 mkdirSync(out + "cm-chessboard/pieces", {recursive: true})
 mkdirSync(out + "cm-chessboard/extensions/markers", {recursive: true})
 await build({
-    entryPoints: ["src/game.js", "src/event.js", "src/replay.js", "src/site.js", "src/arbiter.css",
+    entryPoints: ["src/game.js", "src/event.js", "src/replay.js", "src/site.js", "src/organiser.js", "src/arbiter.css",
         "src/console.js", "src/console.css"],
     // the pages share the boards' code (cm-chessboard, shudan, preact): one chunk, loaded once
     bundle: true, splitting: true, chunkNames: "chunks/[name]-[hash]", minify: true, format: "esm", target: "es2020",

@@ -89,6 +89,11 @@ function initial() {
 
 let lang = initial()
 
+// More Chinese text for a page's own strings (a page's module calls it before rendering)
+export function addStrings(zh) {
+    Object.assign(ZH, zh)
+}
+
 export function t(en, vars = {}) {
     const text = (lang === "zh" && ZH[en]) || en
     return text.replace(/\{(\w+)\}/g, (_, k) => vars[k])

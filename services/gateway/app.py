@@ -63,7 +63,7 @@ from contracts.envelope import Actor, Envelope, Payload, dt_of
 from contracts.messages import (
     TOPICS,
     AcceptDead, AcceptDraw, ClaimDraw, CorrectResult, CreateGame, CreateTournament, DeclineDraw,
-    DrawLots, FinishTournament, WithdrawPlayer,
+    DrawClaimRejected, DrawLots, FinishTournament, WithdrawPlayer,
     IssuePenalty, MarkDead, OfferDraw, PauseClock, RecordResult, RegisterPlayer, RejectDead,
     ReportAbsence, ReportArrival, Resign, ResumeClock, RuleDeadStones, RuleEndlessCycle, StartRound, SubmitLineup, SubmitMove,
     BeginRound, StartPlay, PlayerId, envelope,
@@ -76,7 +76,9 @@ from services.gateway import bounds, console, feeds, identity, readmodel, scopes
 from services.gateway.bulk import bulk_router
 from services.gateway.exports import export_router
 from services.gateway.docs import install_docs
-from services.gateway.errors import GameRefusal, HTTPError, Refusal, TournamentRefusal, error_response, refusals
+from services.gateway.errors import (
+    GameRefusal, HTTPError, Refusal, TournamentRefusal, claim_refusal, error_response, refusals,
+)
 from services.gateway.tokens import revocation_router
 from services.gateway.organiser import organiser_router
 from services.gateway.webhooks import webhook_router
@@ -113,7 +115,10 @@ READMODEL_CODE = _fingerprint()
 #: The snapshot's name in the log (Kafka: topic ``arbiter.snapshots.gateway``).
 SNAPSHOT_NAME = "gateway"
 
-REJECTIONS = {"MoveRejected", "GameCommandRejected", "TournamentCommandRejected"}
+#: The events by which a service refuses a command (nothing changed): the answer is a 4xx
+#: (:func:`outcome`). Every ``...Rejected`` event of :mod:`contracts.messages` is here
+#: (``tests/unit/test_gateway_refusals.py`` checks it).
+REJECTIONS = {"MoveRejected", "GameCommandRejected", "TournamentCommandRejected", "DrawClaimRejected"}
 ARBITER = Actor(kind="arbiter", id="arbiter")
 ORGANISER = Actor(kind="organiser", id="organiser")
 #: The administrator's static token (``X-Arbiter-Token``) when identity is on.
@@ -598,6 +603,15 @@ def _event_info(ev: Envelope) -> dict:
             "event_seq": ev.seq, "payload": ev.payload.model_dump(mode="json")}
 
 
+def _rejection(resp: Envelope) -> tuple[str, str]:
+    """``(detail, code)`` of rejection event ``resp`` (one of :data:`REJECTIONS`): its own
+    ``reason`` and ``code``, or for a DrawClaimRejected, which names no code,
+    :func:`~services.gateway.errors.claim_refusal`'s."""
+    if isinstance(resp.payload, DrawClaimRejected):
+        return claim_refusal(resp.payload)
+    return resp.payload.reason, getattr(resp.payload, "code", "invalid")
+
+
 def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
     """HTTP answer for a published command: 200 + event payload, 409/422/404 for a rejection
     event, 202 when not (yet) answered."""
@@ -607,12 +621,12 @@ def outcome(cmd: Envelope, resp: Envelope | None, **extra: Any) -> JSONResponse:
     payload = resp.payload.model_dump(mode="json")
     info = _event_info(resp)
     if resp.type in REJECTIONS:
-        code = payload.get("code", "invalid")
+        detail, code = _rejection(resp)
         status = (422 if code in ("malformed", "decision-too-large") else 404 if code == "no-such-game"
                   else 409)
         OUTCOMES.labels("rejected").inc()
-        return JSONResponse({"detail": payload.get("reason", "rejected"), "code": code,
-                             "outcome": "rejected", **base, **info}, status_code=status)
+        return JSONResponse({"detail": detail, "code": code, "outcome": "rejected", **base, **info},
+                            status_code=status)
     OUTCOMES.labels("accepted").inc()
     body = {k: v for k, v in payload.items() if k not in base}
     return JSONResponse({**body, **base, "outcome": "accepted", **info}, status_code=200)

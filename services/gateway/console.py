@@ -96,9 +96,7 @@ def _claims(g: GameView) -> list[Attention]:
         p = c.claimed
         key = "repetition-ruling" if p.reason == "repetition" else p.reason
         arts = [r for r in (rules.get(key), getattr(c.answer, "rule", None)) if r is not None]
-        facts = {"player_id": p.player_id, "colour": p.colour, "reason": p.reason, "move": p.move,
-                 "ply": p.ply, "outcome": c.outcome,
-                 "answer": c.answer.model_dump(mode="json") if c.answer else None}
+        facts = c.to_dict()
         live = c.answer is None and not g.over
         out.append(Attention("claim", g.game_id, live, c.at_ms, tuple(dict.fromkeys(arts)), facts,
                              ("result", "penalty") if live else ()))

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import Counter
 from pydantic import BaseModel, Field
 
-from contracts.messages import RejectCode, TournamentRejectCode
+from contracts.messages import DrawClaimRejected, RejectCode, TournamentRejectCode
 
 #: The ``code`` of a refusal that names none of its own.
 STATUS_CODES = {400: "bad-request", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
@@ -33,11 +33,30 @@ GatewayCode = Literal[
     "reserved-id", "log-unavailable", "already-revoked", "token-unreadable",
     "bad-cursor", "bad-kind", "bad-position", "bad-types", "unknown-position",
     "bad-url", "not-failing", "unknown-type", "not-your-subscription",
+    "read-scope", "not-your-bulk", "no-history", "wrong-game",
+    # the organiser's file readers (services/gateway/organiser.py)
+    "csv-empty", "csv-header", "csv-malformed", "not-utf8", "too-many-rows", "trf-malformed",
     # identity (401, 403)
     "token-expired", "token-forged", "token-malformed", "token-invalid", "token-revoked",
     "admins-only", "arbiters-only", "chief-arbiter-only", "integrators-only", "organisers-only",
     "players-only", "not-your-event", "not-your-game", "not-your-token", "not-yourself",
 ]
+
+
+#: The ``code`` of a draw claim the adjudication refused (its DrawClaimRejected, which names
+#: none): ``incorrect-claim`` for a chess threefold or 50-move claim (FIDE 1994 art. 10.13(2):
+#: 5 minutes taken) or a xiangqi natural-limit claim (1999 rules art. 23.3: a foul and 5
+#: minutes); ``too-few-repetitions`` for a xiangqi 棋例 ruling asked for on a position that has
+#: not occurred three times (art. 24: no foul).
+ClaimRejectCode = Literal["incorrect-claim", "too-few-repetitions"]
+
+
+def claim_refusal(p: DrawClaimRejected) -> tuple[str, ClaimRejectCode]:
+    """The ``(detail, code)`` of refused claim ``p`` (:data:`ClaimRejectCode`), the detail
+    naming the claim and the adjudication's reason, e.g. ``"threefold claim refused: position
+    occurred 2 time(s)"``."""
+    code: ClaimRejectCode = "too-few-repetitions" if p.reason == "repetition" else "incorrect-claim"
+    return f"{p.reason} claim refused: {p.detail}", code
 
 
 class Refusal(BaseModel):
@@ -53,11 +72,13 @@ class Refusal(BaseModel):
 
 
 class GameRefusal(Refusal):
-    """A refused game command: the gateway's refusal (nothing published) or the game service's
+    """A refused game command: the gateway's refusal (nothing published), the game service's
     MoveRejected / GameCommandRejected (``outcome`` ``rejected``: 404 ``no-such-game``, 422
-    ``malformed`` or ``decision-too-large``, else 409)."""
+    ``malformed`` or ``decision-too-large``, else 409) or the adjudication's DrawClaimRejected
+    (409 with a :data:`ClaimRejectCode`; its ``payload.rule`` the article)."""
 
-    code: RejectCode | GatewayCode = Field(description="the refusing rule (RejectCode or the gateway's)")
+    code: RejectCode | ClaimRejectCode | GatewayCode = Field(
+        description="the refusing rule (RejectCode, ClaimRejectCode or the gateway's)")
 
 
 class TournamentRefusal(Refusal):

@@ -18,6 +18,7 @@ from contracts.messages import (
     IDENTITY, AbsenceReported, ArrivalReported, DrawClaimed, DrawClaimRejected, EndlessCycleFound,
     EndlessCycleRuled, FlagFell, GameEnded, PlayerRegistered, RepetitionRuled, RevokeToken, RoundPaired,
 )
+from services.gateway.errors import claim_refusal
 from services.gateway.identity import Revocations
 from shared.domain.record import Cell, Records, TournamentRecord
 from shared.rules.chess import Seats
@@ -106,6 +107,20 @@ class Claim(NamedTuple):
         """``pending``, ``rejected``, ``ruled`` (a 棋例 ruling) or ``upheld``."""
         return {None: "pending", "DrawClaimRejected": "rejected", "RepetitionRuled": "ruled",
                 "GameEnded": "upheld"}[type(self.answer).__name__ if self.answer else None]
+
+    def to_dict(self) -> dict:
+        """The claim as the game view and the arbiter console list it: the claimant's
+        ``player_id`` and ``colour``, ``reason``, the intended ``move`` (UCI, chess art.
+        10.10(1)) or None, ``ply`` (plies played when claimed), :attr:`outcome`, ``answer`` (the
+        answering event's payload, None while pending) and, refused, ``code`` and ``detail``
+        (:func:`~services.gateway.errors.claim_refusal`: what the claim's 409 said)."""
+        p = self.claimed
+        out = {"player_id": p.player_id, "colour": p.colour, "reason": p.reason, "move": p.move,
+               "ply": p.ply, "outcome": self.outcome,
+               "answer": self.answer.model_dump(mode="json") if self.answer else None}
+        if isinstance(self.answer, DrawClaimRejected):
+            out["detail"], out["code"] = claim_refusal(self.answer)
+        return out
 
 
 class Cycle(NamedTuple):
@@ -206,6 +221,8 @@ class GameView(Seats):
             "last_rejection": self.last_rejection,
             "game": self.game,
             "rulings": list(self.rulings),
+            "claims": [c.to_dict() for c in self.claims],
+            "repetition_rulings": self.repetition_rulings,
             "score": self.score,
             "go": self.go_dict(),
             "corrections": list(self.corrections),

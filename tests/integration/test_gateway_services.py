@@ -32,8 +32,8 @@ async def test_incorrect_claim_costs_five_minutes_then_valid_claim_draws(c):
         assert (await _move(c, "g1", ["alice", "bob"][i % 2], mv)).status_code == 200
     # the start position has occurred twice: a threefold claim by white is incorrect
     r = await c.post("/games/g1/draw/claim", json={"player_id": "alice", "reason": "threefold"})
-    assert r.status_code == 200 and r.json()["decision"]["event"] == "DrawClaimRejected"
-    assert r.json()["decision"]["payload"]["rule"]["article"] == "10.13(2)"
+    assert (r.status_code, r.json()["event"], r.json()["code"]) == (409, "DrawClaimRejected", "incorrect-claim")
+    assert r.json()["payload"]["rule"]["article"] == "10.13(2)"
     g = (await c.get("/games/g1")).json()
     assert g["status"] != "ended"
     assert [p["kind"] for p in g["penalties"]] == ["time"]

@@ -134,12 +134,14 @@ async def test_a_chess_draw_claim_refused_is_listed_with_both_articles():
         await _ok(c, "/games", {"game_id": gid, "white": "alice", "black": "bob", "time_control": "600+5"})
         await _ok(c, f"/games/{gid}/moves", {"player_id": "alice", "move": "e4"})
         r = await c.post(f"/games/{gid}/draw/claim", json={"player_id": "bob", "reason": "threefold"})
-        assert r.status_code == 200 and r.json()["decision"]["event"] == "DrawClaimRejected", r.text
+        assert (r.status_code, r.json()["code"], r.json()["event"]) == (409, "incorrect-claim", "DrawClaimRejected"), r.text
         [item] = await _items(c, gid)
         assert (item["kind"], item["open"], item["facts"]["outcome"], item["facts"]["colour"]) == (
             "claim", False, "rejected", "black")
         assert [(a["ruleset"], a["article"]) for a in item["articles"]] == [("FIDE-1994", "10.10"), ("FIDE-1994", "10.13(2)")]
         assert item["facts"]["answer"]["detail"] == "position occurred 1 time(s)"
+        assert (item["facts"]["code"], item["facts"]["detail"]) == (
+            "incorrect-claim", "threefold claim refused: position occurred 1 time(s)")
         assert item["game"]["moves"][0]["san"] == "e4" and item["game"]["status"] == "ongoing"
 
 

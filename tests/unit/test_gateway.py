@@ -382,11 +382,10 @@ async def test_claim_waits_for_the_decision(env):
     client, _, _, _ = env
     await _new_game(client)
     r = await client.post("/games/g1/draw/claim", json={"player_id": "alice", "reason": "threefold"})
-    assert r.status_code == 200, r.text
+    assert r.status_code == 409, r.text  # the claim was recorded (DrawClaimed) and refused
     body = r.json()
-    assert body["event"] == "DrawClaimed"
-    assert body["decision"]["event"] == "DrawClaimRejected"
-    assert body["decision"]["payload"]["rule"]["article"] == "10.13(2)"
+    assert (body["event"], body["code"], body["outcome"]) == ("DrawClaimRejected", "incorrect-claim", "rejected")
+    assert body["payload"]["rule"]["article"] == "10.13(2)"
 
 
 async def test_unexpected_error_is_500_without_traceback(env):

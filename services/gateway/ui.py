@@ -73,6 +73,18 @@ GAME_BODY = """
     <button id="reject-dead" type="button" hidden data-i18n="Resume play">Resume play</button>
     <button id="resign" type="button" data-i18n="Resign">Resign</button>
   </div>
+  <p id="claim-outcome" class="outcome claim-outcome" role="status" hidden></p>
+  <form id="claim-form" class="claim-form" hidden>
+    <fieldset>
+      <legend id="claim-legend"></legend>
+      <label for="claim-reason" class="sr-only" data-i18n="Claim">Claim</label>
+      <select id="claim-reason" name="reason"></select>
+      <label id="claim-move-field" class="field"><span data-i18n="Intended move (optional)">Intended move (optional)</span>
+        <input id="claim-move" name="move" autocomplete="off"></label>
+      <button id="claim" type="submit" data-i18n="Claim">Claim</button>
+      <p id="claim-hint" class="hint"></p>
+    </fieldset>
+  </form>
   <ol id="moves" class="moves" aria-label="moves" data-i18n-label="moves"></ol>
 </section>"""
 

@@ -1,1 +1,1 @@
-import{e as a}from"./chunks/chunk-XN62K4CY.js";a();
+import{e as a}from"./chunks/chunk-WJA4UISY.js";a();

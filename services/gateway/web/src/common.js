@@ -85,6 +85,13 @@ export function endOf(g) {
         .filter((x) => x != null)
 }
 
+// a 棋例 ruling's verdict (RepetitionRuled) in words: "Red loses", "Black must vary", "draw"
+export function verdictOf(g, ruling) {
+    if (ruling.verdict.endsWith("-loses")) return t("{side} loses", {side: sideName(g, ruling.verdict.split("-")[0])})
+    if (ruling.verdict === "must-vary") return t("{side} must vary", {side: sideName(g, ruling.must_vary)})
+    return t(ruling.verdict)
+}
+
 export function describeRule(rule) {
     if (!rule) return ""
     return `${rule.game} ${rule.ruleset} art. ${rule.article}${rule.summary ? ": " + rule.summary : ""}`

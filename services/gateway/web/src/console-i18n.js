@@ -10,7 +10,6 @@ export const ZH_CONSOLE = {
     "{player} ({side}) claims: {reason}, after move {ply}": "{player}（{side}）申请：{reason}，第{ply}步后",
     "The position has occurred {n} times; rulings on request: {player} ({side}) to move.":
         "同一局面已出现{n}次；按申请裁决：轮到{player}（{side}）走棋。",
-    "{side} loses": "{side}负", "{side} must vary": "{side}须变着", "draw": "和棋",
     "The arbiter was called": "已请裁判", "Ruled": "裁决",
     "The position after move {ply} occurred {n} times (a cycle of {len} moves; stones taken: black {b}, white {w}).":
         "第{ply}步后的局面已出现{n}次（循环{len}步；提子：黑{b}，白{w}）。",

@@ -4,7 +4,7 @@
 // with its reason and code); a game's audit (GET /games/{gid}/audit) in a dialog. The read model
 // is the truth: the page reads GET /arbiter/attention again after every action and every 3 s.
 import {createBoard} from "./boards.js"
-import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf} from "./common.js"
+import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf, verdictOf} from "./common.js"
 import {t, setupLanguage, addTranslations} from "./i18n.js"
 import {ZH_CONSOLE} from "./console-i18n.js"
 
@@ -88,21 +88,14 @@ function gameFacts(g) {
         g.penalties.length ? el("dd", {className: "penalties"}, g.penalties.map((p) => `${t(p.kind)} ${p.player_id} (${describeRule(p.rule)})`).join("; ")) : null)
 }
 
-// a 棋例 ruling's verdict in words
-function verdict(g, f) {
-    if (f.verdict.endsWith("-loses")) return t("{side} loses", {side: sideName(g, f.verdict.split("-")[0])})
-    if (f.verdict === "must-vary") return t("{side} must vary", {side: sideName(g, f.must_vary)})
-    return t(f.verdict)
-}
-
 // the kind's own facts, as a sentence
 function kindFacts(i) {
     const f = i.facts, g = i.game
     switch (i.kind) {
     case "claim": return t("{player} ({side}) claims: {reason}, after move {ply}", {player: f.player_id, side: sideName(g, f.colour), reason: t(f.reason), ply: f.ply})
-        + ` — ${t(f.outcome)}` + (f.answer ? `: ${f.answer.verdict ? verdict(g, f.answer) + "; " : ""}${f.answer.detail || ""}` : "")
+        + ` — ${t(f.outcome)}` + (f.answer ? `: ${f.answer.verdict ? verdictOf(g, f.answer) + "; " : ""}${f.answer.detail || ""}` : "")
     case "repetition": return t("The position has occurred {n} times; rulings on request: {player} ({side}) to move.", {n: f.repetitions, player: f.player_id, side: sideName(g, f.to_move)})
-    case "ruling": return `${verdict(g, f)}: ${f.detail}`
+    case "ruling": return `${verdictOf(g, f)}: ${f.detail}`
     case "dead-stones": return Object.entries(f.proposals || {}).map(([c, d]) => t("{side} proposes as dead: {stones}", {side: sideName(g, c), stones: d.join(" ") || t("none")})).join("; ")
         + (f.arbiter_called ? ` ${t("The arbiter was called")}: ${t(f.arbiter_called.reason)} ${f.arbiter_called.detail || ""}` : "")
         + (f.ruling ? `. ${t("Ruled")}: ${(f.dead || []).join(" ")} — ${f.ruling.reason}` : "")

@@ -2,7 +2,7 @@
 // gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
 import {createBoard, toMove} from "./boards.js"
-import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves, seatWord, sideName, endOf} from "./common.js"
+import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves, seatWord, sideName, endOf, el, verdictOf} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
@@ -26,10 +26,11 @@ function showRefusal(text) {
     el.hidden = !text
 }
 
-async function command(path, body) {
+// POST a command of this game; a refusal is shown (#refusal) unless shownElsewhere(answer)
+async function command(path, body, shownElsewhere = () => false) {
     showRefusal(null)
     const {ok, data} = await api(`/games/${encodeURIComponent(gid)}${path}`, body, me.token)
-    if (!ok) {
+    if (!ok && !shownElsewhere(data)) {
         const rule = data.payload && data.payload.rule ? ` (${describeRule(data.payload.rule)})` : ""
         const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail)
         showRefusal(`${t("Refused")}${data.code ? " (" + data.code + ")" : ""}: ${detail}${rule}`)
@@ -80,6 +81,64 @@ function renderActions(g) {
     $("accept-dead").hidden = $("reject-dead").hidden = !proposed
 }
 
+// ---- draw claims (chess FIDE 1994 art. 10.10, 10.12) and xiangqi requests (1999 art. 4.2.4, 24)
+// the claims a player of game g may make: [reason, label]
+function claimReasons(g) {
+    if (g.game === "chess") return [["threefold", t("Threefold repetition (art. 10.10)")],
+        ["fifty-moves", t("50 moves without a capture or pawn move (art. 10.12)")]]
+    if (g.game !== "xiangqi") return []
+    const out = [["natural-limit", t("Natural move limit without a capture (art. 4.2.4)")]]
+    if (g.repetition_rulings === "on-request") out.push(["repetition", t("The 棋例 ruling on a position repeated three times (art. 24)")])
+    return out
+}
+
+// chess: only the player to move claims (art. 10.10, 10.12); xiangqi: either player (23.3, 24)
+function renderClaimForm(g) {
+    const reasons = claimReasons(g)
+    const mayClaim = myColour && g.status === "ongoing" && reasons.length && (g.game !== "chess" || toMove(g) === myColour)
+    $("claim-form").hidden = !mayClaim
+    if (!mayClaim) return
+    const select = $("claim-reason"), chosen = select.value
+    select.replaceChildren(...reasons.map(([value, label]) => el("option", {value, textContent: label})))
+    if (reasons.some(([value]) => value === chosen)) select.value = chosen
+    $("claim-legend").textContent = t(g.game === "chess" ? "Claim a draw" : "Claim a draw or ask for the 棋例 ruling")
+    $("claim-move-field").hidden = g.game !== "chess"
+    $("claim-hint").textContent = t(g.game === "chess"
+        ? "Only the player to move claims. With a move written here, the claim is about the position after it and the move is not played (art. 10.10(1)). An incorrect claim costs 5 minutes (art. 10.13(2))."
+        : "Either player may claim. An untrue natural-limit claim is a foul and costs 5 minutes (art. 23.3); a ruling asked for before the third repetition is refused without a foul.")
+}
+
+// claim c of game g (GET /games/{gid} claims[]) and its outcome, as a sentence
+function claimText(g, c) {
+    const vars = {side: sideName(g, c.colour), reason: t(c.reason), result: g.result, code: c.code, detail: c.answer && c.answer.detail}
+    if (c.outcome === "upheld") return t("{side}'s claim upheld ({reason}): {result}", vars)
+    if (c.outcome === "rejected") return t("{side}'s claim refused ({reason}, {code}): {detail}", vars)
+    if (c.outcome === "ruled") return t("棋例 ruling asked for by {side}: {verdict}", {...vars, verdict: verdictOf(g, c.answer)}) + `. ${c.answer.detail}`
+    return t("{side} claims: {reason}; waiting for the decision", vars)
+}
+
+// the game's latest claim, with the article of its answer (upheld: the status shows it)
+function renderClaimOutcome(g) {
+    const box = $("claim-outcome"), c = (g.claims || []).at(-1)
+    box.hidden = !c
+    if (!c) return
+    const rule = c.outcome !== "upheld" && c.answer && c.answer.rule
+    box.replaceChildren(claimText(g, c), rule ? el("span", {className: "rule", textContent: describeRule(rule)}) : "")
+    box.dataset.outcome = c.outcome
+    box.classList.toggle("good", c.outcome === "upheld")
+    box.classList.toggle("bad", c.outcome === "rejected")
+}
+
+function claim() {
+    const body = {player_id: me.sub, reason: $("claim-reason").value}
+    const move = $("claim-move").value.trim()
+    if (move && game.game === "chess") body.move = move
+    // a claim the adjudication refused (DrawClaimRejected, 409) is shown with the claim
+    return command("/draw/claim", body, (data) => data.event === "DrawClaimRejected").then((ok) => {
+        if (ok) $("claim-move").value = ""
+    })
+}
+
 function seatNames(g) {
     const bottom = myColour === "black" ? "black" : "white"
     const top = bottom === "white" ? "black" : "white"
@@ -108,6 +167,8 @@ function render(g) {
     renderMoves($("moves"), g)
     renderStatus(g)
     renderActions(g)
+    renderClaimForm(g)
+    renderClaimOutcome(g)
     renderClocks()
 }
 
@@ -128,6 +189,10 @@ $("move-form").addEventListener("submit", (e) => {
     const input = $("move-input")
     const mv = input.value.trim()
     if (mv) submitMove(mv).then((ok) => { if (ok) input.value = "" })
+})
+$("claim-form").addEventListener("submit", (e) => {
+    e.preventDefault()
+    claim()
 })
 $("offer-draw").addEventListener("click", () => command("/draw/offer", {player_id: me.sub}))
 $("accept-draw").addEventListener("click", () => command("/draw/accept", {player_id: me.sub}))

@@ -23,6 +23,22 @@ const ZH = {
     "seventyfive-moves": "七十五回合", "dead-position": "死局", "perpetual-check": "长将",
     "repetition-ruling": "棋例裁决", "repetition-draw": "重复和棋", "count-failed": "数子未成",
     "stone-removal-timeout": "提死子超时", "play": "对弈",
+    // draw claims and 棋例 ruling requests on the game page; a ruling's verdict (also the console's)
+    "Claim a draw": "申请和棋", "Claim a draw or ask for the 棋例 ruling": "申请和棋或请求棋例裁决", "Claim": "申请",
+    "Intended move (optional)": "拟走着法（可不填）",
+    "Threefold repetition (art. 10.10)": "三次重复局面（第10.10条）",
+    "50 moves without a capture or pawn move (art. 10.12)": "五十回合未吃子、未动兵（第10.12条）",
+    "Natural move limit without a capture (art. 4.2.4)": "自然限着：限定步数内未吃子（第4.2.4条）",
+    "The 棋例 ruling on a position repeated three times (art. 24)": "对三次重复的局面请求棋例裁决（第24条）",
+    "Only the player to move claims. With a move written here, the claim is about the position after it and the move is not played (art. 10.10(1)). An incorrect claim costs 5 minutes (art. 10.13(2)).":
+        "只有轮到走棋的一方可以申请。填写拟走着法时，申请针对该着法走后的局面，该着法不在棋盘上走出（第10.10(1)条）。申请不成立扣除5分钟（第10.13(2)条）。",
+    "Either player may claim. An untrue natural-limit claim is a foul and costs 5 minutes (art. 23.3); a ruling asked for before the third repetition is refused without a foul.":
+        "双方均可申请。自然限着申请不实判犯规一次并扣除5分钟（第23.3条）；局面重复不足三次时请求裁决不予受理，不判犯规。",
+    "{side}'s claim upheld ({reason}): {result}": "{side}的申请成立（{reason}）：{result}",
+    "{side}'s claim refused ({reason}, {code}): {detail}": "{side}的申请不成立（{reason}，{code}）：{detail}",
+    "棋例 ruling asked for by {side}: {verdict}": "{side}请求的棋例裁决：{verdict}",
+    "{side} claims: {reason}; waiting for the decision": "{side}申请：{reason}；等待裁决",
+    "{side} loses": "{side}负", "{side} must vary": "{side}须变着", "draw": "和棋",
     // the event lobby, standings, crosstable and the replay viewer
     "sections": "栏目", "Live boards": "直播棋盘", "Rounds": "轮次", "Standings": "排名", "Crosstable": "成绩交叉表",
     "Tie-breaks": "破同分规则", "Board": "台次", "Result": "结果", "Round {n}": "第{n}轮", "Board {n}": "第{n}台",

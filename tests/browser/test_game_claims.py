@@ -1,0 +1,138 @@
+"""Draw claims from the game page in a real Chromium, on ``arbiter demo --serve``: the visitor
+(White) repeats knight moves against an opponent moved over HTTP; a threefold claim when the
+position has occurred twice is refused with its code, reason and article (FIDE 1994 art.
+10.13(2)), in English and Chinese; at the third time the claim is upheld and the game ends
+drawn (art. 10.10). A xiangqi game's natural-limit claim (1999 rules art. 4.2.4, 23.3) goes
+the same way."""
+from __future__ import annotations
+
+import httpx
+from playwright.sync_api import expect
+
+from tests.browser.conftest import DESKTOP, PHONE
+
+WAIT_MS = 20_000
+OPPONENT = "Carol"  # moved by the test with the administrator's token
+
+
+def _create(demo, gid: str, **settings) -> None:
+    r = httpx.post(f"{demo.url}/games", headers={"X-Arbiter-Token": demo.admin}, timeout=30,
+                   json={"game_id": gid, "white": "you", "black": OPPONENT, "time_control": "600+5", **settings})
+    assert r.status_code == 200, r.text
+
+
+def _opponent_moves(demo, gid: str, move: str) -> None:
+    r = httpx.post(f"{demo.url}/games/{gid}/moves", headers={"X-Arbiter-Token": demo.admin}, timeout=30,
+                   json={"player_id": OPPONENT, "move": move})
+    assert r.status_code == 200, r.text
+
+
+def _server_game(demo, gid: str) -> dict:
+    return httpx.get(f"{demo.url}/games/{gid}", timeout=10).json()
+
+
+def _play(page, demo, gid: str, moves: list[str]) -> None:
+    """The visitor types White's moves, the opponent answers each over HTTP once the page shows it."""
+    for i, mv in enumerate(moves):
+        ply = len(page.locator("#moves .ply[data-ply]").all()) + 1
+        if i % 2 == 0:
+            page.fill("#move-input", mv)
+            page.press("#move-input", "Enter")
+            expect(page.locator(f'#moves .ply[data-ply="{ply}"]')).to_have_count(1, timeout=WAIT_MS)
+        else:
+            _opponent_moves(demo, gid, mv)
+            expect(page.locator(f'#moves .ply[data-ply="{ply}"]')).to_have_count(1, timeout=WAIT_MS)
+
+
+def _open(browser, demo, gid: str, status: str, viewport=DESKTOP):
+    page = browser.new_page(viewport=viewport)
+    page.goto(f"{demo.url}/ui/games/{gid}?lang=en&token={demo.tokens['player']}")
+    expect(page.locator("#status")).to_have_text(status, timeout=WAIT_MS)
+    return page
+
+
+def test_a_threefold_claim_refused_then_upheld(browser, live_demo, shot):
+    d, gid = live_demo, "claims-chess"
+    _create(d, gid)
+    page = _open(browser, d, gid, "White to move (you)")
+    expect(page.locator("#claim-form legend")).to_have_text("Claim a draw")
+    assert page.locator("#claim-reason option").all_inner_texts() == [
+        "Threefold repetition (art. 10.10)", "50 moves without a capture or pawn move (art. 10.12)"]
+    expect(page.locator("#claim-outcome")).to_be_hidden()
+
+    _play(page, d, gid, "Nf3 Nf6 Ng1 Ng8".split())
+    expect(page.locator("#status")).to_have_text("White to move (you)", timeout=WAIT_MS)
+    page.select_option("#claim-reason", "threefold")
+    page.click("#claim")
+    outcome = page.locator("#claim-outcome")
+    expect(outcome).to_have_attribute("data-outcome", "rejected", timeout=WAIT_MS)
+    expect(outcome).to_contain_text("White's claim refused (threefold, incorrect-claim): position occurred 2 time(s)")
+    expect(outcome.locator(".rule")).to_contain_text("chess FIDE-1994 art. 10.13(2)")
+    expect(page.locator("#refusal")).to_be_hidden()  # shown once, with the claim
+    g = _server_game(d, gid)
+    assert g["status"] == "ongoing" and [p["time_delta_ms"] for p in g["penalties"]] == [-300_000]
+    shot(page, "claim-refused-desktop")
+    page.set_viewport_size(PHONE)
+    expect(page.locator("#claim")).to_be_visible()
+    # nothing wider than the phone (a fieldset's min-content width would push the page sideways)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(page, "claim-refused-phone")
+
+    page.click("#lang")
+    expect(outcome).to_contain_text("白方的申请不成立（三次重复，incorrect-claim）：position occurred 2 time(s)")
+    expect(page.locator("#claim-form legend")).to_have_text("申请和棋")
+    expect(page.locator("#claim")).to_have_text("申请")
+    shot(page, "claim-refused-zh-phone")
+    page.click("#lang")
+    page.set_viewport_size(DESKTOP)
+
+    _play(page, d, gid, "Nf3 Nf6 Ng1 Ng8".split())
+    page.click("#claim")
+    expect(page.locator("#status")).to_contain_text("Game over: 1/2-1/2 (threefold)", timeout=WAIT_MS)
+    expect(page.locator("#status .rule")).to_contain_text("chess FIDE-1994 art. 10.10")
+    expect(outcome).to_have_attribute("data-outcome", "upheld")
+    expect(outcome).to_contain_text("White's claim upheld (threefold): 1/2-1/2")
+    expect(page.locator("#claim-form")).to_be_hidden()
+    g = _server_game(d, gid)
+    assert (g["result"], g["reason"], g["rule"]["article"], len(g["moves"])) == ("1/2-1/2", "threefold", "10.10", 8)
+    shot(page, "claim-upheld-desktop")
+    page.click("#lang")
+    expect(page.locator("#status")).to_contain_text("对局结束：1/2-1/2 (三次重复)")
+    expect(outcome).to_contain_text("白方的申请成立（三次重复）：1/2-1/2")
+    shot(page, "claim-upheld-zh-desktop")
+    page.close()
+
+
+def test_a_xiangqi_natural_limit_claim_and_the_ruling_request(browser, live_demo, shot):
+    """The event's natural limit set to 2 moves (art. 4.2.4): after Red's first move the claim is
+    untrue (refused, art. 23.3: a foul); after the second it is upheld, a draw."""
+    d, gid = live_demo, "claims-xiangqi"
+    _create(d, gid, game="xiangqi", natural_limit_moves=2, repetition_rulings="on-request")
+    page = _open(browser, d, gid, "Red to move (you)", viewport=PHONE)
+    assert page.locator("#claim-reason option").all_inner_texts() == [
+        "Natural move limit without a capture (art. 4.2.4)",
+        "The 棋例 ruling on a position repeated three times (art. 24)"]
+    expect(page.locator("#claim-move-field")).to_be_hidden()  # xiangqi claims name no move
+    _play(page, d, gid, ["h0g2", "h9g7"])
+    page.select_option("#claim-reason", "repetition")
+    page.click("#claim")
+    outcome = page.locator("#claim-outcome")
+    expect(outcome).to_contain_text("Red's claim refused (repetition, too-few-repetitions): the position has occurred 1 time(s)",
+                                    timeout=WAIT_MS)
+    expect(outcome.locator(".rule")).to_contain_text("xiangqi CXA-1999 art. 24")
+    page.select_option("#claim-reason", "natural-limit")
+    page.click("#claim")
+    expect(outcome).to_contain_text("Red's claim refused (natural-limit, incorrect-claim)", timeout=WAIT_MS)
+    expect(outcome.locator(".rule")).to_contain_text("xiangqi CXA-1999 art. 23.3")
+    _play(page, d, gid, ["b0c2", "b9c7"])
+    page.select_option("#claim-reason", "natural-limit")
+    page.click("#claim")
+    expect(page.locator("#status")).to_contain_text("Game over: 1/2-1/2 (natural-limit)", timeout=WAIT_MS)
+    expect(outcome).to_contain_text("Red's claim upheld (natural-limit): 1/2-1/2")
+    expect(outcome.locator(".rule")).to_have_count(0)  # the status names the article
+    page.click("#lang")
+    expect(outcome).to_contain_text("红方的申请成立（自然限着）：1/2-1/2")
+    shot(page, "claim-xiangqi-zh-phone")
+    g = _server_game(d, gid)
+    assert (g["result"], g["rule"]["article"]) == ("1/2-1/2", "4.2.4")
+    page.close()

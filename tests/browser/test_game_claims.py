@@ -136,3 +136,28 @@ def test_a_xiangqi_natural_limit_claim_and_the_ruling_request(browser, live_demo
     g = _server_game(d, gid)
     assert (g["result"], g["rule"]["article"]) == ("1/2-1/2", "4.2.4")
     page.close()
+
+
+XQ_FEN = "3k5/9/9/9/9/5p3/9/5p3/5K3/5C3 w - - 0 1"  # Black's pawn checks Red's king again and again
+XQ_CYCLE = "f1e1 f2e2 e1f1 e2f2".split()
+
+
+def test_a_xiangqi_ruling_asked_for_after_a_third_repetition(browser, live_demo, shot):
+    """Rulings on request (1999 rules art. 24): Black's pawn checks at every move of the cycle;
+    Red asks for the 棋例 ruling when the position has occurred three times: Black's one-sided
+    perpetual check loses (24.1, 26.1)."""
+    d, gid = live_demo, "claims-ruling"
+    _create(d, gid, game="xiangqi", start_fen=XQ_FEN, repetition_rulings="on-request")
+    page = _open(browser, d, gid, "Red to move (you)", viewport=PHONE)
+    _play(page, d, gid, XQ_CYCLE + XQ_CYCLE)
+    page.select_option("#claim-reason", "repetition")
+    page.click("#claim")
+    outcome = page.locator("#claim-outcome")
+    expect(outcome).to_have_attribute("data-outcome", "ruled", timeout=WAIT_MS)
+    expect(outcome).to_contain_text("棋例 ruling asked for by Red: Black loses; black checks on every move of the cycle")
+    expect(outcome.locator(".rule")).to_contain_text("xiangqi CXA-1999 art. 24.1, 26.1")
+    expect(page.locator("#status")).to_contain_text("Game over: 1-0 (perpetual-check)", timeout=WAIT_MS)
+    page.click("#lang")
+    expect(outcome).to_contain_text("红方请求的棋例裁决：黑方负；black checks")
+    shot(page, "claim-ruling-zh-phone")
+    page.close()

@@ -1,1 +1,1 @@
-import{e as a}from"./chunks/chunk-WJA4UISY.js";a();
+import{e as a}from"./chunks/chunk-VCZWA7YJ.js";a();

@@ -113,7 +113,7 @@ function claimText(g, c) {
     const vars = {side: sideName(g, c.colour), reason: t(c.reason), result: g.result, code: c.code, detail: c.answer && c.answer.detail}
     if (c.outcome === "upheld") return t("{side}'s claim upheld ({reason}): {result}", vars)
     if (c.outcome === "rejected") return t("{side}'s claim refused ({reason}, {code}): {detail}", vars)
-    if (c.outcome === "ruled") return t("棋例 ruling asked for by {side}: {verdict}", {...vars, verdict: verdictOf(g, c.answer)}) + `. ${c.answer.detail}`
+    if (c.outcome === "ruled") return t("棋例 ruling asked for by {side}: {verdict}; {detail}", {...vars, verdict: verdictOf(g, c.answer)})
     return t("{side} claims: {reason}; waiting for the decision", vars)
 }
 

@@ -36,7 +36,7 @@ const ZH = {
         "双方均可申请。自然限着申请不实判犯规一次并扣除5分钟（第23.3条）；局面重复不足三次时请求裁决不予受理，不判犯规。",
     "{side}'s claim upheld ({reason}): {result}": "{side}的申请成立（{reason}）：{result}",
     "{side}'s claim refused ({reason}, {code}): {detail}": "{side}的申请不成立（{reason}，{code}）：{detail}",
-    "棋例 ruling asked for by {side}: {verdict}": "{side}请求的棋例裁决：{verdict}",
+    "棋例 ruling asked for by {side}: {verdict}; {detail}": "{side}请求的棋例裁决：{verdict}；{detail}",
     "{side} claims: {reason}; waiting for the decision": "{side}申请：{reason}；等待裁决",
     "{side} loses": "{side}负", "{side} must vary": "{side}须变着", "draw": "和棋",
     // the event lobby, standings, crosstable and the replay viewer

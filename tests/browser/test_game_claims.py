@@ -51,6 +51,17 @@ def _open(browser, demo, gid: str, status: str, viewport=DESKTOP):
     return page
 
 
+def _claim(page, reason: str, outcome: str | None = None):
+    """The visitor claims ``reason``; the claim box (#claim-outcome), once it says ``outcome``
+    (``rejected``, ``upheld``, ``ruled``) when given."""
+    page.select_option("#claim-reason", reason)
+    page.click("#claim")
+    box = page.locator("#claim-outcome")
+    if outcome:
+        expect(box).to_have_attribute("data-outcome", outcome, timeout=WAIT_MS)
+    return box
+
+
 def test_a_threefold_claim_refused_then_upheld(browser, live_demo, shot):
     d, gid = live_demo, "claims-chess"
     _create(d, gid)
@@ -62,10 +73,7 @@ def test_a_threefold_claim_refused_then_upheld(browser, live_demo, shot):
 
     _play(page, d, gid, "Nf3 Nf6 Ng1 Ng8".split())
     expect(page.locator("#status")).to_have_text("White to move (you)", timeout=WAIT_MS)
-    page.select_option("#claim-reason", "threefold")
-    page.click("#claim")
-    outcome = page.locator("#claim-outcome")
-    expect(outcome).to_have_attribute("data-outcome", "rejected", timeout=WAIT_MS)
+    outcome = _claim(page, "threefold", "rejected")
     expect(outcome).to_contain_text("White's claim refused (threefold, incorrect-claim): position occurred 2 time(s)")
     expect(outcome.locator(".rule")).to_contain_text("chess FIDE-1994 art. 10.13(2)")
     expect(page.locator("#refusal")).to_be_hidden()  # shown once, with the claim
@@ -114,19 +122,15 @@ def test_a_xiangqi_natural_limit_claim_and_the_ruling_request(browser, live_demo
         "The 棋例 ruling on a position repeated three times (art. 24)"]
     expect(page.locator("#claim-move-field")).to_be_hidden()  # xiangqi claims name no move
     _play(page, d, gid, ["h0g2", "h9g7"])
-    page.select_option("#claim-reason", "repetition")
-    page.click("#claim")
-    outcome = page.locator("#claim-outcome")
+    outcome = _claim(page, "repetition", "rejected")
     expect(outcome).to_contain_text("Red's claim refused (repetition, too-few-repetitions): the position has occurred 1 time(s)",
                                     timeout=WAIT_MS)
     expect(outcome.locator(".rule")).to_contain_text("xiangqi CXA-1999 art. 24")
-    page.select_option("#claim-reason", "natural-limit")
-    page.click("#claim")
+    _claim(page, "natural-limit")
     expect(outcome).to_contain_text("Red's claim refused (natural-limit, incorrect-claim)", timeout=WAIT_MS)
     expect(outcome.locator(".rule")).to_contain_text("xiangqi CXA-1999 art. 23.3")
     _play(page, d, gid, ["b0c2", "b9c7"])
-    page.select_option("#claim-reason", "natural-limit")
-    page.click("#claim")
+    _claim(page, "natural-limit")
     expect(page.locator("#status")).to_contain_text("Game over: 1/2-1/2 (natural-limit)", timeout=WAIT_MS)
     expect(outcome).to_contain_text("Red's claim upheld (natural-limit): 1/2-1/2")
     expect(outcome.locator(".rule")).to_have_count(0)  # the status names the article
@@ -150,10 +154,7 @@ def test_a_xiangqi_ruling_asked_for_after_a_third_repetition(browser, live_demo,
     _create(d, gid, game="xiangqi", start_fen=XQ_FEN, repetition_rulings="on-request")
     page = _open(browser, d, gid, "Red to move (you)", viewport=PHONE)
     _play(page, d, gid, XQ_CYCLE + XQ_CYCLE)
-    page.select_option("#claim-reason", "repetition")
-    page.click("#claim")
-    outcome = page.locator("#claim-outcome")
-    expect(outcome).to_have_attribute("data-outcome", "ruled", timeout=WAIT_MS)
+    outcome = _claim(page, "repetition", "ruled")
     expect(outcome).to_contain_text("棋例 ruling asked for by Red: Black loses; black checks on every move of the cycle")
     expect(outcome.locator(".rule")).to_contain_text("xiangqi CXA-1999 art. 24.1, 26.1")
     expect(page.locator("#status")).to_contain_text("Game over: 1-0 (perpetual-check)", timeout=WAIT_MS)

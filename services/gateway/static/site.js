@@ -1,1 +1,1 @@
-import{e as a}from"./chunks/chunk-VCZWA7YJ.js";a();
+import{e as a}from"./chunks/chunk-YQA7K6AF.js";a();

@@ -5,10 +5,10 @@
 // is the truth: the page reads GET /arbiter/attention again after every action and every 3 s.
 import {createBoard} from "./boards.js"
 import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf, getWithToken, verdictOf} from "./common.js"
-import {t, setupLanguage, addTranslations} from "./i18n.js"
+import {t, setupLanguage, addStrings} from "./i18n.js"
 import {ZH_CONSOLE} from "./console-i18n.js"
 
-addTranslations(ZH_CONSOLE)
+addStrings(ZH_CONSOLE)
 const $ = (id) => document.getElementById(id)
 const enc = encodeURIComponent
 const me = identity()

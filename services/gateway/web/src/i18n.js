@@ -138,7 +138,3 @@ export function setupLanguage(onChange = () => {}) {
     })
 }
 
-// A page's own English -> Chinese texts, added to the shared ones (call before setupLanguage).
-export function addTranslations(zh) {
-    Object.assign(ZH, zh)
-}

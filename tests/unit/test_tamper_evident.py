@@ -13,7 +13,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from contracts.envelope import Actor
 from contracts.messages import LOG_TOPICS
-from services.tools.audit import _caused_by, audit
+from services.tools.audit import audit
+from shared.rederive import caused_by
 from services.tools.embedded import arbiter_client
 from services.tools.integrity import check
 from services.tools.logio import export_messages
@@ -79,7 +80,7 @@ async def test_a_commands_actor_changed_is_named(keys):
 
 async def test_a_resignation_and_the_result_cut_off_are_named(keys):
     log = await _played()
-    caused = _caused_by(log, {log[_index(log, "Resign")].event_id})
+    caused = caused_by(log, {log[_index(log, "Resign")].event_id})
     cut = [m for m in log if m.event_id not in caused]
     gone = {(m.stream, m.seq) for m in log if m not in cut}
     assert {m.type for m in log if m not in cut} == {"Resign", "Resigned", "GameEnded", "ClockStopped"}

@@ -33,6 +33,7 @@ GatewayCode = Literal[
     "reserved-id", "log-unavailable", "already-revoked", "token-unreadable",
     "bad-cursor", "bad-kind", "bad-position", "bad-types", "unknown-position",
     "bad-url", "not-failing", "unknown-type", "not-your-subscription",
+    "forbidden-address", "no-such-game", "no-such-tournament", "headers-too-large",
     # identity (401, 403)
     "token-expired", "token-forged", "token-malformed", "token-invalid", "token-revoked",
     "admins-only", "arbiters-only", "chief-arbiter-only", "integrators-only", "organisers-only",

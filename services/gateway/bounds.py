@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import NoneType, UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import Field, Strict
+from pydantic import AfterValidator, Field, Strict
 
 from contracts.messages import GameId, ManualBoard, PlayerId, RequestedBye
 
@@ -31,9 +31,20 @@ _Seconds = Annotated[_Int, Field(ge=0, le=7 * 86_400)]
 ONE_LINE = r"^[^\x00-\x08\x0a-\x1f\x7f]*$"
 
 
+def _one_line(text: str) -> str:
+    """``text`` when it is one line (:data:`ONE_LINE`); ValueError naming the first control
+    character and its place, for the 422's detail."""
+    bad = next((i for i, c in enumerate(text) if c != "\t" and (c < " " or c == "\x7f")), None)
+    if bad is not None:
+        raise ValueError(f"one line of text: control character U+{ord(text[bad]):04X} at position {bad}")
+    return text
+
+
 def _line(longest: int, shortest: int = 0) -> Any:
-    """A one-line string (:data:`ONE_LINE`) of ``shortest`` to ``longest`` characters."""
-    return Annotated[str, Field(min_length=shortest, max_length=longest, pattern=ONE_LINE)]
+    """A one-line string (:func:`_one_line`; :data:`ONE_LINE` in the schema) of ``shortest``
+    to ``longest`` characters."""
+    return Annotated[str, Field(min_length=shortest, max_length=longest, json_schema_extra={"pattern": ONE_LINE}),
+                     AfterValidator(_one_line)]
 
 
 #: Field name -> the bounded type of that field in every request body that has it (a field

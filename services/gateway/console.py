@@ -277,7 +277,7 @@ def console_router(gateway: Any, context: Any) -> APIRouter:
             gw.require_arbiter(ctx.token)
             return lambda tid: True
         if p.role not in ("arbiter", "admin"):
-            raise identity.AuthError(403, "arbiters-only", f"a {p.role} does not see the arbiter console")
+            raise identity.AuthError(403, "arbiters-only", f"{identity.with_article(p.role)} does not see the arbiter console")
         return lambda tid: identity.may_arbitrate(p, tid)
 
     @router.get("/arbiter/attention")

@@ -34,8 +34,11 @@ GatewayCode = Literal[
     "bad-cursor", "bad-kind", "bad-position", "bad-types", "unknown-position",
     "bad-url", "not-failing", "unknown-type", "not-your-subscription",
     "forbidden-address", "no-such-game", "no-such-tournament", "headers-too-large",
+    "no-history", "wrong-game", "not-your-bulk",
+    # the organiser's imports of players (CSV, TRF)
+    "csv-empty", "csv-header", "csv-malformed", "not-utf8", "too-many-rows", "trf-malformed",
     # identity (401, 403)
-    "token-expired", "token-forged", "token-malformed", "token-invalid", "token-revoked",
+    "token-expired", "token-forged", "token-malformed", "token-invalid", "token-revoked", "read-scope",
     "admins-only", "arbiters-only", "chief-arbiter-only", "integrators-only", "organisers-only",
     "players-only", "not-your-event", "not-your-game", "not-your-token", "not-yourself",
 ]

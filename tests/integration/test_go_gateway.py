@@ -110,7 +110,7 @@ async def test_go_settings_and_grades_are_refused_by_the_owning_service_with_422
         players = (await c.get(f"/tournaments/{tid}")).json()["players"]
         assert [p["grade"] for p in players] == ["3d", "15k"]  # one stored form
         # grades as typed are stored in one form (the McMahon parser's reading)
-        for i, (typed, stored) in enumerate((("3k ", "3k"), ("3d\n", "3d"), ("01k", "1k"),
+        for i, (typed, stored) in enumerate((("3k ", "3k"), ("3d\t", "3d"), ("3d\n", None), ("01k", "1k"),
                                              ("3D", "3d"), ("1 dan", "1d"), ("七段", None))):
             r = await c.post(f"/tournaments/{tid}/players", json={
                 "player_id": f"q{i}", "name": "x", "grade": typed})

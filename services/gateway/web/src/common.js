@@ -47,6 +47,13 @@ export async function api(path, body, token) {
     return {ok: r.ok, status: r.status, data}
 }
 
+// GET path with the visitor's bearer token (an unpublished event's reads need it, and the
+// private scope, e.g. the organiser's, sees its players' private fields and registrations)
+export function getWithToken(path) {
+    const {token} = identity()
+    return fetch(path, token ? {headers: {authorization: `Bearer ${token}`}} : {})
+}
+
 // The gateway's epoch ms minus ours (the clocks' deadlines are in the gateway's time)
 export async function serverClock() {
     const t0 = Date.now()
@@ -106,8 +113,10 @@ export function coalesced(fn) {
 }
 
 // An SSE stream (`url`) whose messages of the given types (each an SSE event name) call onMessage
+// (EventSource sends no headers: the visitor's token goes as ?access_token=, RFC 6750 2.3)
 export function followStream(url, types, onMessage) {
-    const es = new EventSource(url)
+    const {token} = identity()
+    const es = new EventSource(token ? `${url}${url.includes("?") ? "&" : "?"}access_token=${encodeURIComponent(token)}` : url)
     es.onmessage = onMessage
     for (const type of types) es.addEventListener(type, onMessage)
     return es

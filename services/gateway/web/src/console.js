@@ -4,7 +4,7 @@
 // with its reason and code); a game's audit (GET /games/{gid}/audit) in a dialog. The read model
 // is the truth: the page reads GET /arbiter/attention again after every action and every 3 s.
 import {createBoard} from "./boards.js"
-import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf} from "./common.js"
+import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf, getWithToken} from "./common.js"
 import {t, setupLanguage, addTranslations} from "./i18n.js"
 import {ZH_CONSOLE} from "./console-i18n.js"
 
@@ -22,8 +22,7 @@ const refusals = new Map()   // item key -> the last refusal's text (kept across
 const drafts = new Map()     // input id -> what the arbiter typed (kept across re-renders)
 
 async function get(path) {
-    const headers = me.token ? {authorization: `Bearer ${me.token}`} : {}
-    const r = await fetch(path, {headers})
+    const r = await getWithToken(path)
     let data
     try { data = await r.json() } catch (e) { data = {detail: `${r.status} ${r.statusText}`} }
     return {ok: r.ok, status: r.status, data}

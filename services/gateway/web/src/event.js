@@ -3,7 +3,7 @@
 // truth: each message of the event's SSE stream makes the page read GET /tournaments/{tid}, its
 // standings and crosstable again; each live board reads its game on each message of the game's.
 import {createBoard} from "./boards.js"
-import {serverClock, showClock, coalesced, followStream, el, resultLine} from "./common.js"
+import {serverClock, showClock, coalesced, followStream, getWithToken, el, resultLine} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const main = document.querySelector("main")
@@ -121,7 +121,7 @@ function newCard(b) {
     root.querySelector(".bottom .clock").dataset.side = "white"
     const card = {root, boardEl, board: null, game: null, stream: null}
     card.refresh = coalesced(async () => {
-        const r = await fetch(`/games/${enc(b.game_id)}`)
+        const r = await getWithToken(`/games/${enc(b.game_id)}`)
         if (r.ok) renderCard(card, await r.json())
     })
     card.stream = followStream(`/games/${enc(b.game_id)}/events`, gameEvents, card.refresh)
@@ -252,7 +252,7 @@ function render() {
 }
 
 async function read(path) {
-    const r = await fetch(`/tournaments/${enc(tid)}${path}`)
+    const r = await getWithToken(`/tournaments/${enc(tid)}${path}`)
     if (!r.ok) throw new Error((await r.json()).detail)
     return r.json()
 }

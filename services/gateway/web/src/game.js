@@ -2,7 +2,7 @@
 // gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
 import {createBoard, toMove} from "./boards.js"
-import {identity, api, serverClock, describeRule, coalesced, followStream, showClock, titleOf, renderMoves, seatWord, sideName, endOf} from "./common.js"
+import {identity, api, serverClock, describeRule, coalesced, followStream, getWithToken, showClock, titleOf, renderMoves, seatWord, sideName, endOf} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
@@ -113,7 +113,7 @@ function render(g) {
 
 // one read at a time; events that come during a read cause one more read after it
 const refresh = coalesced(async () => {
-    const r = await fetch(`/games/${encodeURIComponent(gid)}`)
+    const r = await getWithToken(`/games/${encodeURIComponent(gid)}`)
     if (r.ok) render(await r.json())
     else $("status").textContent = (await r.json()).detail
 })

@@ -4,7 +4,7 @@
 // (data-choices: services/gateway/organiser.py), so every choice is the API's own; every
 // refusal is shown with its reason (detail) and code. The read model is the truth: each
 // message of the event's stream makes the page read GET /tournaments/{tid} again.
-import {identity, el, coalesced, followStream} from "./common.js"
+import {identity, el, coalesced, followStream, getWithToken} from "./common.js"
 import {t, setupLanguage, addStrings} from "./i18n.js"
 import {ZH_ORGANISER, LABELS, VALUES} from "./organiser-text.js"
 
@@ -627,7 +627,7 @@ function renderEvent() {
 }
 
 const refreshEvent = coalesced(async () => {
-    const r = await fetch(`/tournaments/${enc(tid)}`)
+    const r = await getWithToken(`/tournaments/${enc(tid)}`)
     if (r.ok) { event = await r.json(); renderEvent() }
 })
 

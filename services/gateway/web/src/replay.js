@@ -3,7 +3,7 @@
 // (GET /games/{gid}: players, moves in the game's notation, clocks after each move, result).
 // Buttons and keys: Left/Right a move back/forward, Home/End the start/the last position.
 import {createBoard, atPosition} from "./boards.js"
-import {formatClock, titleOf, renderMoves, seatWord, endOf} from "./common.js"
+import {formatClock, titleOf, renderMoves, seatWord, endOf, getWithToken} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const parts = location.pathname.split("/").filter(Boolean)
@@ -76,7 +76,7 @@ function onKey(e) {
 }
 
 async function load() {
-    const [r, log] = await Promise.all([fetch(`/games/${enc(gid)}`), fetch(`/games/${enc(gid)}/events?follow=false`)])
+    const [r, log] = await Promise.all([getWithToken(`/games/${enc(gid)}`), getWithToken(`/games/${enc(gid)}/events?follow=false`)])
     if (!r.ok || !log.ok) {
         $("status").textContent = (await (r.ok ? log : r).json()).detail
         return

@@ -237,9 +237,10 @@ def _fake_dns(monkeypatch, answers: dict[str, list[str]]) -> None:
     real = socket.getaddrinfo
 
     def getaddrinfo(host, port, *args, **kw):
-        if host not in answers:
+        name = host.decode() if isinstance(host, bytes) else host  # anyio passes IDNA bytes
+        if name not in answers:
             return real(host, port, *args, **kw)
-        ips = answers[host]
+        ips = answers[name]
         ip = ips.pop(0) if len(ips) > 1 else ips[0]
         family = socket.AF_INET6 if ":" in ip else socket.AF_INET
         return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (ip, int(port or 0)))]

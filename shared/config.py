@@ -14,6 +14,7 @@ without ``ARBITER_WEBHOOK_KEY`` webhook secrets are derived from a key drawn by 
 from __future__ import annotations
 
 import ipaddress
+import re
 import secrets
 
 from limits import RateLimitItem, parse_many
@@ -53,6 +54,10 @@ class Settings(BaseSettings):
                                       "message before the subscription is marked failing")
     webhook_backoff_ms: int = Field(1000, ge=1, le=3_600_000, description="webhooks: the first "
                                     "retry's delay, ms (doubled at each retry, at most 1 h)")
+    webhook_allow_hosts: str = Field("", max_length=2000, description="webhooks: targets "
+                                     "allowed although not public (loopback, private, link-local, "
+                                     "reserved...): host names, addresses or networks (CIDR), "
+                                     "comma-separated ('' none: only public addresses)")
     checkpoint_every: int = Field(64, ge=1, le=1_000_000,
                                   description="an aggregate's events between signed checkpoints")
     instance_id: str | None = Field(None, min_length=1, max_length=200, description="group member id (default name-host-port)")
@@ -88,6 +93,12 @@ class Settings(BaseSettings):
         parse_rates(v)
         return v
 
+    @field_validator("webhook_allow_hosts")
+    @classmethod
+    def _hosts(cls, v: str) -> str:
+        parse_hosts(v)
+        return v
+
 
 def parse_rates(text: str) -> list[RateLimitItem]:
     """The rates of ``text`` in the ``limits`` library's syntax (``"10/second;300/minute"``:
@@ -99,6 +110,30 @@ def parse_rates(text: str) -> list[RateLimitItem]:
         return list(parse_many(text))
     except ValueError:
         raise ValueError(f"{text!r} is not a list of rates such as '10/second;300/minute'") from None
+
+
+#: An ``ARBITER_WEBHOOK_ALLOW_HOSTS`` entry that is a host name (RFC 1123 labels).
+_HOST_NAME = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_hosts(text: str) -> tuple[frozenset[str], tuple[IPNetwork, ...]]:
+    """The host names (lower case, no trailing dot) and the networks of ``text``, a
+    comma-separated list of host names, IP addresses (one-address networks) and networks in
+    CIDR notation (``"127.0.0.1, 10.0.0.0/8, hooks.internal"``; ``""``: none). Raises
+    ``ValueError`` naming an entry that is none of them."""
+    names, nets = set(), []
+    for entry in (e.strip().lower().rstrip(".") for e in text.split(",")):
+        if not entry:
+            continue
+        try:
+            nets.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+        except ValueError:
+            if not _HOST_NAME.match(entry):
+                raise ValueError(f"{entry[:80]!r} is not a host name, an IP address or a network "
+                                 "such as 10.0.0.0/8") from None
+            names.add(entry)
+    return frozenset(names), tuple(nets)
 
 
 def settings() -> Settings:

@@ -26,6 +26,16 @@ PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002, "webhooks": 8003}
 #: load generator's earlier collector, which timed records up to 100 ms late: compare, do not
 #: quote).
 SWITCH_INTERVAL_S = 0.0005
+#: The largest request head (request line and headers, bytes) the HTTP server (uvicorn's h11,
+#: whose default is 16 KiB) reads. A larger one never reaches the app: uvicorn answers it with
+#: its own plain-text 400, which no app can shape. The gateway refuses headers above its own
+#: smaller limit in its refusal shape (:data:`services.gateway.limits.MAX_HEADER_BYTES`: 431).
+HTTP_HEAD_BYTES = 65_536
+
+
+def uvicorn_options() -> dict:
+    """The options every process's uvicorn server gets besides the app and its address."""
+    return {"log_level": "warning", "h11_max_incomplete_event_size": HTTP_HEAD_BYTES}
 
 
 def service_app(name: str, bus: str, instance_id: str | None = None):
@@ -119,7 +129,7 @@ def run_service(name: str, bus: str | None = None, port: int | None = None,
         import socket
 
         app = service_app(name, bus, f"{name}-{socket.gethostname()}-{port}")
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(app, **uvicorn_options())).run(sockets=[sock])
 
 
 def _bind(name: str, host: str, port: int):

@@ -9,15 +9,27 @@
 - Signatures. ``X-Arbiter-Signature: sha256=<hex>``: HMAC-SHA256 under the secret (its UTF-8
   bytes) over ``<X-Arbiter-Timestamp> "." <body>`` (:func:`signature`), the scheme of Stripe
   and GitHub webhooks; the timestamp (epoch seconds) lets a receiver refuse replays.
+- Targets. A subscription's URL must reach a public address: a loopback, private, link-local,
+  reserved, multicast, unspecified or otherwise non-global one (169.254.169.254, the cloud
+  metadata service; 127.0.0.1; 10.0.0.0/8...) is refused (server-side request forgery), by
+  literal address and by a host name resolving to one (:class:`TargetPolicy`, :func:`resolve`),
+  unless the operator allows it in ``ARBITER_WEBHOOK_ALLOW_HOSTS`` (host names, addresses,
+  networks). The gateway checks at registration (422 ``forbidden-address``); the webhooks
+  process checks again at each connection, on the addresses it then connects to (a name that
+  resolved to a public address at registration and to a private one later, DNS rebinding,
+  is refused and the attempt logged), :mod:`services.webhooks.targets`.
 - The subscriptions' fold (:class:`WebhookBook`): the subscription commands and the delivery
   attempts of the log, in log order, into each subscription's state: scope, types, failing,
   the attempt due, the last delivered seq of each stream, and (``keep_log``) the attempts.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+import ipaddress
 import logging
+import socket
 import uuid
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -27,7 +39,7 @@ from contracts.messages import (
     IDENTITY, PAYLOAD_TYPES, TOPICS, WEBHOOK, WEBHOOK_MESSAGES, EnableWebhook, RegisterWebhook,
     RemoveWebhook, WebhookAttempted,
 )
-from shared.config import key_or_drawn
+from shared.config import ENV_PREFIX, IPNetwork, Settings, key_or_drawn, parse_hosts
 
 log = logging.getLogger("arbiter.webhooks")
 SCHEMES = ("http", "https")
@@ -77,7 +89,7 @@ def delivery_id(subscription_id: str, message_id: str) -> str:
 
 def check_url(url: str) -> str:
     """``url`` when it is an absolute http or https URL with a host and no credentials; else
-    ``ValueError`` saying what is wrong (a loopback host is allowed: the tests' receivers)."""
+    ``ValueError`` saying what is wrong. Where the host leads is :class:`TargetPolicy`'s."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -92,6 +104,89 @@ def check_url(url: str) -> str:
     if port == 0 or any(c.isspace() for c in url):
         raise ValueError("the URL has port 0 or white space")
     return url
+
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+#: Seconds a target's name resolution may take before it counts as not resolving.
+RESOLVE_TIMEOUT_S = 5.0
+#: What an address is that no webhook goes to unless allowed: the ``ipaddress`` property that
+#: says so (IANA special-purpose registries, RFC 6890), in the order the refusal names them.
+_NOT_PUBLIC = (("loopback", "is_loopback"), ("link-local", "is_link_local"),
+               ("unspecified", "is_unspecified"), ("multicast", "is_multicast"),
+               ("private", "is_private"), ("reserved", "is_reserved"))
+
+
+def not_public(ip: IPAddress) -> str | None:
+    """Why ``ip`` is no webhook target (``"loopback"``, ``"link-local"``, ``"unspecified"``,
+    ``"multicast"``, ``"private"``, ``"reserved"``, ``"not global"``: e.g. 100.64.0.0/10,
+    shared address space), or None for a global unicast address. An IPv4-mapped IPv6 address
+    (``::ffff:a.b.c.d``) is judged as its IPv4 address."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for what, prop in _NOT_PUBLIC:
+        if getattr(ip, prop):
+            return what
+    return None if ip.is_global else "not global"
+
+
+@dataclass(frozen=True)
+class TargetPolicy:
+    """Which webhook targets are allowed although not public: host ``names`` (lower case, any
+    address they resolve to) and ``networks`` (an address in one). ``TargetPolicy()``: none."""
+
+    names: frozenset[str] = frozenset()
+    networks: tuple[IPNetwork, ...] = ()
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> TargetPolicy:
+        """The policy of ``ARBITER_WEBHOOK_ALLOW_HOSTS`` (:func:`shared.config.parse_hosts`)."""
+        names, networks = parse_hosts(s.webhook_allow_hosts)
+        return cls(names, networks)
+
+    def refusal(self, host: str, addresses: list[IPAddress]) -> str | None:
+        """None when ``host`` may be a target at ``addresses`` (its resolution, or the address
+        it is); else why not, naming the first address refused and what it is."""
+        if host.lower().rstrip(".").strip("[]") in self.names:
+            return None
+        for ip in addresses:
+            why = not_public(ip)
+            plain = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
+            if why is None or any(a in n for n in self.networks for a in {ip, plain}):
+                continue
+            where = host.strip("[]") if [ip] == _literal(host) else f"{host} resolves to {ip}, which"
+            return (f"{where} is {why}: no webhook goes to an address that is not public unless "
+                    f"the operator allows it ({ENV_PREFIX}WEBHOOK_ALLOW_HOSTS)")
+        return None
+
+
+def _literal(host: str) -> list[IPAddress]:
+    """``[address]`` when ``host`` is an IP address in its standard notation, else ``[]``."""
+    try:
+        return [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        return []
+
+
+async def resolve(host: str, port: int | None = None,
+                  timeout_s: float = RESOLVE_TIMEOUT_S) -> list[IPAddress]:
+    """The addresses of ``host``, in the resolver's order without repeats: an IP literal is
+    its own (brackets allowed); a name is resolved (the event loop's ``getaddrinfo``, what a
+    connection would use: numeric forms such as ``2130706433`` too). ``[]`` when it does not
+    resolve within ``timeout_s`` seconds."""
+    if literal := _literal(host):
+        return literal
+    bare = host.strip("[]")
+    try:
+        infos = await asyncio.wait_for(asyncio.get_running_loop().getaddrinfo(
+            bare, port, type=socket.SOCK_STREAM), timeout_s)
+    except (OSError, UnicodeError, asyncio.TimeoutError):
+        return []
+    out: list[IPAddress] = []
+    for *_, sockaddr in infos:
+        ip = ipaddress.ip_address(sockaddr[0])
+        if ip not in out:
+            out.append(ip)
+    return out
 
 
 def message_id(msg: Envelope) -> str:

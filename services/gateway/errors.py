@@ -33,6 +33,7 @@ GatewayCode = Literal[
     "reserved-id", "log-unavailable", "already-revoked", "token-unreadable",
     "bad-cursor", "bad-kind", "bad-position", "bad-types", "unknown-position",
     "bad-url", "not-failing", "unknown-type", "not-your-subscription",
+    "forbidden-address", "no-such-game", "no-such-tournament", "headers-too-large",
     "no-history", "wrong-game", "not-your-bulk",
     # the organiser's imports of players (CSV, TRF)
     "csv-empty", "csv-header", "csv-malformed", "not-utf8", "too-many-rows", "trf-malformed",

@@ -39,7 +39,8 @@ applied in another interleaving of the topics, messages of other streams of the 
 sent again or missed; within one stream (``stream`` and ``seq``) none is.
 
 Refusals (before any message, the one shape of :mod:`.errors`): 404 unknown game or
-tournament, 422 ``bad-position`` (a ``since`` that is not a position), 409
+tournament, 422 ``bad-position`` (a ``since`` that is not a position; 400 for a
+``Last-Event-ID`` header that is not even ASCII), 409
 ``unknown-position`` (no such message in this gateway's history of the feed; ``/feeds``
 only), 422 ``bad-types``, 422 ``bad-cursor``, 422 for a filter out of range. A WebSocket is accepted, sent that refusal as one JSON object
 and closed with code 4000 + the HTTP status (e.g. 4404).
@@ -291,7 +292,13 @@ async def resume_params(request: Request, since: Annotated[str | None, Query(
                             max_length=3100, description="Message types, comma-separated")] = None,
                         last_event_id: Annotated[str | None, Header(max_length=220)] = None,
                         ) -> Resume:
-    """The :class:`Resume` of a stream request (a FastAPI dependency)."""
+    """The :class:`Resume` of a stream request (a FastAPI dependency). 400 ``bad-position``
+    for a ``Last-Event-ID`` that is not ASCII (a position is; an EventSource sends back the
+    ``id`` it got), its bytes shown escaped."""
+    if last_event_id is not None and not last_event_id.isascii():
+        raw = last_event_id.encode("latin-1", "replace")  # the bytes as sent (ASGI: latin-1)
+        raise HTTPError(400, f"Last-Event-ID {raw[:100]!r} is not ASCII, so no position: resume "
+                             "with a message's id as sent (<stream>:<seq>), or 0", code="bad-position")
     return Resume(last_event_id if last_event_id is not None else since, types, hide=_hidden(request))
 
 

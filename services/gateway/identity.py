@@ -44,6 +44,11 @@ LEEWAY_S = 30
 MAX_TTL_S = 366 * 86_400
 #: Shortest secret accepted (characters; RFC 7518 3.2: an HS256 key of at least 256 bits).
 MIN_SECRET_CHARS = 32
+#: The longest bearer token the gateway reads and :func:`issue_token` makes (characters; a
+#: token is ASCII): room for about 70 events of 80-character ids, or 300 of 12; a quarter of
+#: the gateway's header limit (:data:`services.gateway.limits.MAX_HEADER_BYTES`). Longer:
+#: 401 ``token-malformed``.
+MAX_TOKEN_CHARS = 8_192
 _ID = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")
 _JTI = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _TTL = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
@@ -129,7 +134,11 @@ def issue_token(secret: str, role: str, sub: str, events: tuple[str, ...] | list
               "exp": now + ttl_s, "jti": uuid.uuid4().hex}
     if chief:
         claims["chief"] = True
-    return jwt.encode(claims, secret, algorithm=ALGORITHM)
+    token = jwt.encode(claims, secret, algorithm=ALGORITHM)
+    if len(token) > MAX_TOKEN_CHARS:
+        raise ValueError(f"a token of {len(events)} events has {len(token):,} characters, over "
+                         f"the gateway's limit of {MAX_TOKEN_CHARS:,}: give fewer events (or '*')")
+    return token
 
 
 def read_token(secret: str, token: str, *, expired_ok: bool = False) -> Principal:
@@ -163,11 +172,14 @@ def read_token(secret: str, token: str, *, expired_ok: bool = False) -> Principa
 
 def bearer(authorization: str) -> str:
     """The token of an ``Authorization: Bearer <token>`` header value; :class:`AuthError` 401
-    ``token-malformed`` for another scheme or shape."""
+    ``token-malformed`` for another scheme or shape, or a token over :data:`MAX_TOKEN_CHARS`."""
     scheme, _, token = authorization.strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise AuthError(401, "token-malformed", "Authorization must be 'Bearer <token>'")
-    return token.strip()
+    if len(token := token.strip()) > MAX_TOKEN_CHARS:
+        raise AuthError(401, "token-malformed", f"the bearer token has {len(token):,} characters, "
+                                                f"over the gateway's limit of {MAX_TOKEN_CHARS:,}")
+    return token
 
 
 # ------------------------------------------------------------------------------------ the rules

@@ -1,6 +1,13 @@
 """The gateway's limits on what one caller may send (issue 12 item 3): rate limits per
 principal and per game (HTTP 429 with ``Retry-After``), a request body size limit (413, the
-body not read past the limit) and CORS (off unless origins are configured).
+body not read past the limit), a header size limit (431) and CORS (off unless origins are
+configured).
+
+Headers, in layers, each refusal below the next one's: a bearer token over
+:data:`services.gateway.identity.MAX_TOKEN_CHARS` is 401 ``token-malformed``; a header
+section over :data:`MAX_HEADER_BYTES` is 431 ``headers-too-large`` (:class:`HeaderLimit`); a
+request head over the server's :data:`shared.runner.HTTP_HEAD_BYTES` never reaches the
+gateway: uvicorn answers it with its own plain-text 400, which the gateway cannot shape.
 
 Rate limits use the ``limits`` library (moving windows; its rate syntax, e.g.
 ``"10/second;300/minute"``: every rate of the list must allow the request). They count:
@@ -127,6 +134,31 @@ class RateLimits:
             self.limiter.hit(rate, scope, key)
 
 
+#: The largest header section (names, values and 4 bytes a line for ": " and CRLF) the gateway
+#: takes, bytes: half the server's limit (:data:`shared.runner.HTTP_HEAD_BYTES`), so that a
+#: header section up to twice this size is refused in the gateway's shape.
+MAX_HEADER_BYTES = 32_768
+
+
+class HeaderLimit:
+    """ASGI middleware refusing an HTTP request whose header section is over ``max_bytes``:
+    431 ``headers-too-large`` (RFC 6585), before anything reads it (a WebSocket handshake is
+    left to the server's limit)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_HEADER_BYTES) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            size = sum(len(k) + len(v) + 4 for k, v in scope.get("headers") or ())
+            if size > self.max_bytes:
+                await error_response(431, f"the request's headers are {size:,} bytes, over the "
+                                          f"gateway's limit of {self.max_bytes:,}",
+                                     code="headers-too-large")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 #: Methods whose requests carry no body unless their headers announce one.
 _BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -184,10 +216,11 @@ def _replay(first: list[Message], receive: Receive) -> Receive:
 
 
 def install_limits(app: Any, cfg: HttpLimits) -> None:
-    """Add the body size limit and (with ``cfg.cors_origins``) CORS to FastAPI ``app``: CORS
-    outermost, so that a refusal carries its headers too. Browsers may send the headers of
-    :data:`CORS_HEADERS` with GET and POST and read ``Retry-After``; no cookies."""
+    """Add the body and header size limits and (with ``cfg.cors_origins``) CORS to FastAPI
+    ``app``: CORS outermost, so that a refusal carries its headers too. Browsers may send the
+    headers of :data:`CORS_HEADERS` with GET and POST and read ``Retry-After``; no cookies."""
     app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
+    app.add_middleware(HeaderLimit)
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=list(CORS_HEADERS),

@@ -26,7 +26,7 @@ class RevokeBody(BaseModel):
     claim: the administrator only), and why (``reason``)."""
 
     model_config = ConfigDict(extra="forbid")
-    token: str | None = Field(default=None, min_length=1, max_length=4096)
+    token: str | None = Field(default=None, min_length=1, max_length=identity.MAX_TOKEN_CHARS)
     jti: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_\-]{1,64}$")
     reason: str = Field(default="", max_length=500)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import secrets
 from collections import OrderedDict
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
@@ -28,8 +29,10 @@ from contracts.envelope import Actor
 from contracts.messages import EnableWebhook, RegisterWebhook, RemoveWebhook, parse_message
 from services.gateway import identity
 from services.gateway.errors import HTTPError
+from shared.config import settings
 from shared.webhooks import (
-    DELIVERABLE, Subscription, WebhookBook, aggregate_of, check_url, signing_secret, webhook_key,
+    DELIVERABLE, Subscription, TargetPolicy, WebhookBook, aggregate_of, check_url, resolve,
+    signing_secret, webhook_key,
 )
 
 _ID = r"^[A-Za-z0-9_\-]{1,80}$"
@@ -63,6 +66,27 @@ def _checked(body: WebhookBody) -> None:
     if (body.scope == "all") != (body.scope_id is None):
         raise HTTPError(422, "scope_id names the game or tournament of scope game or tournament, "
                              "and is absent for scope all", code="malformed")
+
+
+async def _target_allowed(url: str) -> None:
+    """422 ``forbidden-address`` when ``url``'s host is, or resolves to, an address that is not
+    public (loopback, private, link-local...: :class:`shared.webhooks.TargetPolicy`) and
+    ``ARBITER_WEBHOOK_ALLOW_HOSTS`` does not allow it. A name that does not resolve now is
+    accepted: the webhooks process checks each connection's addresses again."""
+    host, port = urlsplit(url).hostname, urlsplit(url).port  # check_url made sure both parse
+    why = TargetPolicy.from_settings(settings()).refusal(host, await resolve(host, port))
+    if why is not None:
+        raise HTTPError(422, f"url: {why}", code="forbidden-address")
+
+
+def _scope_known(gw: Any, body: WebhookBody) -> None:
+    """404 ``no-such-game`` or ``no-such-tournament`` (the codes the game and tournament
+    services reject a command on an unknown aggregate with) when the scope names a game or a
+    tournament this gateway does not know: a subscription to nothing would stay silent."""
+    if body.scope == "game" and gw.rm.game(body.scope_id) is None:
+        raise HTTPError(404, f"no such game: {body.scope_id}", code="no-such-game")
+    if body.scope == "tournament" and gw.rm.tournament(body.scope_id) is None:
+        raise HTTPError(404, f"no such tournament: {body.scope_id}", code="no-such-tournament")
 
 
 class _Folds:
@@ -126,9 +150,14 @@ def webhook_router(gateway: Any, context: Any) -> APIRouter:
         """Register a subscription. Answer 201 ``{"subscription_id", "secret", ...}``: keep the
         secret, it is not shown again (``X-Arbiter-Signature`` is ``sha256=`` HMAC-SHA256
         under it over ``<X-Arbiter-Timestamp>.<body>``). 422 ``bad-url`` (not http/https,
-        credentials in it), ``unknown-type``, ``malformed``; 401; 403 ``integrators-only``,
-        ``not-your-event``. Nothing is written on a refusal."""
+        credentials in it), ``forbidden-address`` (a host that is or resolves to an address
+        that is not public, unless ``ARBITER_WEBHOOK_ALLOW_HOSTS`` allows it),
+        ``unknown-type``, ``malformed``; 404 ``no-such-game``,
+        ``no-such-tournament`` (the scope names none this gateway knows); 401; 403
+        ``integrators-only``, ``not-your-event``. Nothing is written on a refusal."""
         _checked(body)
+        await _target_allowed(body.url)
+        _scope_known(gw, body)
         actor, events = _registrant(gw, ctx, body)
         sid = secrets.token_hex(8)
         payload = RegisterWebhook(subscription_id=sid, url=body.url, scope=body.scope,

@@ -30,6 +30,7 @@ import httpx
 import uvicorn
 
 from services.tools.demo import DEMO_TIME, NAMES, bot_game, go_turn, bot_turn, to_move
+from shared.runner import uvicorn_options
 
 logger = logging.getLogger("arbiter.demo")
 
@@ -171,7 +172,7 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
     log = open_log("memory")
     system = System(log, ticks=True)
     app = create_app(log, admin_token=admin, manage_log=False, wait_timeout=30.0, jwt_secret=secret)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, **uvicorn_options()))
     await system.recover()
     await log.start()
     await system.start_timers()

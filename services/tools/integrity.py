@@ -22,15 +22,22 @@ What it names (each a :class:`Finding` with the stream, seq and event):
 - ``checkpoint not trusted``: a checkpoint whose signature does not verify, or that is signed
   by a key not configured (the audit trusts only keys it is given, never one in the log);
 - ``end not signed``: a chained aggregate's GameEnded/TournamentFinished that no trusted
-  checkpoint covers.
+  checkpoint covers;
+- ``not chained``: with a verification key, a stream none of whose messages carries a chain
+  (named at its first message): a log written before the chain, or one whose forger stripped
+  every chain and checkpoint so that nothing is left to break; an audit that is given a key
+  trusts no unsigned stream.
 - ``not the player's own``: a player's command naming another player (``player_id``), which
   no gateway records (an edited actor; named in a log without chains too).
 
-Not a finding (:class:`Integrity` notes them): streams written before the chain
-("unchained"), and the messages after a stream's last trusted checkpoint ("unattested"): a
-message deleted from that tail, or a tail cut off together with the checkpoints after it,
-cannot be detected; the window is at most ``ARBITER_CHECKPOINT_EVERY`` messages of the
-aggregate or the snapshot interval, and closes at an aggregate's end.
+Not a finding (:class:`Integrity` notes them): without a verification key, streams without
+any chain ("unchained"); and the messages after a stream's last trusted checkpoint
+("unattested"): a message deleted from that tail, or a tail cut off together with the
+checkpoints after it (a resignation, the result and the end's checkpoint), cannot be detected
+from the log: the checkpoints left are still numbered without a gap, and the log reads as a
+game in progress. The window is at most ``ARBITER_CHECKPOINT_EVERY`` messages of the
+aggregate or the snapshot interval, and closes at an aggregate's end; closing it needs an
+anchor outside the log (the latest checkpoint of each aggregate kept elsewhere).
 """
 from __future__ import annotations
 
@@ -96,7 +103,13 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) ->
             cps.append(m)
         else:
             by_stream.setdefault(m.stream, {}).setdefault(m.seq, m)
-    _chains(messages, by_stream, res)
+    unchained = _chains(messages, by_stream, res)
+    if keys:
+        for stream in unchained:
+            first = by_stream[stream][min(by_stream[stream])]
+            res.findings.append(Finding(stream, first.seq, str(first.event_id), "not chained",
+                                        "no message of this stream carries a chain: written "
+                                        "before the chain, or every chain stripped"))
     _own_commands(messages, res)
     _checkpoint_gaps(cps, res)
     signed = _signed_heads(cps, keys, res)
@@ -114,10 +127,10 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) ->
 
 
 def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
-            res: Integrity) -> None:
+            res: Integrity) -> list[str]:
     """Each message's chain against its stream's message at seq - 1 (chain broken / stripped:
     an edit, a deletion), and its place in the log against the seqs before it (out of order:
-    a move)."""
+    a move). Returns the streams without any chain, in log order."""
     top: dict[str, int] = {}
     seen: set[tuple[str, int]] = set()
     chained: set[str] = set()
@@ -152,7 +165,9 @@ def _chains(messages: list[Envelope], by_stream: dict[str, dict[int, Envelope]],
                   canonical_text(m).encode()) != m.chain:
             res.findings.append(Finding(m.stream, m.seq, str(m.event_id), "chain broken",
                                         "edited, or the message before it edited"))
-    res.unchained = len(set(top) - chained)
+    unchained = [s for s in top if s not in chained]
+    res.unchained = len(unchained)
+    return unchained
 
 
 def _own_commands(messages: list[Envelope], res: Integrity) -> None:

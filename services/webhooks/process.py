@@ -23,7 +23,10 @@ Each POST: body = the message's envelope as the log holds it (JSON); headers
 ``X-Arbiter-Message`` (``<stream>:<seq>``), ``X-Arbiter-Attempt``, ``X-Arbiter-Timestamp``
 (epoch s) and ``X-Arbiter-Signature`` (:func:`shared.webhooks.signature`). A 2xx is
 delivered; anything else, a timeout or a refused connection is retried (:func:`.core.judge`);
-redirects are not followed.
+redirects are not followed. A connection goes only to a public address, or one
+``ARBITER_WEBHOOK_ALLOW_HOSTS`` allows, checked on the addresses connected to
+(:mod:`.targets`): a refused one is an attempt without answer whose error says
+``forbidden-address`` and why.
 """
 from __future__ import annotations
 
@@ -38,10 +41,12 @@ import httpx
 from contracts.envelope import Actor, Envelope, dt_of
 from contracts.messages import TOPICS, WebhookAttempted, envelope
 from services.webhooks.core import DeliveryCore, Policy, judge
+from services.webhooks.targets import guarded_transport
 from shared.chain import canonical_text, chained
 from shared.eventlog.base import Deduper, EventLog, Follower
 from shared.webhooks import (
-    Subscription, aggregate_of, delivery_id, message_id, signature, signing_secret, webhook_key,
+    Subscription, TargetPolicy, aggregate_of, delivery_id, message_id, signature, signing_secret,
+    webhook_key,
 )
 
 log = logging.getLogger("arbiter.webhooks")
@@ -60,7 +65,9 @@ class WebhookProcess:
     """Delivers the subscriptions on ``log`` (see the module doc). ``key``: the webhook key
     (default :func:`shared.webhooks.webhook_key`); ``policy``: retries (default the settings'
     ``ARBITER_WEBHOOK_MAX_ATTEMPTS`` and ``_BACKOFF_MS``); ``now_ms``: epoch-ms clock;
-    ``transport``: an httpx transport (tests). :meth:`start` after the log is started."""
+    ``transport``: an httpx transport (default: one connecting only to the public addresses
+    and those ``ARBITER_WEBHOOK_ALLOW_HOSTS`` allows, :mod:`.targets`). :meth:`start` after
+    the log is started."""
 
     def __init__(self, log: EventLog, *, key: bytes | None = None, policy: Policy | None = None,
                  now_ms: Callable[[], int] | None = None, timeout_s: float = TIMEOUT_S,
@@ -81,7 +88,9 @@ class WebhookProcess:
         self.tasks: set[asyncio.Task] = set()
         self.ready = False
         self.attempted = 0
-        self._client = httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, transport=transport)
+        transport = transport or guarded_transport(TargetPolicy.from_settings(s))
+        self._client = httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, transport=transport,
+                                         trust_env=False)  # an environment proxy would bypass it
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task | None = None
         self._stopping = False

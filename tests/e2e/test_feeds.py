@@ -340,6 +340,18 @@ async def test_bad_filters_and_positions_are_refused(c, path, params, status, co
     assert r.json()["detail"]
 
 
+@pytest.mark.parametrize("raw", ["game-la:1é".encode(), b"\xff", "game-la:１".encode(), "é".encode("latin-1")])
+async def test_a_last_event_id_that_is_not_ascii_is_400_bad_position_with_its_bytes(c, raw):
+    """A position is ASCII (a message's id as the gateway sent it): other bytes are refused
+    on every resumable stream and shown escaped, not decoded into something else."""
+    await _game(c, "la")
+    for path in ("/feeds/game/la", "/feeds/game/la?follow=false", "/games/la/events"):
+        r = await c.send(c.build_request("GET", path, headers=[(b"Last-Event-ID", raw)]))
+        assert (r.status_code, r.json()["code"]) == (400, "bad-position"), (path, r.text)
+        assert r.json()["detail"] == (f"Last-Event-ID {raw!r} is not ASCII, so no position: resume "
+                                      "with a message's id as sent (<stream>:<seq>), or 0")
+
+
 async def test_a_websocket_refusal_is_a_message_and_a_close_code(c):
     async with Tap(c.arbiter_app, "websocket", "/feeds/game/nope") as tap:
         await tap.until(lambda t: t.close_code is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -69,7 +70,10 @@ class Receiver:
 
 
 @pytest.fixture
-def receiver():
+def receiver(monkeypatch):
+    """Receivers on loopback, which the operator must allow as webhook targets: the tests'
+    deployment sets ARBITER_WEBHOOK_ALLOW_HOSTS (without it, 422 forbidden-address)."""
+    monkeypatch.setenv("ARBITER_WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
     made: list[Receiver] = []
 
     def make(*statuses: int) -> Receiver:
@@ -81,7 +85,7 @@ def receiver():
         r.close()
 
 
-async def _subscribe(c, url: str, types: list[str], scope: str = "game", scope_id: str | None = "g1",
+async def _subscribe(c, url: str, types: list[str], scope: str = "all", scope_id: str | None = None,
                      **kw) -> dict:
     r = await c.post("/webhooks", json={"url": url, "scope": scope, "scope_id": scope_id,
                                         "types": types}, **kw)
@@ -103,15 +107,16 @@ async def test_a_game_reaches_the_receiver_in_order_signed_with_exactly_the_type
     monkeypatch.setenv("ARBITER_WEBHOOK_KEY", KEY)
     rx = receiver()
     async with arbiter_client("memory", ticks=False) as c:
-        sub = await _subscribe(c, rx.url, ["GameStarted", "MoveAccepted", "GameEnded"])
+        await _play(c, moves=())  # a game's subscription names a game that exists (else 404)
+        sub = await _subscribe(c, rx.url, ["GameStarted", "MoveAccepted", "GameEnded"], "game", "g1")
         sid = sub["subscription_id"]
         assert sub["secret"] == signing_secret(KEY.encode(), sid)
-        await _play(c)
-        await rx.wait_for(6)
+        await _play(c, create=False)
+        await rx.wait_for(5)
         await asyncio.sleep(0.3)  # nothing more comes (no ClockUpdated, no other type)
-        bodies = rx.delivered()
-        assert [b["type"] for b in bodies] == ["GameStarted"] + ["MoveAccepted"] * 4 + ["GameEnded"]
-        assert [b["payload"]["san"] for b in bodies[1:5]] == ["f3", "e5", "g4", "Qh4#"]
+        bodies = rx.delivered()  # what the log holds after the registration (not GameStarted)
+        assert [b["type"] for b in bodies] == ["MoveAccepted"] * 4 + ["GameEnded"]
+        assert [b["payload"]["san"] for b in bodies[:4]] == ["f3", "e5", "g4", "Qh4#"]
         end = bodies[-1]["payload"]
         assert (end["result"], end["reason"], end["winner"], end["rule"]["game"], end["rule"]["article"]) == \
             ("0-1", "checkmate", "black", "chess", "10.1")  # FIDE Laws 1994 art. 10.1
@@ -125,7 +130,7 @@ async def test_a_game_reaches_the_receiver_in_order_signed_with_exactly_the_type
             assert (h["x-arbiter-subscription"], h["x-arbiter-delivery"], h["x-arbiter-attempt"]) == \
                 (sid, delivery_id(sid, mid), "1")
         r = await c.get(f"/webhooks/{sid}/deliveries")
-        assert [a["outcome"] for a in r.json()["attempts"]] == ["delivered"] * 6
+        assert [a["outcome"] for a in r.json()["attempts"]] == ["delivered"] * 5
         assert await audit(list(log.values())) == []
 
 
@@ -216,6 +221,104 @@ async def test_a_bad_url_or_scheme_is_refused_422_and_nothing_is_written(url):
         assert not [m for m in await c.arbiter_log.read_many(TOPICS) if m.type == "RegisterWebhook"]
 
 
+@pytest.mark.parametrize("scope,code", [("game", "no-such-game"), ("tournament", "no-such-tournament")])
+async def test_a_subscription_to_an_unknown_game_or_tournament_is_404_and_nothing_is_written(scope, code):
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/webhooks", json={"url": "https://tv.example/h", "scope": scope,
+                                            "scope_id": "nowhere", "types": ["GameEnded"]})
+        assert (r.status_code, r.json()["code"]) == (404, code), r.text
+        assert r.json()["detail"] == f"no such {scope}: nowhere"
+        assert not [m for m in await c.arbiter_log.read_many(TOPICS) if m.type == "RegisterWebhook"]
+
+
+def _fake_dns(monkeypatch, answers: dict[str, list[str]]) -> None:
+    """Names resolving to the addresses given, in turn (the last one stays): what a DNS whose
+    owner changes a record (rebinding) answers; every other name as the system resolves it."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kw):
+        name = host.decode() if isinstance(host, bytes) else host  # anyio passes IDNA bytes
+        if name not in answers:
+            return real(host, port, *args, **kw)
+        ips = answers[name]
+        ip = ips.pop(0) if len(ips) > 1 else ips[0]
+        family = socket.AF_INET6 if ":" in ip else socket.AF_INET
+        return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (ip, int(port or 0)))]
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.mark.parametrize("url,said", [
+    ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is link-local"),
+    ("http://127.0.0.1:8080/hook", "127.0.0.1 is loopback"),
+    ("http://[::1]/hook", "::1 is loopback"),
+    ("http://10.0.0.5/hook", "10.0.0.5 is private"),
+    ("http://[::ffff:169.254.169.254]/x", "::ffff:169.254.169.254 is link-local"),
+    ("http://0.0.0.0:80/x", "0.0.0.0 is unspecified"),
+    ("http://100.100.100.200/x", "100.100.100.200 is not global"),  # a cloud's metadata (CGNAT)
+    ("http://2130706433/x", "2130706433 resolves to 127.0.0.1, which is loopback"),
+    ("http://localhost:9/x", "localhost resolves to 127.0.0.1, which is loopback"),
+    ("https://metadata.test/x", "metadata.test resolves to 169.254.169.254, which is link-local"),
+    ("https://intranet.test/x", "intranet.test resolves to 192.168.1.20, which is private"),
+])
+async def test_a_target_that_is_not_public_is_refused_422_unless_allowed(monkeypatch, url, said):
+    """Server-side request forgery: no subscription to the cloud metadata service, loopback
+    or a private network, by address or by a name resolving there; nothing is written. The
+    operator's ARBITER_WEBHOOK_ALLOW_HOSTS lets one through (by network or by name)."""
+    _fake_dns(monkeypatch, {"metadata.test": ["169.254.169.254"], "intranet.test": ["192.168.1.20"],
+                            "localhost": ["127.0.0.1"]})
+    monkeypatch.delenv("ARBITER_WEBHOOK_ALLOW_HOSTS", raising=False)
+    body = {"url": url, "scope": "all", "types": ["GameEnded"]}
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/webhooks", json=body)
+        assert (r.status_code, r.json()["code"]) == (422, "forbidden-address"), r.text
+        assert r.json()["detail"].startswith(f"url: {said}: "), r.text
+        assert "ARBITER_WEBHOOK_ALLOW_HOSTS" in r.json()["detail"]
+        assert not [m for m in await c.arbiter_log.read_many(TOPICS) if m.type == "RegisterWebhook"]
+        monkeypatch.setenv("ARBITER_WEBHOOK_ALLOW_HOSTS", "10.0.0.0/8, ::1, 192.168.1.0/24, "
+                           "metadata.test, 0.0.0.0, 100.64.0.0/10, 169.254.169.254, 127.0.0.0/8")
+        r = await c.post("/webhooks", json=body)
+        assert r.status_code == 201, r.text
+
+
+async def test_a_name_rebound_to_loopback_after_registration_is_not_delivered_and_logged(monkeypatch, receiver):
+    """DNS rebinding: the name resolved to a public address when it was registered, and to
+    the loopback receiver at delivery; the webhooks process checks the addresses it connects
+    to, so nothing reaches the receiver and the delivery log says why."""
+    rx = receiver()
+    monkeypatch.delenv("ARBITER_WEBHOOK_ALLOW_HOSTS")
+    monkeypatch.setenv("ARBITER_WEBHOOK_BACKOFF_MS", "3600000")  # one attempt in this test
+    _fake_dns(monkeypatch, {"rebind.test": ["93.184.216.34", "127.0.0.1"]})
+    port = rx.server.server_address[1]
+    async with arbiter_client("memory", ticks=False) as c:
+        sid = (await _subscribe(c, f"http://rebind.test:{port}/hook", ["GameStarted"]))["subscription_id"]
+        await _play(c, moves=())
+        for _ in range(200):
+            d = (await c.get(f"/webhooks/{sid}/deliveries")).json()
+            if d["attempts"]:
+                break
+            await asyncio.sleep(0.05)
+        [a] = d["attempts"]
+        assert (a["attempt"], a["status"], a["outcome"], a["message_type"]) == (1, None, "retry", "GameStarted")
+        assert a["error"].startswith("ConnectError: forbidden-address: rebind.test resolves to "
+                                     "127.0.0.1, which is loopback"), a["error"]
+        assert rx.requests == []
+
+
+async def test_a_name_the_operator_allows_is_delivered_to_the_address_checked(monkeypatch, receiver):
+    """Allowed by name, the target is reached at the address the transport resolved and
+    checked (no second resolution), with the URL's host in the Host header."""
+    rx = receiver()
+    monkeypatch.setenv("ARBITER_WEBHOOK_ALLOW_HOSTS", "hooks.internal")
+    _fake_dns(monkeypatch, {"hooks.internal": ["127.0.0.1"]})
+    port = rx.server.server_address[1]
+    async with arbiter_client("memory", ticks=False) as c:
+        await _subscribe(c, f"http://hooks.internal:{port}/hook", ["GameStarted"])
+        await _play(c, moves=())
+        await rx.wait_for(1)
+    [(headers, body)] = rx.requests
+    assert headers["Host"] == f"hooks.internal:{port}" and json.loads(body)["type"] == "GameStarted"
+
+
 async def _as(c, method: str, url: str, token: str | None, **kw):
     req = c.build_request(method, url, headers={"Authorization": f"Bearer {token}"} if token else {}, **kw)
     del req.headers["X-Arbiter-Token"]  # the principal's own request, not the administrator's
@@ -231,6 +334,8 @@ async def test_identity_on_only_permitted_principals_subscribe_and_read_their_ow
     tv = issue_token(SECRET, "integrator", "tv", ["T1"], ttl_s=3600)
     radio = issue_token(SECRET, "integrator", "radio", ["*"], ttl_s=3600)
     async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/tournaments", json={"tournament_id": "T1", "name": "T1", "system": "round-robin"})
+        assert r.status_code == 200, r.text
         r = await _as(c, "POST", "/webhooks", None, json=body)
         assert (r.status_code, r.json()["code"]) == (401, "unauthenticated")
         r = await _as(c, "POST", "/webhooks", player, json=body)
@@ -265,9 +370,10 @@ async def test_on_kafka_the_game_arrives_and_a_restarted_process_resumes_where_t
     rx = receiver()
     gid = f"wh-{secrets.token_hex(4)}"
     async with arbiter_client(kafka_bus, ticks=False) as c:
-        sub = await _subscribe(c, rx.url, ["GameStarted", "MoveAccepted"], scope_id=gid)
-        await _play(c, FOOLS_MATE[:2], gid=gid)
-        await rx.wait_for(3, timeout_s=60)
+        await _play(c, (), gid=gid)
+        sub = await _subscribe(c, rx.url, ["GameStarted", "MoveAccepted"], "game", gid)
+        await _play(c, FOOLS_MATE[:2], gid=gid, create=False)
+        await rx.wait_for(2, timeout_s=60)
         await c.arbiter_webhooks.stop()
         await _play(c, FOOLS_MATE[2:3], gid=gid, create=False)
         log = open_log(kafka_bus)
@@ -275,11 +381,11 @@ async def test_on_kafka_the_game_arrives_and_a_restarted_process_resumes_where_t
         await log.start()
         await again.start()
         try:
-            await rx.wait_for(4, timeout_s=60)
+            await rx.wait_for(3, timeout_s=60)
             await asyncio.sleep(1.0)
         finally:
             await again.stop()
             await log.stop()
-    assert [json.loads(b)["payload"].get("san") for _, b in rx.requests] == [None, "f3", "e5", "g4"]
+    assert [json.loads(b)["payload"].get("san") for _, b in rx.requests] == ["f3", "e5", "g4"]
     for headers, body in rx.requests:
         assert verify(sub["secret"], headers["X-Arbiter-Timestamp"], body, headers["X-Arbiter-Signature"])

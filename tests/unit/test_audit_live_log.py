@@ -1,10 +1,10 @@
-"""``arbiter audit`` of a live log (:func:`services.tools.audit.rederive` with ``pending``): the
+"""``arbiter audit`` of a live log (:func:`shared.rederive.rederive` with ``pending``): the
 inputs a process had not decided when the log was read are left out, with what they caused,
 and nothing else is (no broker: the log of :class:`tests.unit.test_game_services.Bus`)."""
 from __future__ import annotations
 
 from contracts.messages import CreateGame, SubmitMove
-from services.tools.audit import _caused_by, rederive
+from shared.rederive import caused_by, rederive
 from tests.unit.test_game_services import ALICE, BOB, Bus
 
 MOVES = ["e4", "e5", "Nf3", "Nc6", "Bb5"]
@@ -29,7 +29,7 @@ def test_a_move_whose_decisions_were_not_written_yet_is_left_out_not_a_differenc
     marked not decided yet, it is left out."""
     log = _game()
     bb5 = _last_move(log)
-    caused = _caused_by(log, {bb5.event_id}) - {bb5.event_id}
+    caused = caused_by(log, {bb5.event_id}) - {bb5.event_id}
     cut = [m for m in log if m.event_id not in caused]
     assert len(cut) == len(log) - 2
     assert {d.type for d in rederive(cut)} == {"MoveAccepted", "ClockUpdated"}

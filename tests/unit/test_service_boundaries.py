@@ -12,12 +12,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: (importing service, imported service) still left, and why: none since issue 11 item 3 moved
 #: what they reached for (TRF, FIDE rating tables, tie-break codes, grades, knockout brackets,
-#: teams) into shared/domain.
-LEFT: dict[tuple[str, str], str] = {
-    ("gateway", "tools"): "the arbiter console's per-game audit (GET /games/{gid}/audit) re-derives "
-                          "with `arbiter audit`'s own code (services.tools.audit.rederive, imported "
-                          "on demand), not a copy; to strike off by moving rederive into shared/",
-}
+#: teams) into shared/domain, and the arbiter console's per-game audit re-derives with
+#: shared.rederive (issue 12 follow-up), which `arbiter audit` runs too.
+LEFT: dict[tuple[str, str], str] = {}
 
 
 def _imports() -> set[tuple[str, str]]:

@@ -13,7 +13,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from contracts.envelope import Actor
 from contracts.messages import LOG_TOPICS
-from services.tools.audit import _caused_by, audit
+from services.tools.audit import audit
+from shared.rederive import caused_by
 from services.tools.embedded import arbiter_client
 from services.tools.integrity import check
 from services.tools.logio import export_messages
@@ -79,7 +80,7 @@ async def test_a_commands_actor_changed_is_named(keys):
 
 async def test_a_resignation_and_the_result_cut_off_are_named(keys):
     log = await _played()
-    caused = _caused_by(log, {log[_index(log, "Resign")].event_id})
+    caused = caused_by(log, {log[_index(log, "Resign")].event_id})
     cut = [m for m in log if m.event_id not in caused]
     gone = {(m.stream, m.seq) for m in log if m not in cut}
     assert {m.type for m in log if m not in cut} == {"Resign", "Resigned", "GameEnded", "ClockStopped"}
@@ -155,14 +156,22 @@ async def test_a_second_writer_forking_a_stream_is_named(keys):
     assert check(log[:i + 1] + [log[i]] + log[i + 1:], keys).findings == []
 
 
-async def test_a_log_without_chains_is_unchained_not_forged(keys):
+async def test_a_log_without_chains_is_unchained_without_a_key_and_named_with_one(keys):
+    """A log without any chain or checkpoint is an old log or one whose forger stripped them
+    all (nothing left to break): without a key it is counted as unchained; an audit given a
+    key trusts no unsigned stream and names each at its first message."""
     log = await _played()
     old = [m.model_copy(update={"chain": None}) for m in log if m.type != "StreamsCheckpointed"]
-    res = check(old, keys)
+    res = check(old, None)
     assert res.findings == [] and res.unchained == len({m.stream for m in old}) and res.checkpoints == 0
+    assert "signatures NOT checked" in res.summary()
     assert await audit(old) == []
+    streams = {m.stream for m in old}
+    assert {s.split(".")[0] for s in streams} == {"game-g1"} and len(streams) >= 3  # game, commands, timer
+    res = check(old, keys)
+    assert _named(res) == {(s, 1, "not chained") for s in streams} and res.unchained == len(streams)
     stripped = old + [m for m in log if m.type == "StreamsCheckpointed"]  # the chains removed
-    assert {w for *_, w in _named(check(stripped, keys))} == {"re-forged"}
+    assert {w for *_, w in _named(check(stripped, keys))} == {"re-forged", "not chained"}
 
 
 async def test_a_players_command_for_another_player_is_named_even_in_an_unchained_log(keys):
@@ -175,12 +184,13 @@ async def test_a_players_command_for_another_player_is_named_even_in_an_unchaine
     forged = list(old)
     forged[move] = old[move].model_copy(update={"actor": Actor(kind="player", id="bob")})
     forged[resign] = old[resign].model_copy(update={"actor": Actor(kind="player", id="alice")})
-    assert {(w, s) for s, _, w in _named(check(forged, keys))} == {
+    assert {(w, s) for s, _, w in _named(check(forged, None))} == {
         ("not the player's own", old[move].stream), ("not the player's own", old[resign].stream)}
-    assert {f.seq for f in check(forged, keys).findings} == {old[move].seq, old[resign].seq}
-    assert check(old, keys).findings == []
+    assert {f.seq for f in check(forged, None).findings} == {old[move].seq, old[resign].seq}
+    assert check(old, None).findings == []
     honest = [old[move].model_copy(update={"actor": Actor(kind="player", id="alice")})]
-    assert check(honest, keys).findings == []
+    assert check(honest, None).findings == []
+    assert {w for *_, w in _named(check(forged, keys))} == {"not the player's own", "not chained"}
 
 
 async def test_without_a_key_the_signatures_are_not_checked_and_it_says_so(keys):
@@ -215,7 +225,8 @@ def test_the_chain_is_every_messages_last_field():
 
 def test_arbiter_audit_prints_each_finding_and_fails_on_one(keys, tmp_path, monkeypatch):
     """``arbiter audit --log F --verify-key K``: exit 0 and 0 findings on the untouched export,
-    exit 1 with an INTEGRITY line naming the edited command; a key that is not one is refused
+    exit 1 with an INTEGRITY line naming the edited command, and for the export stripped of
+    every chain and checkpoint (issue 12 follow-up: it passed); a key that is not one is refused
     by name; ``arbiter signing-key`` prints a pair the audit takes."""
     from typer.testing import CliRunner
 
@@ -239,6 +250,13 @@ def test_arbiter_audit_prints_each_finding_and_fails_on_one(keys, tmp_path, monk
     r = CliRunner().invoke(app, ["audit", "--log", str(forged), "--verify-key", public])
     assert r.exit_code == 1 and f"INTEGRITY {log[i].stream} seq {log[i].seq}" in r.output, r.output
     assert "chain broken" in r.output and "1 integrity finding(s)" in r.output
+    stripped = tmp_path / "stripped.ndjson"  # the forger's answer: no chain, no checkpoint at all
+    stripped.write_text("".join(m.model_copy(update={"chain": None}).model_dump_json() + "\n"
+                                for m in log if m.type != "StreamsCheckpointed"))
+    r = CliRunner().invoke(app, ["audit", "--log", str(stripped), "--verify-key", public])
+    first = log[_index(log, "GameStarted")]
+    assert r.exit_code == 1 and f"INTEGRITY game-g1 seq 1 (event {first.event_id}): not chained" in r.output, r.output
+    assert "0 difference(s)" in r.output  # the re-derivation alone passes it
     r = CliRunner().invoke(app, ["audit", "--log", str(clean), "--verify-key", "abc"])
     assert r.exit_code != 0 and "must be base64 of 32 bytes" in r.output
     pair = dict(line.split("=", 1) for line in CliRunner().invoke(app, ["signing-key"]).output.split())

@@ -9,6 +9,7 @@ it; the index's links to the officials' pages."""
 from __future__ import annotations
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE
@@ -223,6 +224,10 @@ def test_lots_tokens_and_a_pairing_by_hand(browser, live_demo, shot):
     rd = _get(d, f"/tournaments/{tid}")["rounds"][0]
     assert (rd["manual"], rd["reason"]) == (True, "ann and dan travel together and leave early")
     expect(page.locator("#rounds-paired")).to_contain_text("paired by hand: ann and dan travel together and leave early")
+    page.goto(f"{d.url}/ui/tournaments/{tid}?lang=en#rounds")  # the lobby shows the reason too
+    expect(page.locator("#rounds")).to_contain_text("paired by hand: ann and dan travel together and leave early",
+                                                    timeout=WAIT_MS)
+    page.goto(f"{d.url}/ui/organiser/{tid}?lang=en#pairing")
     assert [(b["white"], b["black"]) for b in rd["boards"]] == [("ann", "dan"), ("cat", "ben")]
     expect(page.locator('table.pairings[data-round="1"] tbody tr')).to_have_count(2, timeout=WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
@@ -336,4 +341,35 @@ def test_the_index_links_to_the_officials_pages(browser, live_demo, shot):
     shot(page, "organiser-index-zh-phone")
     mine.locator("a").click()
     expect(page.locator("h1")).to_have_text("我的赛事", timeout=WAIT_MS)
+    page.close()
+
+
+@pytest.mark.parametrize("live_demo", ["xiangqi", "go"], indirect=True)
+def test_game_records_in_the_games_own_format(browser, live_demo, shot):
+    """The exports of the demo's xiangqi event (every game's PGN in WXF notation, read back by
+    the project's xiangqi PGN reader) and Go event (a game's SGF, no event PGN)."""
+    from shared.rules.xiangqi_record import parse_pgn
+
+    d = live_demo
+    tid = d.events[0]
+    page = _organiser_page(browser, d, path=f"/ui/organiser/{tid}")
+    page.goto(f"{d.url}/ui/organiser/{tid}?lang=en#exports")
+    rows = page.locator("#export-games tbody tr")
+    expect(rows.first).to_be_visible(timeout=WAIT_MS)
+    gid = rows.first.get_attribute("data-game-id")
+    if _get(d, f"/tournaments/{tid}")["game"] == "xiangqi":
+        page.select_option("#export-notation", "wxf")
+        with page.expect_download() as dl:
+            page.click("#export-pgn")
+        assert dl.value.suggested_filename == f"{tid}-wxf.pgn"
+        records = parse_pgn(open(dl.value.path(), encoding="utf-8").read())
+        assert len(records) == rows.count() and all(r.headers.get("Format") == "WXF" for r in records)
+        shot(page, "organiser-exports-xiangqi-desktop")
+    else:
+        expect(page.locator("#export-pgn")).to_have_count(0)  # Go's records are SGF, one a game
+        with page.expect_download() as dl:
+            page.click(f"#export-{gid}")
+        assert dl.value.suggested_filename == f"{gid}.sgf"
+        sgf = open(dl.value.path(), encoding="utf-8").read()
+        assert sgf.startswith("(;") and "FF[4]" in sgf and f"EV[{tid}]" in sgf
     page.close()

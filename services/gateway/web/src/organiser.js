@@ -640,6 +640,7 @@ function renderRoundsPaired() {
 // ----------------------------------------------------------------------------- exports
 // xiangqi's notations of a PGN export (services/gateway/exports.py): the query's value, its label
 const NOTATIONS = [["chinese", "Chinese notation (炮二平五)"], ["wxf", "WXF (C2=5)"], ["iccs", "ICCS (h2e2)"]]
+let notationChosen = "chinese"   // kept while the section is rebuilt (a result, a round paired)
 
 function renderExports() {
     const sec = $("exports")
@@ -651,12 +652,15 @@ function renderExports() {
         return b
     }
     const notation = el("select", {id: "export-notation"}, ...NOTATIONS.map(([v, label]) => el("option", {value: v}, t(label))))
+    notation.value = notationChosen
+    notation.addEventListener("change", () => { notationChosen = notation.value })
     const q = () => (event.game === "xiangqi" ? `?notation=${notation.value}` : "")
     const suffix = () => (event.game === "xiangqi" && notation.value !== "chinese" ? `-${notation.value}` : "")
     const record = event.game === "go" ? "sgf" : "pgn"
     const parts = [el("h2", {}, t("Exports")),
         el("p", {className: "note"}, t("Files the gateway writes from the event's log: the tournament report for the rating office (FIDE TRF-16) and the games' records (PGN: chess and xiangqi; SGF: Go). The page fetches them signed in: an unpublished event's files need your token.")),
-        event.game === "xiangqi" ? el("div", {className: "field"}, el("label", {htmlFor: "export-notation"}, t("Notation of the PGN files")), notation) : null,
+        event.game === "xiangqi" ? el("div", {className: "org-form"},
+            el("div", {className: "field"}, el("label", {htmlFor: "export-notation"}, t("Notation of the PGN files")), notation)) : null,
         el("div", {className: "actions"}, button("export-trf", t("Tournament report (TRF)"), () => download(`${base}/trf`, `${tid}.trf`, out)),
             record === "pgn" ? button("export-pgn", t("Every game (PGN)"), () => download(`${base}/pgn${q()}`, `${tid}${suffix()}.pgn`, out)) : null)]
     const games = event.rounds.flatMap((r) => r.boards.map((b) => ({round: r.round, ...b})))
@@ -712,7 +716,8 @@ function renderEvent() {
     const players = event.players.map((p) => `${p.player_id}:${p.number}`).join(",")
     const begun = event.rounds.map((r) => r.begun)
     const rebuild = {tokens: [players], lots: [players], pairing: [players, event.rounds.length, begun, event.status, event.system],
-                     exports: [event.rounds.map((r) => r.boards.length), event.game], finish: [event.status]}
+                     exports: [event.rounds.map((r) => r.boards.map((b) => b.code || b.result || b.status)), event.game],
+                     finish: [event.status]}
     const renders = {tokens: renderTokens, lots: renderLots, pairing: renderPairing, exports: renderExports, finish: renderFinish}
     for (const [id, key] of Object.entries(rebuild)) {
         const k = JSON.stringify(key)

@@ -254,12 +254,15 @@ class StartRound(_TCmd):
     """Pair and start round ``round``. With ``boards`` the organiser's manual pairing is used;
     ``bye`` names a player without a game in a manual pairing (pairing-allocated bye);
     ``requested_byes``: players without a game and their bye's kind, in a manual pairing or in
-    a round paired by a Swiss system (Dutch, 积分编排制, McMahon), which leaves them out."""
+    a round paired by a Swiss system (Dutch, 积分编排制, McMahon), which leaves them out.
+    ``reason``: why the organiser paired the round by hand (recorded in RoundPaired; the
+    organiser's pages ask for it with a manual pairing, the API leaves it optional)."""
 
     round: int = Field(ge=1, le=99)
     boards: tuple[ManualBoard, ...] | None = None
     bye: PlayerId | None = None
     requested_byes: dict[PlayerId, RequestedBye] = Field(default_factory=dict)
+    reason: str = Field(default="", max_length=500)
 
 
 class BeginRound(_TCmd):
@@ -412,6 +415,8 @@ class RoundPaired(_TEvt):
     #: boards of a round robin's schedule not played because a player withdrew (art. 20.3):
     #: the opponent wins by forfeit unless the withdrawn player's results are annulled
     withdrawn_boards: tuple[ManualBoard, ...] = ()
+    #: StartRound's ``reason``: why the round was paired by hand ("" for none given)
+    reason: str = ""
 
 
 class StandingRow(_M):

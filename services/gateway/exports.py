@@ -9,7 +9,7 @@ read model (:mod:`.readmodel`), nothing recomputed here:
   the same in Chinese notation, or ``notation=wxf`` / ``iccs`` by
   :func:`shared.rules.xiangqi_record.write_pgn` (``[Format "WXF"]``, ``"ICCS"``);
 - ``GET /tournaments/{tid}/pgn``: every chess or xiangqi game the event paired, by round and
-  board, one PGN file (games separated by a blank line);
+  board, one PGN file (games separated by a blank line; xiangqi's ``notation`` as above);
 - ``GET /games/{gid}/sgf``: Go, :func:`shared.rules.sgf.write_sgf` (FF[4]: size, rules, komi,
   handicap stones, players, the moves, ``RE`` from the count or the end's reason).
 
@@ -31,6 +31,8 @@ from shared.domain.trfexport import record_trf
 PGN = "application/vnd.chess-pgn; charset=utf-8"
 SGF = "application/x-go-sgf"
 TRF = "text/plain; charset=utf-8"
+#: xiangqi's notations of a PGN export: Chinese (the default), WXF, ICCS
+Notation = Literal["chinese", "wxf", "iccs"]
 
 
 def _game(rm: ReadModel, gid: str) -> GameView:
@@ -120,9 +122,11 @@ def export_router(rm_of) -> APIRouter:
 
     @router.get("/tournaments/{tid}/pgn", response_class=PlainTextResponse,
                 responses={200: {"content": {PGN: {}}}})
-    async def tournament_pgn(tid: str, gw=rm_of) -> Response:
+    async def tournament_pgn(tid: str, notation: Notation = Query(
+            default="chinese", description="xiangqi: the movetext's notation"), gw=rm_of) -> Response:
         """Every chess or xiangqi game the event paired, round by round and board by board,
-        as one PGN file (xiangqi in Chinese notation); 409 ``wrong-game`` for a Go event."""
+        as one PGN file (xiangqi in Chinese notation or, with ``notation``, WXF or ICCS, as
+        ``/games/{gid}/pgn``); 409 ``wrong-game`` for a Go event."""
         t = gw.rm.tournament(tid)
         if t is None:
             raise HTTPError(404, f"no such tournament: {tid}")
@@ -130,12 +134,12 @@ def export_router(rm_of) -> APIRouter:
             raise HTTPError(409, f"{tid} is a Go event: each game's record is SGF", code="wrong-game")
         gids = [b.game_id for r in t.rounds for b in r.boards]
         games = [gw.rm.game(gid) for gid in gids]
-        text = "\n".join(game_pgn(g, t.name or tid) for g in games if g is not None)
+        text = "\n".join(game_pgn(g, t.name or tid, notation) for g in games if g is not None)
         return Response(text, media_type=PGN)
 
     @router.get("/games/{gid}/pgn", response_class=PlainTextResponse,
                 responses={200: {"content": {PGN: {}}}})
-    async def pgn(gid: str, notation: Literal["chinese", "wxf", "iccs"] = Query(
+    async def pgn(gid: str, notation: Notation = Query(
             default="chinese", description="xiangqi: the movetext's notation"), gw=rm_of) -> Response:
         """The game as PGN: chess in SAN with ``[%clk]``; xiangqi in Chinese notation or, with
         ``notation``, WXF or ICCS (``[Format ...]``); 409 ``wrong-game`` for Go (SGF)."""

@@ -1,10 +1,12 @@
 """The organiser's pages (issue 14 item 4) and the three reads they need beyond the API's
 commands. The pages: ``/ui/organiser`` (my events, and the form that creates one) and
 ``/ui/organiser/{tid}`` (register players by form, CSV or TRF, issue and print their tokens,
-draw lots, pair a round automatically or by hand, finish the event; links to the lobby);
-``organiser.js`` fills them and writes through the gateway's own endpoints
-(``POST /tournaments``, ``/tournaments/{tid}/players``, ``/lots``, ``/rounds``, ``/finish``,
-``/tokens``).
+draw lots, pair a round automatically or by hand with a reason, start a round whose clocks wait
+(``round_start`` ``on-command``), download the exports: TRF, PGN, SGF; finish the event; links
+to the lobby); ``organiser.js`` fills them and writes through the gateway's own endpoints
+(``POST /tournaments``, ``/tournaments/{tid}/players``, ``/lots``, ``/rounds``,
+``/rounds/start``, ``/finish``, ``/tokens``) and reads through its own (``GET
+/tournaments/{tid}``, its ``/events``, ``/trf``, ``/pgn``, ``/games/{gid}/pgn|sgf``), signed in.
 
 The forms' choices come from the API's own models, given to the page with it
 (:func:`choices`): the JSON Schemas of the creation's and the registration's request bodies
@@ -175,12 +177,14 @@ EVENT_BODY = """
   <a href="#tokens" data-i18n="Tokens">Tokens</a>
   <a href="#lots" data-i18n="Lots">Lots</a>
   <a href="#pairing" data-i18n="Pairing">Pairing</a>
+  <a href="#exports" data-i18n="Exports">Exports</a>
   <a href="#finish" data-i18n="Finish">Finish</a>
 </nav>
 <section id="players" class="tab"></section>
 <section id="tokens" class="tab"></section>
 <section id="lots" class="tab"></section>
 <section id="pairing" class="tab"></section>
+<section id="exports" class="tab"></section>
 <section id="finish" class="tab"></section>"""
 
 

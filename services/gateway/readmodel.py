@@ -610,6 +610,7 @@ class TournamentView:
                            "result": g.result if g else None, "reason": g.reason if g else None,
                            "status": g.status if g else None, "code": self.record.result(b.game_id)})
         return {"round": r.round, "boards": boards, "bye": r.bye, "manual": r.manual,
+                "reason": getattr(r, "reason", ""),
                 "begun": self.round_start == "auto" or r.round in self.begun,
                 "requested_byes": dict(r.requested_byes),
                 "withdrawn_boards": [{"white": b.white, "black": b.black} for b in r.withdrawn_boards]}

@@ -1,4 +1,5 @@
-"""The browser pages the gateway serves: ``/`` (the events and games it knows, with links), the
+"""The browser pages the gateway serves: ``/`` (the events and games it knows, with links, and
+the officials' pages: the organiser's and the arbiter console, :data:`OFFICIAL_PAGES`), the
 game page ``/ui/games/{gid}``, the replay viewer ``/ui/games/{gid}/replay``, the event lobby
 ``/ui/tournaments/{tid}`` (live boards, rounds, standings, crosstable) and their static files
 ``/ui/static/`` (built from ``services/gateway/web`` by ``make ui`` and committed: no CDN, no
@@ -20,6 +21,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from contracts.messages import GAME_EVENTS, PAYLOAD_TYPES, TOURNAMENT_EVENTS
+from services.gateway.scopes import visible
 from shared.domain.tiebreaks import TIEBREAK_EDITIONS, tiebreak_meaning
 from shared.errors import StandingsError
 
@@ -31,6 +33,10 @@ TOURNAMENT_EVENT_TYPES = sorted([n for n, p in PAYLOAD_TYPES.items() if p.TOPIC 
 STATIC = Path(__file__).resolve().parent / "static"
 #: At most this many games are listed on ``/`` (the most recent first).
 INDEX_GAMES = 200
+#: The officials' pages ``/`` links to: (the role whose token they need, address, name);
+#: ``site.js`` tells the visitor whether his token (kept by the pages) has that role.
+OFFICIAL_PAGES = (("organiser", "/ui/organiser", "Organiser's pages"),
+                  ("arbiter", "/ui/arbiter", "Arbiter console"))
 
 
 def _page(title: str, body: str, status: int = 200, *, main_class: str = "index", main_attrs: str = "",
@@ -162,6 +168,14 @@ def _game_link(gid: str) -> str:
     return f'<a href="/ui/games/{escape(gid)}">{escape(gid)}</a>'
 
 
+def _officials() -> str:
+    """The links of :data:`OFFICIAL_PAGES`, each with an empty hint ``site.js`` fills."""
+    items = "".join(f'<li data-role="{role}"><a href="{href}" data-i18n="{escape(name)}">{escape(name)}</a> '
+                    f'<small class="hint"></small></li>' for role, href, name in OFFICIAL_PAGES)
+    return (f'<nav id="officials" class="officials" aria-label="For officials" data-i18n-label="For officials">'
+            f'<ul>{items}</ul></nav>')
+
+
 def install(app: FastAPI) -> None:
     """Add the pages to the gateway ``app`` (its read model is ``app.state.gateway.rm``)."""
     gw = app.state.gateway
@@ -169,21 +183,25 @@ def install(app: FastAPI) -> None:
 
     @app.get("/", include_in_schema=False)
     async def index() -> HTMLResponse:
+        """The games and events an anonymous reader may read (an unpublished event's and its
+        games' are left out: a page the browser opens carries no token, :mod:`.scopes`), and
+        the officials' pages."""
         rm = gw.rm
         rows = []
-        for g in islice(reversed(rm.games.values()), INDEX_GAMES):
+        games = (g for g in reversed(rm.games.values()) if visible(gw, None, g.tournament_id))
+        for g in islice(games, INDEX_GAMES):
             where = f"{escape(g.tournament_id)} r{g.round} b{g.board}" if g.tournament_id else ""
             result = escape(g.result or "") + (f" ({escape(g.reason)})" if g.reason else "")
             rows.append(f"<tr><td>{_game_link(g.game_id)}</td><td>{escape(g.game)}</td>"
                         f"<td>{escape(g.white or '?')} – {escape(g.black or '?')}</td>"
                         f"<td>{where}</td>{_t(g.status, 'td')}<td>{result}</td></tr>")
         events = "".join(f'<li><a href="/ui/tournaments/{escape(tid)}">{escape(t.name or tid)}</a> ({escape(tid)})</li>'
-                         for tid, t in rm.tournaments.items())
+                         for tid, t in rm.tournaments.items() if visible(gw, None, tid))
         head = "".join(_t(h, "th") if h else "<th></th>"
                        for h in ("game", "", "players", "event", "status", "result"))
-        games = (f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(rows) +
-                 "</tbody></table>") if rows else _t("No games yet.", "p")
-        return _page("games", _t("Games", "h1") + games
+        table = (f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>' + "".join(rows) +
+                 "</tbody></table></div>") if rows else _t("No games yet.", "p")
+        return _page("games", _officials() + _t("Games", "h1") + table
                      + (_t("Events", "h2") + f"<ul>{events}</ul>" if events else ""))
 
     @app.get("/ui/games/{gid}", include_in_schema=False)

@@ -374,7 +374,7 @@ class PairingCore(KeepsRecords, Core):
         ev = RoundPaired(tournament_id=p.tournament_id, round=p.round, system=system, boards=boards,
                          bye=bye, manual=p.boards is not None, inputs_hash=digest,
                          rule=rule.model_copy(update={"game": t.created.game}),
-                         requested_byes=dict(p.requested_byes), **extra)
+                         requested_byes=dict(p.requested_byes), reason=p.reason, **extra)
         return out + [self._emit(ev)] + self._maybe_finish(p.tournament_id)
 
     def _on_BeginRound(self, msg, p: BeginRound):

@@ -2,10 +2,14 @@
 an organiser creates a Swiss event from the form (a refused time control first shows its
 reason and code), registers players by the form and by CSV (a bad row shown with its line and
 left out), pairs round 1, and the pairings appear in the event's lobby as the API has them;
-the pages in Chinese and at phone width."""
+the pages in Chinese and at phone width. An unpublished event whose clocks start on command:
+round 1 paired, then started from the page, its TRF and a game's PGN downloaded with the
+organiser's token; a pairing by hand refused in the page without its reason, recorded with
+it; the index's links to the officials' pages."""
 from __future__ import annotations
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE
@@ -209,11 +213,21 @@ def test_lots_tokens_and_a_pairing_by_hand(browser, live_demo, shot):
     page.select_option("#mb-1", "dan")
     page.select_option("#mw-2", "cat")
     page.select_option("#mb-2", "ben")
+    page.click("#manual-pair")  # without its reason: the page asks for it, nothing is sent
+    expect(page.locator("#outcome")).to_have_attribute("data-code", "reason-required", timeout=WAIT_MS)
+    expect(page.locator("#f-manual-reason")).to_be_focused()
+    assert _get(d, f"/tournaments/{tid}")["rounds"] == []
+    page.fill("#f-manual-reason", "ann and dan travel together and leave early")
     shot(page, "organiser-manual-phone")
     page.click("#manual-pair")
     expect(page.locator("#outcome")).to_contain_text("Round 1 paired by hand.", timeout=WAIT_MS)
     rd = _get(d, f"/tournaments/{tid}")["rounds"][0]
-    assert rd["manual"] is True
+    assert (rd["manual"], rd["reason"]) == (True, "ann and dan travel together and leave early")
+    expect(page.locator("#rounds-paired")).to_contain_text("paired by hand: ann and dan travel together and leave early")
+    page.goto(f"{d.url}/ui/tournaments/{tid}?lang=en#rounds")  # the lobby shows the reason too
+    expect(page.locator("#rounds")).to_contain_text("paired by hand: ann and dan travel together and leave early",
+                                                    timeout=WAIT_MS)
+    page.goto(f"{d.url}/ui/organiser/{tid}?lang=en#pairing")
     assert [(b["white"], b["black"]) for b in rd["boards"]] == [("ann", "dan"), ("cat", "ben")]
     expect(page.locator('table.pairings[data-round="1"] tbody tr')).to_have_count(2, timeout=WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
@@ -239,4 +253,123 @@ def test_players_imported_from_a_trf_file(browser, live_demo, shared_data, shot)
     page.click("#import-register")
     expect(page.locator("#players-table tbody tr")).to_have_count(13, timeout=WAIT_MS)
     assert [p["name"] for p in _get(d, "/tournaments/mai")["players"]] == [p.name for p in read_trf(path).players]
+    page.close()
+
+
+def test_an_unpublished_event_started_on_command_and_its_exports(browser, live_demo, shot):
+    """Created from the form with its clocks starting on command and unpublished; round 1 is
+    paired (its games wait), started from the page (its clocks run), and its TRF and a game's
+    PGN are downloaded with the organiser's token (anonymous reads are refused: 401)."""
+    d = live_demo
+    tid = "club-cmd"
+    auth = {"authorization": f"Bearer {d.tokens['organiser']}"}
+    page = _organiser_page(browser, d)
+    expect(page.locator("#who")).to_have_text("organiser1 · organiser", timeout=WAIT_MS)
+    page.fill("#f-name", "Club Rapid")
+    page.fill("#f-tournament_id", tid)
+    page.select_option("#f-system", "round-robin")
+    expect(page.locator("#f-round_start option")).to_have_text(["with the pairing", "on command (Start round)"])
+    page.select_option("#f-round_start", "on-command")
+    page.uncheck("#f-public")
+    page.click("#create-form button[type=submit]")
+    expect(page.locator("#create-outcome")).to_contain_text(f"Created: {tid}.", timeout=WAIT_MS)
+    t = httpx.get(f"{d.url}/tournaments/{tid}", headers=auth, timeout=10).json()
+    assert (t["round_start"], t["public"]) == ("on-command", False)
+    assert httpx.get(f"{d.url}/tournaments/{tid}", timeout=10).json()["code"] == "read-scope"
+    names = {"kim": "Kim Ode", "lea": "Lea Marr", "max": "Max Holt", "nia": "Nia Berg"}
+    for i, (pid, name) in enumerate(names.items()):
+        r = httpx.post(f"{d.url}/tournaments/{tid}/players", headers=auth, timeout=30,
+                       json={"player_id": pid, "name": name, "rating": 2100 - 50 * i})
+        assert r.status_code == 200, r.text
+
+    page.goto(f"{d.url}/ui/organiser/{tid}?lang=en#pairing")  # the page reads it with the token
+    expect(page.locator("#event-facts")).to_contain_text("clocks start on command · unpublished", timeout=WAIT_MS)
+    page.click("#pair-auto")
+    expect(page.locator("#start-round")).to_have_text("Start round 1", timeout=WAIT_MS)
+    expect(page.locator("#rounds-paired")).to_contain_text("its clocks wait for the start")
+    rd = httpx.get(f"{d.url}/tournaments/{tid}", headers=auth, timeout=10).json()["rounds"][0]
+    gid = rd["boards"][0]["game_id"]
+    game = httpx.get(f"{d.url}/games/{gid}", headers=auth, timeout=10).json()
+    assert (rd["begun"], game["waiting"], game["clock"]["running"]) == (False, True, None)
+    shot(page, "organiser-start-round-desktop")
+    page.click("#start-round")
+    expect(page.locator("#outcome")).to_contain_text("Round 1 started: its clocks run.", timeout=WAIT_MS)
+    expect(page.locator("#start-round")).to_have_count(0, timeout=WAIT_MS)
+    assert httpx.get(f"{d.url}/tournaments/{tid}", headers=auth, timeout=10).json()["rounds"][0]["begun"] is True
+    game = httpx.get(f"{d.url}/games/{gid}", headers=auth, timeout=10).json()
+    assert (game["waiting"], game["clock"]["running"]) == (False, "white")
+
+    # the exports: fetched with the token (an anonymous read is 401), saved from a Blob
+    assert httpx.get(f"{d.url}/tournaments/{tid}/trf", timeout=10).status_code == 401
+    page.click('.tabs a[href="#exports"]')
+    with page.expect_download() as dl:
+        page.click("#export-trf")
+    assert dl.value.suggested_filename == f"{tid}.trf"
+    trf = open(dl.value.path(), encoding="utf-8").read()
+    players = [line for line in trf.splitlines() if line.startswith("001")]
+    assert len(players) == 4 and all(any(n in line for line in players) for n in names.values())
+    assert trf.splitlines()[0] == "012 Club Rapid"
+    expect(page.locator("#outcome")).to_have_text(f"Downloaded: {tid}.trf.")
+    expect(page.locator("#export-games tbody tr")).to_have_count(2)
+    with page.expect_download() as dl:
+        page.click(f"#export-{gid}")
+    assert dl.value.suggested_filename == f"{gid}.pgn"
+    pgn = open(dl.value.path(), encoding="utf-8").read()
+    assert f'[White "{rd["boards"][0]["white"]}"]' in pgn and '[Event "Club Rapid"]' in pgn  # the API's: ids
+    shot(page, "organiser-exports-desktop")
+    page.close()
+    page = _organiser_page(browser, d, path=f"/ui/organiser/{tid}", lang="zh", viewport=PHONE)
+    page.goto(f"{d.url}/ui/organiser/{tid}#exports")
+    expect(page.locator("#export-trf")).to_have_text("赛事报告（TRF）", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(page, "organiser-exports-zh-phone")
+    page.close()
+
+
+def test_the_index_links_to_the_officials_pages(browser, live_demo, shot):
+    d = live_demo
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{d.url}/?lang=en&token={d.tokens['organiser']}")
+    mine = page.locator('#officials li[data-role="organiser"]')
+    expect(mine).to_have_class("mine", timeout=WAIT_MS)
+    expect(mine.locator(".hint")).to_have_text("signed in as organiser1 (organiser)")
+    other = page.locator('#officials li[data-role="arbiter"]')
+    expect(other.locator(".hint")).to_have_text("sign in there with a token of role arbiter")
+    expect(other.locator("a")).to_have_attribute("href", "/ui/arbiter")
+    page.click("#lang")
+    expect(mine.locator("a")).to_have_text("组织者页面")
+    shot(page, "organiser-index-zh-phone")
+    mine.locator("a").click()
+    expect(page.locator("h1")).to_have_text("我的赛事", timeout=WAIT_MS)
+    page.close()
+
+
+@pytest.mark.parametrize("live_demo", ["xiangqi", "go"], indirect=True)
+def test_game_records_in_the_games_own_format(browser, live_demo, shot):
+    """The exports of the demo's xiangqi event (every game's PGN in WXF notation, read back by
+    the project's xiangqi PGN reader) and Go event (a game's SGF, no event PGN)."""
+    from shared.rules.xiangqi_record import parse_pgn
+
+    d = live_demo
+    tid = d.events[0]
+    page = _organiser_page(browser, d, path=f"/ui/organiser/{tid}")
+    page.goto(f"{d.url}/ui/organiser/{tid}?lang=en#exports")
+    rows = page.locator("#export-games tbody tr")
+    expect(rows.first).to_be_visible(timeout=WAIT_MS)
+    gid = rows.first.get_attribute("data-game-id")
+    if _get(d, f"/tournaments/{tid}")["game"] == "xiangqi":
+        page.select_option("#export-notation", "wxf")
+        with page.expect_download() as dl:
+            page.click("#export-pgn")
+        assert dl.value.suggested_filename == f"{tid}-wxf.pgn"
+        records = parse_pgn(open(dl.value.path(), encoding="utf-8").read())
+        assert len(records) == rows.count() and all(r.headers.get("Format") == "WXF" for r in records)
+        shot(page, "organiser-exports-xiangqi-desktop")
+    else:
+        expect(page.locator("#export-pgn")).to_have_count(0)  # Go's records are SGF, one a game
+        with page.expect_download() as dl:
+            page.click(f"#export-{gid}")
+        assert dl.value.suggested_filename == f"{gid}.sgf"
+        sgf = open(dl.value.path(), encoding="utf-8").read()
+        assert sgf.startswith("(;") and "FF[4]" in sgf and f"EV[{tid}]" in sgf
     page.close()

@@ -117,3 +117,30 @@ async def test_trf_and_event_pgn_agree_with_the_crosstable_and_the_cli_export():
         assert [g.headers["Result"] for g in games] == ["1-0", "1/2-1/2"]
         assert [g.headers["Event"] for g in games] == ["Club RR", "Club RR"]
         assert (await c.get("/tournaments/zz/trf")).status_code == 404
+
+
+async def test_event_pgn_of_xiangqi_in_each_notation_reads_back():
+    """``GET /tournaments/{tid}/pgn?notation=``: the event's xiangqi games in Chinese, WXF or
+    ICCS notation, as each game's own export gives them (the organiser's page offers the
+    choice); another notation is 422."""
+    iccs = ["h2e2", "h9g7", "h0g2", "i9h9"]  # 炮二平五 马８进７ 马二进三 车９平８
+    async with arbiter_client("memory", ticks=False) as c:
+        r = await c.post("/tournaments", json={"tournament_id": "xq-rr", "name": "象棋小组赛", "game": "xiangqi",
+                                               "system": "round-robin", "time_control": "600"})
+        assert r.status_code == 200, r.text
+        for pid in ("hong", "hei"):
+            assert (await c.post("/tournaments/xq-rr/players", json={"player_id": pid, "name": pid})).status_code == 200
+        assert (await c.post("/tournaments/xq-rr/rounds", json={"round": 1})).status_code == 200
+        (b,) = (await paired_round(c, "xq-rr", 1))["boards"]
+        await _moves(c, b["game_id"], iccs, b["white"], b["black"])
+        texts = {}
+        for notation in ("chinese", "wxf", "iccs"):
+            r = await c.get(f"/tournaments/xq-rr/pgn?notation={notation}")
+            assert r.status_code == 200, r.text
+            (rec,) = parse_pgn(r.text)
+            assert (rec.event, rec.red, rec.black) == ("象棋小组赛", b["white"], b["black"])
+            assert r.text == (await c.get(f"/games/{b['game_id']}/pgn?notation={notation}")).text
+            texts[notation] = rec.move_texts
+        assert texts["chinese"] == ["炮二平五", "马８进７", "马二进三", "车９平８"]
+        assert texts["wxf"] == ["C2=5", "H8+7", "H2+3", "R9=8"] and [t.lower() for t in texts["iccs"]] == iccs
+        assert (await c.get("/tournaments/xq-rr/pgn?notation=klingon")).status_code == 422

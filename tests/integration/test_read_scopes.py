@@ -60,6 +60,9 @@ async def test_an_unpublished_event_is_read_only_by_its_scope():
         assert {g["tournament_id"] for g in (await c.get("/games")).json()["items"]} == {"pub"}
         mine = (await c.get("/tournaments", headers=org)).json()["items"]
         assert [t["tournament_id"] for t in mine] == ["priv", "pub"]
+        index = (await c.get("/")).text  # the browser's page: it carries no token
+        assert 'href="/ui/tournaments/pub"' in index and 'href="/ui/games/pub-r1-b1"' in index
+        assert "/ui/tournaments/priv" not in index and gid not in index
         # a bad token is 401 even on a public read
         forged = issue_token("another-secret-of-forty-characters-00000", "admin", "root", ttl_s=60)
         r = await c.get("/tournaments/pub", headers=auth(forged))

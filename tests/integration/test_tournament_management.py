@@ -408,3 +408,33 @@ async def test_a_tie_break_order_that_repeats_a_code_is_refused_at_creation():
         assert "repeats ['SB']" in r.json()["detail"]
         assert (await c.get("/tournaments/rep")).status_code == 404
         assert (await _create(c, "rep", system="round-robin", tiebreaks=["SB", "WIN"])).status_code == 200
+
+
+async def test_a_pairing_by_hand_carries_its_reason_into_the_round():
+    """StartRound's optional ``reason`` (why the organiser paired by hand) is recorded in
+    RoundPaired and shown with the round in ``GET /tournaments/{tid}``; a pairing by the
+    system without one records "" (the field's default, as in rounds paired before it)."""
+    from contracts.messages import TOPICS
+    from shared.eventlog.base import applied_once
+
+    async with arbiter_client("memory", ticks=False) as c:
+        tid = "why"
+        assert (await _create(c, tid, system="swiss", rounds=2)).status_code == 200
+        await _players(c, tid, 4)
+        why = "p1 and p2 share a car and must finish early"
+        r = await c.post(f"/tournaments/{tid}/rounds", json={
+            "round": 1, "boards": [{"white": "p1", "black": "p2"}, {"white": "p3", "black": "p4"}], "reason": why})
+        assert r.status_code == 200, r.text
+        rd = await paired_round(c, tid, 1)
+        assert (rd["manual"], rd["reason"]) == (True, why)
+        r = await c.post(f"/tournaments/{tid}/rounds", json={"round": 1, "reason": "x" * 501,
+                                                             "boards": [{"white": "p1", "black": "p3"}]})
+        assert (r.status_code, r.json()["code"]) == (422, "malformed")  # over 500 characters
+        for b in rd["boards"]:
+            await _result(c, b["game_id"], "1/2-1/2")
+        await standings_after(c, tid, 1)
+        assert (await c.post(f"/tournaments/{tid}/rounds", json={"round": 2})).status_code == 200
+        rd2 = await paired_round(c, tid, 2)
+        assert (rd2["manual"], rd2["reason"]) == (False, "")
+        paired = [m.payload for m in applied_once(await c.arbiter_log.read_many(TOPICS)) if m.type == "RoundPaired"]
+    assert [(p.round, p.manual, p.reason) for p in paired] == [(1, True, why), (2, False, "")]

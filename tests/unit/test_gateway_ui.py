@@ -27,6 +27,9 @@ async def test_index_lists_games_with_links_and_results():
                 in r.text)
         assert 'alice – bob</td><td></td><td data-i18n="ongoing">ongoing</td><td></td>' in r.text
         assert '<script type="module" src="/ui/static/site.js">' in r.text  # the language switch
+        # the officials' pages, each marked with the role its token needs (site.js says if the visitor's has it)
+        assert re.findall(r'<li data-role="(\w+)"><a href="([^"]+)"', r.text) == [
+            ("organiser", "/ui/organiser"), ("arbiter", "/ui/arbiter")]
 
 
 @pytest.mark.parametrize("page, script, part", [

@@ -1,1 +1,1 @@
-import{e as a}from"./chunks/chunk-YQA7K6AF.js";a();
+import{d as e,e as i,f as l}from"./chunks/chunk-QEENBY3X.js";var o=l();function s(){for(let t of document.querySelectorAll("#officials li[data-role]")){let r=t.dataset.role,n=o.token&&(o.role===r||o.role==="admin");t.classList.toggle("mine",!!n),t.querySelector(".hint").textContent=n?e("signed in as {sub} ({role})",{sub:o.sub,role:e(o.role)}):e("sign in there with a token of role {role}",{role:e(r)})}}i(s);s();

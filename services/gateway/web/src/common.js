@@ -154,6 +154,16 @@ export function el(tag, attrs = {}, ...children) {
     return e
 }
 
+// What a paired round's table does not show (GET /tournaments/{tid}'s round r), each a text: paired
+// by hand (with its reason), its clocks waiting for the start (round_start on-command), its byes
+export function roundNotes(r, nameOf) {
+    return [r.manual ? (r.reason ? `${t("paired by hand")}: ${r.reason}` : t("paired by hand")) : null,
+        r.begun === false ? t("its clocks wait for the start") : null,
+        r.bye ? t("bye: {player}", {player: nameOf(r.bye)}) : null,
+        ...Object.entries(r.requested_byes || {}).map(([pid, kind]) => `${t("bye: {player}", {player: nameOf(pid)})} (${kind})`)]
+        .filter(Boolean)
+}
+
 // The game's title: "white – black", with a link to its event's lobby (round, board) if any
 export function titleOf(g) {
     const out = [`${g.white} – ${g.black}`]

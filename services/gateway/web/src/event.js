@@ -3,7 +3,7 @@
 // truth: each message of the event's SSE stream makes the page read GET /tournaments/{tid}, its
 // standings and crosstable again; each live board reads its game on each message of the game's.
 import {createBoard} from "./boards.js"
-import {serverClock, showClock, coalesced, followStream, getWithToken, el, resultLine} from "./common.js"
+import {serverClock, showClock, coalesced, followStream, getWithToken, el, resultLine, roundNotes} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const main = document.querySelector("main")
@@ -93,9 +93,7 @@ function renderRounds() {
         const head = el("tr", {}, ...["Board", "White", "Black", "Result"].map((h) => el("th", {}, t(h))))
         const table = el("table", {className: "pairings"}, el("thead", {}, head), el("tbody", {}, ...r.boards.map(boardRow)))
         table.dataset.round = r.round
-        const extra = []
-        if (r.bye) extra.push(t("bye: {player}", {player: nameOf(r.bye)}))
-        for (const [pid, kind] of Object.entries(r.requested_byes || {})) extra.push(t("bye: {player}", {player: nameOf(pid)}) + ` (${kind})`)
+        const extra = roundNotes(r, nameOf)
         sec.append(el("h2", {}, t("Round {n}", {n: r.round})), el("div", {className: "scroll"}, table))
         if (extra.length) sec.append(el("p", {className: "note"}, extra.join("; ")))
     }

@@ -61,6 +61,10 @@ const ZH = {
     "The game is not over: this replay shows its moves so far.": "对局尚未结束：复盘显示目前为止的着法。",
     "replay": "复盘", "first": "开局", "back": "后退一步", "forward": "前进一步", "last": "终局",
     "{event} round {round} board {board}": "{event} 第{round}轮 第{board}台",
+    "paired by hand": "手动编排", "its clocks wait for the start": "棋钟等待开始",
+    // the index's links to the officials' pages
+    "For officials": "裁判与组织者", "Organiser's pages": "组织者页面", "Arbiter console": "裁判控制台",
+    "signed in as {sub} ({role})": "已登录：{sub}（{role}）", "sign in there with a token of role {role}": "请在该页以{role}角色的令牌登录",
     // tie-break codes' meanings and the FIDE editions' sources (shared/domain/tiebreaks.py)
     "FIDE C.07 Play-Off and Tie-Break Regulations approved by the FIDE Council on 1 Aug 2023, applied from 1 Sep 2023 (art. 16: dummy opponent)":
         "国际棋联 C.07 附加赛与破同分规程，2023年8月1日理事会批准，2023年9月1日起施行（第16条：虚拟对手）",

@@ -11,6 +11,7 @@ export const LABELS = {
     playoff_decider: "Then decided by", team_boards: "Boards a team match", team_format: "Team format",
     player_id: "Player ID", rating: "Rating", title: "Title", fide_id: "FIDE ID", federation: "Federation", grade: "Grade (e.g. 3d, 5k)",
     club: "Club", team: "Team", board: "Board in the team's order", reason: "Reason",
+    round_start: "Clocks start", public: "Published (anyone reads it)",
 }
 
 // English names of the API's values where the value alone says too little (the key of their Chinese)
@@ -19,6 +20,7 @@ export const VALUES = {
     "sudden-death": "sudden death", fischer: "Fischer increment", bronstein: "Bronstein delay", "simple-delay": "simple delay",
     "moves-in-time": "moves in a time, repeating", "byo-yomi": "byo-yomi", canadian: "Canadian overtime",
     reserve: "Chinese reserve (读秒, 1988 art. 12.2)", "higher-seed": "the higher seed", "all-play-all": "all play all",
+    auto: "with the pairing", "on-command": "on command (Start round)",
 }
 
 export const ZH_ORGANISER = {
@@ -85,9 +87,31 @@ export const ZH_ORGANISER = {
     "bye F": "轮空 F（一分）", "bye H": "轮空 H（半分）", "bye Z": "轮空 Z（零分）", "no bye": "无轮空",
     "Bye (the pairing's, one point)": "编排轮空（计一分）", "Add a board": "添加台次", "remove the board": "删除此台",
     "Round {n} paired.": "第{n}轮已编排。", "Round {n} paired by hand.": "第{n}轮已手动编排。", "See it in the lobby": "在赛事大厅查看",
-    "Rounds paired": "已编排的轮次", "paired by hand": "手动编排", "Every planned round is paired.": "所有计划轮次均已编排。",
+    "Rounds paired": "已编排的轮次", "Every planned round is paired.": "所有计划轮次均已编排。",
     "The event is finished.": "赛事已结束。", "Finish the event": "结束赛事",
     "Finish {event} now? The rounds played stand; no round can be paired after.": "现在结束{event}吗？已赛轮次有效；之后不能再编排。",
     "An event ends by itself after its last round; finish it here to end it early (the reason is recorded).":
         "赛事在最后一轮后自动结束；在此可提前结束（理由将被记录）。",
+    // starting a round, a pairing by hand's reason, publication
+    "Clocks start": "计时开始", "with the pairing": "编排后即开始", "on command (Start round)": "按指令（开始本轮）",
+    "Published (anyone reads it)": "公开（任何人可查看）",
+    "On command: a round's pairings are published first and its games wait; their clocks start when the organiser or an arbiter starts the round (FIDE Laws 1994 art. 12.3).":
+        "按指令：先公布一轮的对阵，对局等待；组织者或裁判开始本轮时计时开始（国际棋联1994年规则第12.3条）。",
+    "Unpublished: only the organiser, the event's arbiters and players and integrators whose token names it read it.":
+        "不公开：仅组织者、本赛事的裁判、棋手及令牌包含本赛事的接入方可查看。",
+    "clocks start on command": "按指令开始计时", "unpublished": "不公开",
+    "Start round {n}": "开始第{n}轮", "Round {n} started: its clocks run.": "第{n}轮已开始：棋钟开始计时。",
+    "Round {n} is paired and published; its games wait: their clocks start when you start the round.":
+        "第{n}轮已编排并公布；对局等待中：开始本轮后棋钟开始计时。",
+    "Pairing a round publishes its pairings; its clocks start when you start the round.": "编排一轮即公布对阵；开始本轮后棋钟开始计时。",
+    "Why by hand (recorded with the round)": "手动编排的理由（随本轮记录）",
+    "e.g. two players of one family kept apart; a pairing error corrected": "例如：避免同一家庭的棋手相遇；更正编排错误",
+    "a pairing by hand needs its reason": "手动编排须填写理由",
+    // exports
+    "Exports": "导出", "Downloaded: {file}.": "已下载：{file}。", "Tournament report (TRF)": "赛事报告（TRF）",
+    "Files the gateway writes from the event's log: the tournament report for the rating office (FIDE TRF-16) and the games' records (PGN: chess and xiangqi; SGF: Go). The page fetches them signed in: an unpublished event's files need your token.":
+        "网关根据赛事日志生成的文件：供等级分机构使用的赛事报告（国际棋联TRF-16）和对局记录（PGN：国际象棋、中国象棋；SGF：围棋）。本页以登录身份下载：不公开赛事的文件需要你的令牌。",
+    "Notation of the PGN files": "PGN文件的记谱法", "Chinese notation (炮二平五)": "中文记谱（炮二平五）",
+    "WXF (C2=5)": "WXF记谱（C2=5）", "ICCS (h2e2)": "ICCS坐标（h2e2）", "Every game (PGN)": "全部对局（PGN）",
+    "Each game's record": "各局棋谱", "Round": "轮次", "Record": "棋谱", "No game yet: the records come with the pairings.": "尚无对局：编排后即有棋谱。",
 }

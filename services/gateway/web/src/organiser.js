@@ -1,10 +1,11 @@
 // The organiser's pages: /ui/organiser (my events, the creation form) and /ui/organiser/{tid}
-// (players by form, CSV and TRF; tokens; lots; pairing, automatic or by hand; finish). The
+// (players by form, CSV and TRF; tokens; lots; pairing, automatic or by hand with a reason;
+// starting a round whose clocks wait; exports: TRF, PGN, SGF; finish). The
 // forms are built from the request bodies' JSON Schemas the gateway gives with the page
 // (data-choices: services/gateway/organiser.py), so every choice is the API's own; every
 // refusal is shown with its reason (detail) and code. The read model is the truth: each
 // message of the event's stream makes the page read GET /tournaments/{tid} again.
-import {identity, el, coalesced, followStream, getWithToken} from "./common.js"
+import {identity, el, coalesced, followStream, roundNotes} from "./common.js"
 import {t, setupLanguage, addStrings} from "./i18n.js"
 import {ZH_ORGANISER, LABELS, VALUES} from "./organiser-text.js"
 
@@ -20,16 +21,35 @@ const lobbyHref = (id) => `/ui/tournaments/${enc(id)}`
 const manageHref = (id) => `/ui/organiser/${enc(id)}`
 
 // ------------------------------------------------------------------------------ requests
+// The caller's bearer token when signed in (an unpublished event's reads need it too)
+const authHeaders = () => (me.token ? {authorization: `Bearer ${me.token}`} : {})
+
+// An answer's JSON body (a refusal's {detail, code}; a body that is not JSON: its status)
+async function answerOf(r) {
+    try { return await r.json() } catch (e) { return {detail: `${r.status} ${r.statusText}`} }
+}
+
 // {ok, status, data}: the gateway's answer; the caller's bearer token when signed in
 async function call(method, path, body = undefined, type = "application/json") {
-    const headers = {}
-    if (me.token) headers.authorization = `Bearer ${me.token}`
+    const headers = authHeaders()
     if (body !== undefined) headers["content-type"] = type
     const r = await fetch(path, {method, headers, body: body === undefined ? undefined
         : type === "application/json" ? JSON.stringify(body) : body})
-    let data
-    try { data = await r.json() } catch (e) { data = {detail: `${r.status} ${r.statusText}`} }
-    return {ok: r.ok, status: r.status, data}
+    return {ok: r.ok, status: r.status, data: await answerOf(r)}
+}
+
+// Fetches `path` signed in and saves the answer as file `name` (a Blob: a bare link would not
+// carry the token an unpublished event's exports need); the outcome, or the refusal, in `out`
+async function download(path, name, out) {
+    const r = await fetch(path, {headers: authHeaders()})
+    if (!r.ok) { showOutcome(out, {ok: false, status: r.status, data: await answerOf(r)}, ""); return }
+    const url = URL.createObjectURL(await r.blob())
+    const a = el("a", {href: url, download: name, hidden: true})
+    document.body.append(a)
+    a.click()
+    a.remove()
+    setTimeout(() => URL.revokeObjectURL(url), 60_000)
+    showOutcome(out, {ok: true, status: r.status}, t("Downloaded: {file}.", {file: name}))
 }
 
 // A refusal's reason and code: "reason (code)"; a malformed body's problems one by one
@@ -153,7 +173,7 @@ async function renderEvents() {
 // When a field of the creation form shows: {game: [...]} and/or {system: [...]}
 const CREATE_FIELDS = [
     ["name"], ["tournament_id"], ["game"], ["system"], ["rounds"], ["time_control"], ["tiebreaks"],
-    ["tiebreak_edition"], ["default_time_s"],
+    ["tiebreak_edition"], ["default_time_s"], ["round_start"], ["public"],
     ["initial_colour", {system: ["swiss"]}], ["late_entries", {system: ["swiss", "chinese-swiss", "mcmahon"]}],
     ["natural_limit_moves", {game: ["xiangqi"]}], ["repetition_rulings", {game: ["xiangqi"]}],
     ["board_size", {game: ["go"]}], ["go_rules", {game: ["go"]}], ["komi", {game: ["go"]}], ["handicap", {game: ["go"]}],
@@ -162,6 +182,13 @@ const CREATE_FIELDS = [
     ["playoff_games", {system: ["knockout", "double-elimination"]}], ["playoff_decider", {system: ["knockout", "double-elimination"]}],
     ["team_boards", {system: ["team-round-robin"]}], ["team_format", {system: ["team-round-robin"]}],
 ]
+
+// The creation form's hints, by field
+const HINTS = {
+    tournament_id: "Letters, digits, - and _; left empty, the gateway draws one.",
+    round_start: "On command: a round's pairings are published first and its games wait; their clocks start when the organiser or an arbiter starts the round (FIDE Laws 1994 art. 12.3).",
+    public: "Unpublished: only the organiser, the event's arbiters and players and integrators whose token names it read it.",
+}
 
 // The time control: a text the API reads, built from a preset or one of the forms its parser
 // reads (choices.time_controls: a template over base, moves, step, periods), or typed
@@ -252,7 +279,7 @@ function createForm() {
         else if (name === "tiebreak_edition") fields[name] = field(schema, name, {blank: "the edition in force on the day",
             options: Object.entries(choices.editions).map(([k, src]) => [k, k, t(src)])})
         else fields[name] = field(schema, name, {label: name === "name" ? "Event name" : null,
-            hint: name === "tournament_id" ? t("Letters, digits, - and _; left empty, the gateway draws one.") : ""})
+            hint: HINTS[name] ? t(HINTS[name]) : ""})
     }
     const form = $("create-form")
     const show = () => {
@@ -280,7 +307,7 @@ function createForm() {
 
 // ============================================================================= an event
 let event = null
-const SECTIONS = ["players", "tokens", "lots", "pairing", "finish"]
+const SECTIONS = ["players", "tokens", "lots", "pairing", "exports", "finish"]
 // the systems whose automatic pairing leaves out the players who asked for a bye (StartRound)
 const SWISS_SYSTEMS = ["swiss", "chinese-swiss", "mcmahon"]
 
@@ -309,6 +336,8 @@ function renderFacts() {
         event.planned_rounds ? t("{n} of {of} rounds paired", {n: event.rounds.length, of: event.planned_rounds})
                              : t("{n} rounds paired", {n: event.rounds.length}),
         t("{n} players", {n: event.players.length}),
+        event.round_start === "on-command" ? t("clocks start on command") : null,
+        event.public === false ? t("unpublished") : null,
         event.tiebreaks.length ? `${t("Tie-breaks")}: ${event.tiebreaks.join(", ")}` : null,
         event.tiebreak_edition].filter(Boolean).join(" · ")
 }
@@ -522,14 +551,23 @@ function manualForm(round, out) {
     add.addEventListener("click", () => addBoard().focus())
     const bye = playerSelect("manual-bye", "no bye")
     const byes = byeChoices("mbye")
+    // the API keeps StartRound's reason optional; a pairing changed by hand is recorded with one
+    const reason = field(schemas.round, "reason", {prefix: "manual-", label: "Why by hand (recorded with the round)",
+        hint: t("e.g. two players of one family kept apart; a pairing error corrected")})
+    reason.input.required = true
     const go = el("button", {type: "submit", className: "primary", id: "manual-pair"}, t("Pair round {n} as entered", {n: round}))
-    const form = el("form", {id: "manual-form"}, boards, el("div", {className: "actions"}, add),
+    const form = el("form", {id: "manual-form", noValidate: true}, boards, el("div", {className: "actions"}, add),
         el("div", {className: "field"}, el("label", {htmlFor: "manual-bye"}, t("Bye (the pairing's, one point)")), bye), byes.root,
-        el("div", {className: "actions"}, go))
+        reason.root, el("div", {className: "actions"}, go))
     form.addEventListener("submit", async (e) => {
         e.preventDefault()
+        if (!reason.get()) {
+            showOutcome(out, {ok: false, status: 0, data: {detail: t("a pairing by hand needs its reason"), code: "reason-required"}}, "")
+            reason.input.focus()
+            return
+        }
         const pairs = [...boards.querySelectorAll("li")].map((li) => li.querySelectorAll("select")).map(([w, b]) => ({white: w.value, black: b.value}))
-        const body = {round, boards: pairs, requested_byes: byes.get()}
+        const body = {round, boards: pairs, requested_byes: byes.get(), reason: reason.get()}
         if (bye.value) body.bye = bye.value
         const r = await call("POST", `/tournaments/${enc(tid)}/rounds`, body)
         showOutcome(out, r, t("Round {n} paired by hand.", {n: round}), r.ok ? lobbyLink("#rounds") : null)
@@ -548,19 +586,34 @@ function roundTables() {
             el("td", {}, el("a", {href: `/ui/games/${enc(b.game_id)}`}, b.code || b.result || t(b.status || "created")))))
         const table = el("table", {className: "list pairings"}, el("thead", {}, head), el("tbody", {}, ...rows))
         table.dataset.round = r.round
-        const notes = [r.manual ? t("paired by hand") : null, r.bye ? t("bye: {player}", {player: nameOf(r.bye)}) : null,
-            ...Object.entries(r.requested_byes || {}).map(([pid, kind]) => `${t("bye: {player}", {player: nameOf(pid)})} (${kind})`)].filter(Boolean)
+        const notes = roundNotes(r, nameOf)
         return el("section", {}, el("h3", {}, t("Round {n}", {n: r.round})), el("div", {className: "scroll"}, table),
             notes.length ? el("p", {className: "note"}, notes.join("; ")) : null)
     })
 }
 
+// Round `round`, paired, whose clocks wait (round_start on-command): the button that starts it
+function startRoundBox(round, out) {
+    const go = el("button", {type: "button", id: "start-round", className: "primary"}, t("Start round {n}", {n: round}))
+    go.addEventListener("click", async () => {
+        go.disabled = true
+        const r = await call("POST", `/tournaments/${enc(tid)}/rounds/start`, {round})
+        go.disabled = false
+        showOutcome(out, r, t("Round {n} started: its clocks run.", {n: round}), r.ok ? lobbyLink("#live") : null)
+    })
+    return el("div", {id: "start-box"}, el("p", {className: "note"},
+        t("Round {n} is paired and published; its games wait: their clocks start when you start the round.", {n: round})),
+        el("div", {className: "actions"}, go))
+}
+
 function renderPairing() {
     const sec = $("pairing")
     const round = event.rounds.length + 1
+    const last = event.rounds[event.rounds.length - 1]
     const out = $("outcome")
     const parts = [el("h2", {}, t("Pairing"))]
     if (event.status === "finished") parts.push(el("p", {className: "note"}, t("The event is finished.")))
+    else if (last && last.begun === false) parts.push(startRoundBox(last.round, out))
     else if (event.planned_rounds && round > event.planned_rounds) parts.push(el("p", {className: "note"}, t("Every planned round is paired.")))
     else {
         const byes = byeChoices("abye")
@@ -572,7 +625,9 @@ function renderPairing() {
             auto.disabled = false
             showOutcome(out, r, t("Round {n} paired.", {n: round}), r.ok ? lobbyLink("#rounds") : null)
         })
-        parts.push(el("p", {className: "note"}, t("Pairing a round publishes its pairings and starts its games.")),
+        parts.push(el("p", {className: "note"}, event.round_start === "on-command"
+            ? t("Pairing a round publishes its pairings; its clocks start when you start the round.")
+            : t("Pairing a round publishes its pairings and starts its games.")),
             byes.root, el("div", {className: "actions"}, auto), manualForm(round, out))
     }
     sec.replaceChildren(...parts, el("div", {id: "rounds-paired"}))
@@ -580,6 +635,50 @@ function renderPairing() {
 
 function renderRoundsPaired() {
     $("rounds-paired").replaceChildren(...(event.rounds.length ? [el("h2", {}, t("Rounds paired")), ...roundTables()] : []))
+}
+
+// ----------------------------------------------------------------------------- exports
+// xiangqi's notations of a PGN export (services/gateway/exports.py): the query's value, its label
+const NOTATIONS = [["chinese", "Chinese notation (炮二平五)"], ["wxf", "WXF (C2=5)"], ["iccs", "ICCS (h2e2)"]]
+let notationChosen = "chinese"   // kept while the section is rebuilt (a result, a round paired)
+
+function renderExports() {
+    const sec = $("exports")
+    const out = $("outcome")
+    const base = `/tournaments/${enc(tid)}`
+    const button = (id, label, fn) => {
+        const b = el("button", {type: "button", id}, label)
+        b.addEventListener("click", fn)
+        return b
+    }
+    const notation = el("select", {id: "export-notation"}, ...NOTATIONS.map(([v, label]) => el("option", {value: v}, t(label))))
+    notation.value = notationChosen
+    notation.addEventListener("change", () => { notationChosen = notation.value })
+    const q = () => (event.game === "xiangqi" ? `?notation=${notation.value}` : "")
+    const suffix = () => (event.game === "xiangqi" && notation.value !== "chinese" ? `-${notation.value}` : "")
+    const record = event.game === "go" ? "sgf" : "pgn"
+    const parts = [el("h2", {}, t("Exports")),
+        el("p", {className: "note"}, t("Files the gateway writes from the event's log: the tournament report for the rating office (FIDE TRF-16) and the games' records (PGN: chess and xiangqi; SGF: Go). The page fetches them signed in: an unpublished event's files need your token.")),
+        event.game === "xiangqi" ? el("div", {className: "org-form"},
+            el("div", {className: "field"}, el("label", {htmlFor: "export-notation"}, t("Notation of the PGN files")), notation)) : null,
+        el("div", {className: "actions"}, button("export-trf", t("Tournament report (TRF)"), () => download(`${base}/trf`, `${tid}.trf`, out)),
+            record === "pgn" ? button("export-pgn", t("Every game (PGN)"), () => download(`${base}/pgn${q()}`, `${tid}${suffix()}.pgn`, out)) : null)]
+    const games = event.rounds.flatMap((r) => r.boards.map((b) => ({round: r.round, ...b})))
+    if (games.length) {
+        const head = el("tr", {}, ...["Round", "Board", "Players", "Result", "Record"].map((h) => el("th", {}, t(h))))
+        const rows = games.map((g) => {
+            const get = button(`export-${g.game_id}`, record.toUpperCase(),
+                () => download(`/games/${enc(g.game_id)}/${record}${record === "pgn" ? q() : ""}`, `${g.game_id}${record === "pgn" ? suffix() : ""}.${record}`, out))
+            get.setAttribute("aria-label", `${record.toUpperCase()} ${g.game_id}`)
+            const tr = el("tr", {}, el("td", {}, String(g.round)), el("td", {}, String(g.board)),
+                el("td", {}, `${nameOf(g.white)} – ${nameOf(g.black)}`), el("td", {}, g.code || g.result || t(g.status || "created")), el("td", {}, get))
+            tr.dataset.gameId = g.game_id
+            return tr
+        })
+        parts.push(el("h3", {}, t("Each game's record")),
+            el("div", {className: "scroll"}, el("table", {className: "list", id: "export-games"}, el("thead", {}, head), el("tbody", {}, ...rows))))
+    } else parts.push(el("p", {className: "note"}, t("No game yet: the records come with the pairings.")))
+    sec.replaceChildren(...parts.filter(Boolean))
 }
 
 // ------------------------------------------------------------------------------ finish
@@ -615,9 +714,11 @@ function renderEvent() {
     $("players-list").replaceChildren(playersTable())
     // a section's form is rebuilt only when what it is built from changed (what is typed stays)
     const players = event.players.map((p) => `${p.player_id}:${p.number}`).join(",")
-    const rebuild = {tokens: [players], lots: [players], pairing: [players, event.rounds.length, event.status, event.system],
+    const begun = event.rounds.map((r) => r.begun)
+    const rebuild = {tokens: [players], lots: [players], pairing: [players, event.rounds.length, begun, event.status, event.system],
+                     exports: [event.rounds.map((r) => r.boards.map((b) => b.code || b.result || b.status)), event.game],
                      finish: [event.status]}
-    const renders = {tokens: renderTokens, lots: renderLots, pairing: renderPairing, finish: renderFinish}
+    const renders = {tokens: renderTokens, lots: renderLots, pairing: renderPairing, exports: renderExports, finish: renderFinish}
     for (const [id, key] of Object.entries(rebuild)) {
         const k = JSON.stringify(key)
         if (built[id] !== k) { renders[id](); built[id] = k }
@@ -627,8 +728,9 @@ function renderEvent() {
 }
 
 const refreshEvent = coalesced(async () => {
-    const r = await getWithToken(`/tournaments/${enc(tid)}`)
-    if (r.ok) { event = await r.json(); renderEvent() }
+    const r = await call("GET", `/tournaments/${enc(tid)}`)
+    if (r.ok) { event = r.data; renderEvent() }
+    else if (!event) showOutcome($("outcome"), r, "")
 })
 
 function rerender() {

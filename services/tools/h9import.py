@@ -24,7 +24,7 @@ not of a board; the file's stones are read but not hosted), an unknown colour ``
 line number takes white), OpenGotha's rounding down of the absence points
 (``genRoundDownNBWMMS``: the ``.h9`` does not say), per-player McMahon corrections
 (``smmsCorrection``: nor this). Refused (``ValueError``): a game without result (``?``), a jigo
-or win by default for both (no such result here). Errors: :class:`shared.domain.h9.H9Error` for
+by default, both players winning, or both losing over the board (no such results here). Errors: :class:`shared.domain.h9.H9Error` for
 a malformed file, ``ValueError`` for one that holds no event, :class:`services.tools.host.HostError`
 when the platform refuses something.
 """
@@ -97,14 +97,14 @@ def _game(t: H9Tournament, number: int, rnd: int) -> tuple[int, int, str, str] |
         return None
     if c.result == "?":
         raise ValueError(f"round {rnd}: the game of lines {number} and {c.opponent} has no result")
+    other = t.player(c.opponent).cells[rnd - 1].result
+    if c.by_default and c.result == other == "-":
+        return number, c.opponent, "0-0", "double-forfeit"
+    if c.result == other or (c.by_default and c.result == "="):
+        raise ValueError(f"round {rnd}: lines {number} and {c.opponent}: the result {c.result}/{other}"
+                         f"{' by default' if c.by_default else ''} has no equivalent here")
     if not c.by_default:
         return number, c.opponent, {"+": "1-0", "-": "0-1", "=": "1/2-1/2"}[c.result], "recorded result"
-    other = t.player(c.opponent).cells[rnd - 1]
-    if c.result == "=" or other.result == c.result == "+":
-        raise ValueError(f"round {rnd}: lines {number} and {c.opponent}: a result by default "
-                         f"{c.result}/{other.result} has no equivalent here")
-    if c.result == "-" and other.result == "-":
-        return number, c.opponent, "0-0", "double-forfeit"
     return number, c.opponent, "1-0" if c.result == "+" else "0-1", "forfeit"
 
 

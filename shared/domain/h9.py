@@ -29,7 +29,8 @@ but not paired, or an absence valued 0).
 
 Errors: :class:`H9Error` (a :class:`shared.errors.PairingError`, so a ``ValueError``) naming
 the line: a malformed cell, field or value, lines with different numbers of rounds, an opponent
-number outside the table or the player himself, two lines disagreeing on a game.
+number outside the table or the player himself, two lines disagreeing on a game (opponent,
+colour, handicap, by default or not, results other than mirrored or both won / both lost).
 """
 from __future__ import annotations
 
@@ -48,8 +49,9 @@ _VALUE = re.compile(r"^-?\d{1,4}([?½¼¾])?$")
 _FRACTION = {"?": 0.5, "½": 0.5, "¼": 0.25, "¾": 0.75}
 #: Points of a result letter: a game's (``?`` unknown: none yet) or a round's without a game.
 POINTS = {"+": 1.0, "=": 0.5, "-": 0.0, "?": 0.0}
-#: The result the opponent's cell must show for each result letter.
-_MIRROR = {"+": "-", "-": "+", "=": "=", "?": "?"}
+#: The results the opponent's cell may show for each result letter: the mirrored one, or the
+#: same for OpenGotha's "both win" / "both lose" (a double forfeit ``-!``/``-!``).
+_MIRROR = {"+": "-+", "-": "+-", "=": "=", "?": "?"}
 _COLOUR_MIRROR = {"w": "b", "b": "w", "?": "?"}
 #: Score values padded to this many columns (OpenGotha fills with ``0`` up to four).
 _MIN_VALUES = 4
@@ -246,7 +248,7 @@ def _check_rounds(t: H9Tournament, line_of: list[int]) -> None:
                 raise H9Error(f"round {rnd}: opponent {c.opponent} is not another player (1..{n})",
                               line_of[p.number - 1])
             o = t.player(c.opponent).cells[rnd - 1]
-            want = H9Cell(p.number, _MIRROR[c.result], c.by_default, _COLOUR_MIRROR[c.colour], c.handicap)
-            if o != want:
+            want = H9Cell(p.number, o.result, c.by_default, _COLOUR_MIRROR[c.colour], c.handicap)
+            if o != want or o.result not in _MIRROR[c.result]:
                 raise H9Error(f"round {rnd}: player {p.number} vs {c.opponent} is not the same game on "
                               f"line {line_of[c.opponent - 1]}", line_of[p.number - 1])

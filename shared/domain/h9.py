@@ -24,8 +24,9 @@ A round cell ``oooortch``: opponent number, result ``+`` won, ``-`` lost, ``=`` 
 half), ``?`` unknown; ``/`` played, or ``!`` result by default (not played: a forfeit); colour
 ``w``/``b`` (``?`` unknown); handicap stones.  Without a game (opponent ``0``) the result letter
 is what the round gave the player: ``0+`` a bye worth a win, ``0=`` an absence (or bye) worth
-half a win -- OpenGotha's "absent" McMahon value, ½ by default --, ``0-`` nothing (participating
-but not paired, or an absence valued 0).
+half a win (OpenGotha's "absent" McMahon value ``genMMS2ValueAbsent`` = 1 half point, as in
+Juvisy 2019's tournament file), ``0-`` nothing (participating but not paired, or an absence
+valued 0).
 
 Errors: :class:`H9Error` (a :class:`shared.errors.PairingError`, so a ``ValueError``) naming
 the line: a malformed cell, field or value, lines with different numbers of rounds, an opponent

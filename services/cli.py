@@ -496,24 +496,42 @@ def export(what: str = typer.Argument(..., help="trf"),
         sys.stdout.write(text)
 
 
+def _trf_importer():
+    from shared.domain.trf import read_trf
+    from services.tools.trfimport import check_importable, import_trf
+    return read_trf, check_importable, import_trf, "BH-C1,BH,SB"
+
+
+def _h9_importer():
+    from services.tools.h9import import check_importable, import_h9, read_h9
+    return read_h9, check_importable, import_h9, ""
+
+
+#: ``import WHAT``: (reader, importability check, hosting coroutine, default --tiebreaks;
+#: empty: the system's own).
+_IMPORTERS = {"trf": _trf_importer, "h9": _h9_importer}
+
+
 @app.command("import")
-def import_cmd(what: str = typer.Argument(..., help="trf"),
-               file: Path = typer.Argument(..., exists=True, dir_okay=False, help="TRF-16 file (FIDE, lichess, Swiss-Manager)"),
+def import_cmd(what: str = typer.Argument(..., help="trf or h9"),
+               file: Path = typer.Argument(..., exists=True, dir_okay=False,
+                                           help="TRF-16 file (FIDE, lichess, Swiss-Manager) or OpenGotha .h9 results list"),
                bus: Optional[str] = typer.Option(None, help=BUS_HELP + " (default memory: give --log to keep it)"),
                log: Optional[Path] = typer.Option(None, "--log", dir_okay=False, help="write the tournament's messages here (NDJSON, as export-log)"),
                tournament_id: Optional[str] = typer.Option(None, help="id of the imported tournament"),
-               tiebreaks: str = typer.Option("BH-C1,BH,SB", help="tie-break codes in order")):
-    """Write the tournament a TRF records as our events (tournament, players, every round's
-    pairing entered manually with byes, results and forfeits), hosted through the gateway on
-    --bus; --log writes its messages to a file (read by export trf --log, audit --log)."""
+               tiebreaks: Optional[str] = typer.Option(None, help="tie-break codes in order (default: trf BH-C1,BH,SB; h9 the McMahon MMS,SOS,SOSOS)")):
+    """Write the tournament a TRF (a chess Swiss) or an OpenGotha .h9 results list (a Go
+    McMahon) records as our events (tournament, players, every round's pairing entered manually
+    with byes, results and forfeits), hosted through the gateway on --bus; --log writes its
+    messages to a file (read by export trf --log, audit --log)."""
     from contracts.messages import TOPICS
-    from shared.domain.trf import TrfError, read_trf
     from services.tools.embedded import arbiter_client
     from services.tools.host import HostError
     from services.tools.logio import select
-    from services.tools.trfimport import check_importable, import_trf
-    if what != "trf":
-        _fail(f"unknown import {what!r}: trf")
+    if what not in _IMPORTERS:
+        _fail(f"unknown import {what!r}: trf, h9")
+    read, check_importable, import_event, default_tiebreaks = _IMPORTERS[what]()
+    codes = tuple(x for x in (default_tiebreaks if tiebreaks is None else tiebreaks).split(",") if x)
     if bus is None and log is None:
         _fail("give --bus (a running log) and/or --log FILE")
     if tournament_id is not None:
@@ -525,10 +543,10 @@ def import_cmd(what: str = typer.Argument(..., help="trf"),
         except ValidationError:
             _fail(f"--tournament-id {tournament_id!r}: 1 to 80 letters, digits, '_' or '-'")
     try:
-        trf_file = read_trf(file)
-        check_importable(trf_file)
-        games = trf_file.games()
-    except (TrfError, ValueError, OSError) as e:
+        record = read(file)
+        check_importable(record)
+        games = record.games()
+    except (ValueError, OSError) as e:
         _fail(f"{file}: {e}")
     if log is not None:  # as --json: parent directories are created, before the import runs
         try:
@@ -543,14 +561,13 @@ def import_cmd(what: str = typer.Argument(..., help="trf"),
         with _progress() as prog:
             task = prog.add_task(f"importing {file.name}", total=games)
             async with arbiter_client(bus or "memory", ticks=False) as c:
-                report = await import_trf(c, file, tournament_id=tournament_id,
-                                          tiebreaks=tuple(x for x in tiebreaks.split(",") if x),
-                                          progress=lambda n=1: prog.advance(task, n))
+                report = await import_event(c, file, tournament_id=tournament_id, tiebreaks=codes,
+                                            progress=lambda n=1: prog.advance(task, n))
                 msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{report.tournament_id}")
                 return report, msgs
     try:
         report, msgs = _run(main())
-    except (HostError, TrfError, ValueError) as e:
+    except (HostError, ValueError) as e:
         _fail(str(e).splitlines()[0], 1)
     if log is not None:
         try:
@@ -559,7 +576,7 @@ def import_cmd(what: str = typer.Argument(..., help="trf"),
             _fail(f"cannot write {log}: {e.strerror}", 1)
         err.print(f"wrote {len(msgs)} messages to {log}")
     out.print(f"tournament {report.tournament_id}: {len(report.players)} players, {len(report.games)} games; "
-              f"scores match the TRF: {report.scores_match_record}")
+              f"scores match the {what.upper()}: {report.scores_match_record}")
     for p in report.problems:
         err.print(f"[yellow]{escape(p)}[/yellow]")
     raise typer.Exit(0 if report.scores_match_record else 1)

@@ -127,8 +127,13 @@ class TrfHost(Host):
         await self.finish()
         return self.report
 
+    def round_plan(self, rnd: int) -> tuple[list[tuple[int, int, str, str]], int | None, dict[int, str]]:
+        """Round ``rnd`` as :func:`round_plan` gives it (games, bye, requested byes by number)."""
+        return round_plan(self.trf, rnd)
+
     async def play_round(self, rnd: int) -> None:  # type: ignore[override]
-        games, bye, requested = round_plan(self.trf, rnd)
+        """Start round ``rnd`` with the recorded pairing and byes, then enter its results."""
+        games, bye, requested = self.round_plan(rnd)
         ids = self.no_id
         await self.start_round({
             "round": rnd, "boards": [{"white": ids[w], "black": ids[b]} for w, b, _, _ in games],

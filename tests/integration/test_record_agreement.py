@@ -4,7 +4,8 @@ Tournaments are hosted through the gateway and the real services on the in-memor
 generated from seeds (every pairing system, with byes, requested byes, late entries, forfeits,
 double forfeits, penalties, xiangqi fouls that lose a game, withdrawals, corrections and Go
 games ruled replayed, drawn or without result on an endless cycle) and the real tournaments of
-``../shared/data`` (chess TRFs imported, chess round robins and xiangqi records played).
+``../shared/data`` (chess TRFs and Go OpenGotha results lists imported, chess round robins and
+xiangqi records played).
 Afterwards every player's points agree in the standings (StandingsUpdated of the last round),
 the crosstable (its score and the sum of its cells) and the exported TRF (its points column and
 the sum of its rounds), and every round of every player agrees between crosstable and TRF: the
@@ -25,6 +26,8 @@ from services.tools.host import HostError, host_record
 from services.tools.logio import select
 from shared.domain.trfexport import export_trf
 from services.tools.trfimport import import_trf
+from services.tools.h9import import import_h9, implied_bars, platform_grade, player_ids, read_h9
+from shared.domain.grades import initial_mms
 from shared.domain.record import SWISS_SYSTEMS
 from tests.integration.test_go_tournament_replay import BLACK_SETUP, WHITE_SETUP
 from tests.unit.test_go_services import CYCLE
@@ -334,17 +337,23 @@ REAL = ["chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf", "chess/trf/karl-mal
         "chess/pgn/chebanenko-memorial-2020-round-robin-10-players.pgn",
         "chess/pgn/uzchess-cup-masters-2025-headers-only.pgn",
         "xiangqi/games/online-game-2017-03-20-huashan.pgn",
-        "xiangqi/games/2001-xiangqi-ranking-tournament-stage1-part-a.txt"]
-#: The longer xiangqi records (8 and 6 rounds of games played move by move, ~90 s each).
+        "xiangqi/games/2001-xiangqi-ranking-tournament-stage1-part-a.txt",
+        "go/tournaments/tournoi-de-juvisy-2019.h9"]
+#: The longer xiangqi records (8 and 6 rounds of games played move by move, ~90 s each) and the
+#: EGC 2013 McMahon (594 players, 10 rounds, 2 259 games: 15 s alone, 50 s on a loaded machine).
 REAL_SLOW = ["xiangqi/games/2001-xiangqi-ranking-tournament-stage1-part-b-and-stage2-am.txt",
-             "xiangqi/games/2001-xiangqi-ranking-tournament-stage2-pm.txt"]
+             "xiangqi/games/2001-xiangqi-ranking-tournament-stage2-pm.txt",
+             "go/tournaments/egc-2013-olsztyn-main-mcmahon.h9"]
 
 
 async def host_real(c, path) -> None:
-    """Host a real event: a TRF by ``import trf``, a PGN round robin or a xiangqi record (its
-    games move by move, round by round as recorded) by ``run-tournament``."""
+    """Host a real event: a TRF by ``import trf``, an OpenGotha results list by ``import h9``, a
+    PGN round robin or a xiangqi record (its games move by move, round by round as recorded) by
+    ``run-tournament``."""
     if path.suffix == ".trf":
         await import_trf(c, path, tournament_id="real")
+    elif path.suffix == ".h9":
+        await import_h9(c, path, tournament_id="real")
     else:
         await host_record(c, str(path), pairings="berger", tournament_id="real")
 
@@ -355,12 +364,103 @@ async def test_real_tournaments_agree(rel, shared_data):
     """Real events: Swiss TRFs (forfeits, H/U byes, absences, players leaving), a round robin
     played move by move (Chebanenko 2020) and one from results only (UzChess 2025), the
     xiangqi records (the 2001 ranking tournament's sessions, a 2017 online game) played move by
-    move with their recorded pairings. The Go tournaments of ``go/tournaments`` (OpenGotha
-    .h9/.xml) are not here: the platform has no importer for them."""
+    move with their recorded pairings, and the Go McMahons of ``go/tournaments`` (OpenGotha
+    results lists: Juvisy 2019 with handicap games and absences, EGC 2013 with games won by
+    default, byes and players not paired)."""
     path = shared_data(f"data/{rel}")
     async with arbiter_client("memory", ticks=False) as c:
         await host_real(c, path)
         await assert_agree(c, "real", timeout=30)
+
+
+def opengotha_start(p, round_down: bool) -> float:
+    """The McMahon start OpenGotha gave line ``p``: its MMS column minus its games' points and
+    its rounds-without-game credit (``0+`` 1, ``0=`` ½), that credit rounded down to whole
+    points when the event set ``genRoundDownNBWMMS``."""
+    credit = sum(c.points for c in p.cells if c.opponent is None)
+    games = p.points - credit
+    return p.scores["MMS"] - games - (credit // 1 if round_down else credit)
+
+
+def opengotha_sos(t, p, round_down: bool) -> float:
+    """SOS as OpenGotha computes it (``Tournament.fillBaseScoringInfoIfNecessary``, 4.2): each
+    game the opponent's MMS (his column), plus the handicap stones when the player was White,
+    minus them when Black; each round without a game (``0+``, ``0=``, ``0-``) the player's own
+    McMahon start (a virtual opponent)."""
+    sos = 0.0
+    for c in p.cells:
+        if c.opponent is None:
+            sos += opengotha_start(p, round_down)
+        else:
+            sos += t.player(c.opponent).scores["MMS"] + (c.handicap if c.colour == "w" else -c.handicap)
+    return sos
+
+
+#: (file, OpenGotha's genRoundDownNBWMMS: Juvisy's .xml says true; EGC's half-point MMS values,
+#: 37½ for five absences, show none, {player: our MMS - OpenGotha's}: the lines that differ).
+GO_MCMAHONS = [
+    ("tournoi-de-juvisy-2019.h9", True, {"Daguenet Mathieu": 0.5, "Vargas Olga": 0.5}),
+    pytest.param("egc-2013-olsztyn-main-mcmahon.h9", False, None, marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("fname, round_down, mms_differences", GO_MCMAHONS)
+async def test_go_mcmahon_scores_are_opengothas(fname, round_down, mms_differences, shared_data):
+    """Our McMahon score and SOS of every player of a real OpenGotha tournament, hosted by
+    ``import h9``, against the MMS and SOS columns OpenGotha wrote.
+
+    First OpenGotha's own SOS rule (``opengotha_sos``) reproduces its SOS column on every line,
+    which pins the three rule differences; then ours equals its figure up to exactly those:
+
+    * MMS: ours = initial McMahon score (``implied_bars``: Juvisy 3d/18k, EGC 5d/20k) +
+      points, a ``0=`` absence ½, a bye 1. OpenGotha rounds the absence/bye points down to a
+      whole number when ``genRoundDownNBWMMS`` is set (Juvisy: Daguenet, absent three rounds,
+      33 not 33½; Vargas, absent one, 26 not 26½); and it starts some players one point off
+      their grade (``smmsCorrection``, not in the .h9: EGC, 25 5D-7D players started at 33
+      where a 5d bar gives 34, two 4D at 34 where it gives 33).
+    * SOS: OpenGotha adds the handicap stones to the opponent's MMS when the player gave them
+      (White) and subtracts them when he received them (Black); we count the opponent's MMS as
+      it is (the platform has no per-game handicap). OpenGotha counts each round without a game
+      as a virtual opponent of the player's own McMahon start; we count nothing (SOS over real
+      opponents only). And each opponent enters with his MMS, ours or OpenGotha's.
+    """
+    path = shared_data(f"data/go/tournaments/{fname}")
+    t = read_h9(path)
+    ids = player_ids(t)
+    for p in t.players:
+        assert opengotha_sos(t, p, round_down) == p.scores["SOS"], p.name
+        assert opengotha_start(p, round_down) % 1 == 0, p.name
+    async with arbiter_client("memory", ticks=False) as c:
+        await import_h9(c, path, tournament_id="real")
+        await assert_agree(c, "real", timeout=60)
+        rows = {r["player_id"]: r["tiebreaks"] for r in (await c.get("/tournaments/real/standings")).json()["rows"]}
+    mms = {p.number: rows[ids[p.number]]["MMS"] for p in t.players}
+    diff = {p.name: mms[p.number] - p.scores["MMS"] for p in t.players if mms[p.number] != p.scores["MMS"]}
+    if mms_differences is not None:
+        assert diff == mms_differences
+    else:
+        assert_egc_start_corrections(t, diff)
+    for p in t.players:
+        handicap = sum(c.handicap if c.colour == "w" else -c.handicap for c in p.cells if c.opponent)
+        virtual = sum(opengotha_start(p, round_down) for c in p.cells if c.opponent is None)
+        opp_diff = sum(mms[c.opponent] - t.player(c.opponent).scores["MMS"] for c in p.cells if c.opponent)
+        assert rows[ids[p.number]]["SOS"] == p.scores["SOS"] - handicap - virtual + opp_diff, p.name
+
+
+def assert_egc_start_corrections(t, diff: dict[str, float]) -> None:
+    """EGC 2013: our MMS - OpenGotha's (``diff``, the players that differ) is the start-score
+    correction OpenGotha applied, one point each: 25 5D-7D players started at 33 where the 5d
+    bar gives 34, two 4D at 34 where it gives 33."""
+    bar, floor = implied_bars(t)
+    assert (bar, floor) == ("5d", "20k")
+    starts = {p.name: (p.grade, opengotha_start(p, False)) for p in t.players}
+    assert sorted(diff.values()) == [-1.0] * 2 + [1.0] * 25
+    assert {starts[n] for n, d in diff.items() if d == -1} == {("4D", 34.0)}
+    assert {starts[n][1] for n, d in diff.items() if d == 1} == {33.0}
+    assert {starts[n][0] for n, d in diff.items() if d == 1} == {"5D", "6D", "7D"}
+    for name, d in diff.items():
+        assert d == initial_mms(platform_grade(starts[name][0]), bar, floor) - starts[name][1]
 
 
 def _generated_trfs() -> list[str]:

@@ -18,6 +18,10 @@ is expired, forged, malformed or revoked is 401 even on a public read. Three lev
   (``/feeds/tournament|event/{tid}``, ``/tournaments/{tid}/events``) leave PlayerRegistered
   out (the messages are the log's, unedited, so that their chains verify).
 
+The browser's pages (``/ui/tournaments/{tid}``, ``/ui/games/{gid}``...) are shells that carry
+no data of the event (a browser opening a link sends no bearer token): their scripts read the
+routes above with the token the visitor signed in with.
+
 Not reads of an event, with their own rules: webhook subscriptions and their delivery logs
 (the owner or the administrator, :mod:`.webhooks`), bulk pairings' status (the creator,
 :mod:`.bulk`); tokens are never readable (issued once, not stored).
@@ -40,9 +44,9 @@ from services.gateway.identity import AuthError, Principal
 PRIVATE_FIELDS = ("fide_id", "birth_date", "sex")
 #: The reads naming one event: the path's pattern and what its ``id`` group is.
 PATHS = (
-    (re.compile(r"^/(?:ui/)?tournaments/(?P<id>[A-Za-z0-9_\-]{1,80})(?:/.*)?$"), "tournament"),
+    (re.compile(r"^/tournaments/(?P<id>[A-Za-z0-9_\-]{1,80})(?:/.*)?$"), "tournament"),
     (re.compile(r"^/feeds/(?:tournament|event)/(?P<id>[A-Za-z0-9_\-]{1,80})$"), "tournament"),
-    (re.compile(r"^/(?:ui/)?games/(?P<id>[A-Za-z0-9_\-]{1,80})(?:/.*)?$"), "game"),
+    (re.compile(r"^/games/(?P<id>[A-Za-z0-9_\-]{1,80})(?:/.*)?$"), "game"),
     (re.compile(r"^/feeds/game/(?P<id>[A-Za-z0-9_\-]{1,80})$"), "game"),
 )
 

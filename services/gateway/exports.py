@@ -24,7 +24,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from services.gateway.errors import HTTPError
-from services.gateway.readmodel import GameView, ReadModel
+from services.gateway.readmodel import GameView, ReadModel, TournamentView
 from services.gateway.scopes import private_ok
 from shared.domain.trfexport import record_trf
 
@@ -42,14 +42,20 @@ def _game(rm: ReadModel, gid: str) -> GameView:
     return g
 
 
-def game_pgn(g: GameView, event: str, notation: str = "chinese") -> str:
-    """The PGN of chess or xiangqi game ``g`` (``notation``: xiangqi's chinese, wxf or iccs);
+def player_names(t: TournamentView | None) -> dict[str, str]:
+    """Player id -> registered name in event ``t`` (empty outside any event)."""
+    return {pid: p.name for pid, p in t.players.items() if p.name} if t is not None else {}
+
+
+def game_pgn(g: GameView, event: str, notation: str = "chinese", names: dict[str, str] | None = None) -> str:
+    """The PGN of chess or xiangqi game ``g`` (``notation``: xiangqi's chinese, wxf or iccs;
+    ``names``: player id -> name for the White/Red and Black tags, the ids where absent);
     :class:`HTTPError` 409 ``wrong-game`` for Go."""
     if g.game == "go":
         raise HTTPError(409, f"game {g.game_id} is Go: its record is SGF (/games/{g.game_id}/sgf)",
                         code="wrong-game")
     if g.game != "xiangqi" or notation == "chinese":
-        return g.pgn(event=event)
+        return g.pgn(event=event, names=names)
     from shared.rules.xiangqi import Board
     from shared.rules.xiangqi_notation import parse_iccs
     from shared.rules.xiangqi_record import XiangqiRecord, write_pgn
@@ -60,8 +66,9 @@ def game_pgn(g: GameView, event: str, notation: str = "chinese") -> str:
         board.push(m)
         moves.append(m)
     result = g.result if g.result in ("1-0", "0-1", "1/2-1/2") else "*"
-    record = XiangqiRecord(red=g.white or "?", black=g.black or "?", result=result, event=event,
-                           round=str(g.round) if g.round is not None else None,
+    names = names or {}
+    red, black = (names.get(p or "", p or "?") for p in (g.white, g.black))
+    record = XiangqiRecord(red=red, black=black, result=result, event=event, round=str(g.round) if g.round is not None else None,
                            headers={"Site": "Arbiter"}, start_fen=g.start_fen, moves=moves)
     return write_pgn(record, notation)
 
@@ -134,7 +141,7 @@ def export_router(rm_of) -> APIRouter:
             raise HTTPError(409, f"{tid} is a Go event: each game's record is SGF", code="wrong-game")
         gids = [b.game_id for r in t.rounds for b in r.boards]
         games = [gw.rm.game(gid) for gid in gids]
-        text = "\n".join(game_pgn(g, t.name or tid, notation) for g in games if g is not None)
+        text = "\n".join(game_pgn(g, t.name or tid, notation, player_names(t)) for g in games if g is not None)
         return Response(text, media_type=PGN)
 
     @router.get("/games/{gid}/pgn", response_class=PlainTextResponse,
@@ -145,7 +152,7 @@ def export_router(rm_of) -> APIRouter:
         ``notation``, WXF or ICCS (``[Format ...]``); 409 ``wrong-game`` for Go (SGF)."""
         g = _game(gw.rm, gid)
         t = gw.rm.tournament(g.tournament_id) if g.tournament_id else None
-        return Response(game_pgn(g, (t.name if t and t.name else "?"), notation), media_type=PGN)
+        return Response(game_pgn(g, (t.name if t and t.name else "?"), notation, player_names(t)), media_type=PGN)
 
     @router.get("/games/{gid}/sgf", responses={200: {"content": {SGF: {}}}})
     async def sgf(gid: str, gw=rm_of) -> Response:

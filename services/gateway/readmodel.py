@@ -252,15 +252,18 @@ class GameView(Seats):
             out["board"] = None
         return out
 
-    def pgn(self, event: str = "?", site: str = "Arbiter") -> str:
+    def pgn(self, event: str = "?", site: str = "Arbiter", names: dict[str, str] | None = None) -> str:
         """The game as PGN: seven-tag roster, TimeControl, FEN/SetUp when not the standard start,
         SAN movetext with ``[%clk]`` comments where clock readings exist, and the result
-        (``*`` for none and for ``0-0``, which PGN cannot write), lines of at most 79 characters."""
+        (``*`` for none and for ``0-0``, which PGN cannot write), lines of at most 79 characters.
+        ``names``: player id -> name for the White and Black tags (PGN standard 8.1.1.6: the
+        player's name; the id where none is given)."""
         result = self.result if self.result in ("1-0", "0-1", "1/2-1/2") else "*"
-        head = "\n".join(f'[{k} "{_pgn_escape(v)}"]' for k, v in self._pgn_tags(event, site, result))
+        tags = self._pgn_tags(event, site, result, names or {})
+        head = "\n".join(f'[{k} "{_pgn_escape(v)}"]' for k, v in tags)
         return head + "\n\n" + "\n".join(_wrap([*self._movetext(), result], 79)) + "\n"
 
-    def _pgn_tags(self, event: str, site: str, result: str) -> list[tuple[str, str]]:
+    def _pgn_tags(self, event: str, site: str, result: str, names: dict[str, str]) -> list[tuple[str, str]]:
         """The PGN tag pairs: the seven-tag roster, Board, TimeControl, the start position
         (xiangqi's tags as its PGN files write them) and Termination."""
         date = "????.??.??"
@@ -270,7 +273,8 @@ class GameView(Seats):
             ("Event", event if event != "?" else (self.tournament_id or "?")),
             ("Site", site), ("Date", date),
             ("Round", str(self.round) if self.round is not None else "-"),
-            ("White", self.white or "?"), ("Black", self.black or "?"), ("Result", result),
+            ("White", names.get(self.white or "", self.white or "?")),
+            ("Black", names.get(self.black or "", self.black or "?")), ("Result", result),
         ]
         if self.board is not None:
             tags.append(("Board", str(self.board)))

@@ -315,7 +315,7 @@ def test_an_unpublished_event_started_on_command_and_its_exports(browser, live_d
         page.click(f"#export-{gid}")
     assert dl.value.suggested_filename == f"{gid}.pgn"
     pgn = open(dl.value.path(), encoding="utf-8").read()
-    assert f'[White "{rd["boards"][0]["white"]}"]' in pgn and '[Event "Club Rapid"]' in pgn  # the API's: ids
+    assert f'[White "{names[rd["boards"][0]["white"]]}"]' in pgn and '[Event "Club Rapid"]' in pgn  # names
     shot(page, "organiser-exports-desktop")
     page.close()
     page = _organiser_page(browser, d, path=f"/ui/organiser/{tid}", lang="zh", viewport=PHONE)

@@ -116,6 +116,9 @@ async def test_trf_and_event_pgn_agree_with_the_crosstable_and_the_cli_export():
         assert chess.pgn.read_game(stream) is None
         assert [g.headers["Result"] for g in games] == ["1-0", "1/2-1/2"]
         assert [g.headers["Event"] for g in games] == ["Club RR", "Club RR"]
+        # the players' names, not their ids (PGN standard 8.1.1.6)
+        assert [(g.headers["White"], g.headers["Black"]) for g in games] == [
+            (f"Player {b['white'][1:]}", f"Player {b['black'][1:]}") for b in (b1, b2)]
         assert (await c.get("/tournaments/zz/trf")).status_code == 404
 
 

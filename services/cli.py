@@ -610,7 +610,11 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
           json_out: Optional[Path] = typer.Option(None, "--json"),
           verify_key: list[str] = typer.Option([], "--verify-key", help="an Ed25519 public key "
                                                "(base64) trusted for checkpoints; repeatable; "
-                                               "with ARBITER_VERIFY_KEYS")):
+                                               "with ARBITER_VERIFY_KEYS"),
+          anchors: Optional[Path] = typer.Option(None, "--anchors", exists=True, dir_okay=False,
+                                                 help="NDJSON of an earlier copy of the log (export-log) "
+                                                 "kept elsewhere: its signed checkpoints must be in "
+                                                 "the log, which must reach every head they sign")):
     """Re-derive every decision from the log's commands and print each difference, verify every
     stream's hash chain and the signed checkpoints and print each integrity finding (exit 0 when
     there is neither): an NDJSON export, one aggregate of a bus, or a bus's whole log."""
@@ -634,7 +638,11 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
         except ValueError as e:
             _fail(str(e))
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1, pending=pending))
-        integrity = check(msgs, keys)
+        try:
+            kept = read_ndjson(anchors) if anchors else []
+        except ValueError as e:
+            _fail(f"--anchors: {e}")
+        integrity = check(msgs, keys, kept)
     decisions = sum(1 for m in msgs if m.payload.KIND == "event")
     for d in diffs:
         out.print(f"[red]DIFF[/red] {d}")

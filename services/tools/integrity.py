@@ -18,7 +18,8 @@ What it names (each a :class:`Finding` with the stream, seq and event):
   recomputed (the product's own code can; only a key the forger lacks catches it);
 - ``truncated``: a signed checkpoint names a seq the log does not reach (a cut-off tail);
 - ``checkpoint missing``: an aggregate's checkpoint numbered below one in the log is not in
-  it (deleted, with what it attested);
+  it (deleted, with what it attested); or a trusted checkpoint kept outside the log (an
+  *anchor*, below) that the log does not hold;
 - ``checkpoint not trusted``: a checkpoint whose signature does not verify, or that is signed
   by a key not configured (the audit trusts only keys it is given, never one in the log);
 - ``end not signed``: a chained aggregate's GameEnded/TournamentFinished that no trusted
@@ -36,8 +37,12 @@ any chain ("unchained"); and the messages after a stream's last trusted checkpoi
 checkpoints after it (a resignation, the result and the end's checkpoint), cannot be detected
 from the log: the checkpoints left are still numbered without a gap, and the log reads as a
 game in progress. The window is at most ``ARBITER_CHECKPOINT_EVERY`` messages of the
-aggregate or the snapshot interval, and closes at an aggregate's end; closing it needs an
-anchor outside the log (the latest checkpoint of each aggregate kept elsewhere).
+aggregate or the snapshot interval, and closes at an aggregate's end. Anchors close it: the
+checkpoints of an earlier copy of the log kept elsewhere (``arbiter audit --anchors FILE``: an
+earlier ``export-log``, a federation's or an integrator's copy, the way transparency logs
+are witnessed). Every trusted anchor must be in the log (else ``checkpoint missing``) and the
+log must reach every head it signs (else ``truncated``); an anchor is trusted by its
+signature alone, so a copy from anyone will do.
 """
 from __future__ import annotations
 
@@ -90,11 +95,13 @@ class Integrity:
                 f"stream(s); {self.unattested} message(s) after their stream's last checkpoint")
 
 
-def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) -> Integrity:
+def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None,
+          anchors: list[Envelope] = ()) -> Integrity:
     """Verify ``messages`` (a log, or an export-log selection, in log order). ``keys``: the
     trusted public keys by key id (:func:`shared.signing.verify_keys`); None or empty: the
     chains are checked and the checkpoints taken as they are, and the result says the
-    signatures were not checked."""
+    signatures were not checked. ``anchors``: messages of a copy kept outside the log (see the
+    module doc); only their checkpoints are read."""
     res = Integrity(signatures_checked=bool(keys))
     by_stream: dict[str, dict[int, Envelope]] = {}
     cps = []
@@ -112,6 +119,7 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None) ->
                                         "before the chain, or every chain stripped"))
     _own_commands(messages, res)
     _checkpoint_gaps(cps, res)
+    cps += _anchors(cps, anchors, keys, res)
     signed = _signed_heads(cps, keys, res)
     for stream, heads in signed.items():
         _against_heads(stream, heads, by_stream.get(stream, {}), res)
@@ -194,6 +202,22 @@ def _checkpoint_gaps(cps: list[Envelope], res: Integrity) -> None:
         for seq in sorted(set(range(1, max(have))) - have):
             res.findings.append(Finding(stream, seq, None, "checkpoint missing",
                                         f"checkpoint {seq} of {max(have)} is not in the log: deleted"))
+
+
+def _anchors(cps: list[Envelope], anchors: list[Envelope], keys, res: Integrity) -> list[Envelope]:
+    """The trusted checkpoints of ``anchors`` the log's ``cps`` lack, each named
+    ``checkpoint missing`` (deleted from the log, or cut off with its tail); their heads are
+    then checked against the log like its own checkpoints'."""
+    have = {cp.event_id for cp in cps}
+    out = []
+    for a in anchors:
+        if a.payload.TOPIC != CHECKPOINTS or a.event_id in have or (keys and verify(a, keys) is not None):
+            continue
+        have.add(a.event_id)
+        out.append(a)
+        res.findings.append(Finding(a.stream, a.seq, str(a.event_id), "checkpoint missing",
+                                    "a checkpoint kept outside the log (an anchor) is not in it"))
+    return out
 
 
 def _signed_heads(cps: list[Envelope], keys, res: Integrity) -> dict[str, dict[int, str]]:

@@ -99,6 +99,31 @@ async def test_a_cut_off_tail_without_its_checkpoints_is_the_undetectable_window
     assert res.unattested == resign - last_cp - 1 > 0
 
 
+async def test_an_anchor_kept_outside_the_log_names_a_tail_cut_off_with_its_checkpoints(keys):
+    """The window above closes with an anchor: the whole log exported when the game ended, kept
+    elsewhere. The cut log lacks the end's checkpoint (``checkpoint missing``) and does not
+    reach the heads it signs (``truncated``); the untouched log passes with the same anchor, and
+    an anchor signed by an unknown key counts for nothing."""
+    log = await _played()
+    resign = _index(log, "Resign")
+    cut = log[:resign]
+    res = check(cut, keys, anchors=log)
+    end_cps = [m for m in log[resign:] if m.type == "StreamsCheckpointed"]
+    assert end_cps
+    named = _named(res)
+    assert {(m.stream, m.seq, "checkpoint missing") for m in end_cps} <= named
+    assert {w for _, _, w in named} == {"checkpoint missing", "truncated"}
+    game = {(s, q) for s, q, w in named if w == "truncated"}
+    first_cut: dict[str, int] = {}
+    for m in log[resign:]:
+        if m.type != "StreamsCheckpointed":
+            first_cut.setdefault(m.stream, m.seq)
+    assert game == set(first_cut.items()) and len(game) >= 3  # each stream from its first message cut
+    assert check(log, keys, anchors=log).findings == []
+    stranger = {"k": Ed25519PrivateKey.generate().public_key()}
+    assert check(cut, stranger, anchors=log).findings == check(cut, stranger).findings
+
+
 @pytest.mark.parametrize("edit", ["actor", "move"])
 async def test_a_command_edited_and_every_event_re_derived_is_named(keys, edit):
     """The forger edits a command and runs the product's own code over the commands: every
@@ -250,6 +275,12 @@ def test_arbiter_audit_prints_each_finding_and_fails_on_one(keys, tmp_path, monk
     r = CliRunner().invoke(app, ["audit", "--log", str(forged), "--verify-key", public])
     assert r.exit_code == 1 and f"INTEGRITY {log[i].stream} seq {log[i].seq}" in r.output, r.output
     assert "chain broken" in r.output and "1 integrity finding(s)" in r.output
+    cut = tmp_path / "cut.ndjson"  # the tail from the resignation on cut off, checkpoints too
+    cut.write_text("".join(clean.read_text().splitlines(keepends=True)[:i]))
+    r = CliRunner().invoke(app, ["audit", "--log", str(cut), "--verify-key", public])
+    assert r.exit_code == 0, r.output  # the window: it reads as a game in progress
+    r = CliRunner().invoke(app, ["audit", "--log", str(cut), "--verify-key", public, "--anchors", str(clean)])
+    assert r.exit_code == 1 and "truncated" in r.output and "checkpoint missing" in r.output, r.output
     stripped = tmp_path / "stripped.ndjson"  # the forger's answer: no chain, no checkpoint at all
     stripped.write_text("".join(m.model_copy(update={"chain": None}).model_dump_json() + "\n"
                                 for m in log if m.type != "StreamsCheckpointed"))

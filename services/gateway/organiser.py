@@ -101,6 +101,22 @@ def parse_csv(text: str, body: type[BaseModel]) -> dict:
     (``line``: 1-based in the file, the header is line 1). Raises :class:`HTTPError` 422
     ``csv-header`` for a header naming no ``name`` column or an unknown one, ``csv-empty`` for
     no rows, ``too-many-rows`` above 2,000, ``csv-malformed`` for what :mod:`csv` refuses."""
+    header, data = _csv_rows(text, list(body.model_fields))
+    ints, taken = _int_fields(body), set()
+    players, errors = [], []
+    for line, r in data:
+        row = _csv_row(header, r, ints, taken)
+        try:
+            players.append(body.model_validate(row).model_dump(exclude_none=True))
+            taken.add(row["player_id"])
+        except ValidationError as e:
+            errors.append({"line": line, "detail": _errors_text(e), "code": "invalid"})
+    return {"players": players, "errors": errors}
+
+
+def _csv_rows(text: str, fields: list[str]) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """:func:`parse_csv`'s file read: its header (field names) and its non-blank rows with their
+    1-based line numbers; the :class:`HTTPError` 422 refusals :func:`parse_csv` lists."""
     text = text.lstrip("\ufeff")
     try:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
@@ -110,7 +126,6 @@ def parse_csv(text: str, body: type[BaseModel]) -> dict:
         rows = list(csv.reader(io.StringIO(text), dialect))
     except csv.Error as e:  # e.g. a field over the csv module's limit (128 KiB)
         raise HTTPError(422, f"not a CSV file this reader takes: {e}", code="csv-malformed") from None
-    fields = list(body.model_fields)
     header = [c.strip().lower().replace(" ", "_") for c in rows[0]] if rows else []
     unknown = [c for c in header if c not in fields]
     if not header or "name" not in header or unknown:
@@ -122,25 +137,24 @@ def parse_csv(text: str, body: type[BaseModel]) -> dict:
         raise HTTPError(422, "the file has a header but no player rows", code="csv-empty")
     if len(data) > _CSV_MAX_ROWS:
         raise HTTPError(422, f"{len(data)} rows: at most {_CSV_MAX_ROWS} a file", code="too-many-rows")
-    ints, taken = _int_fields(body), set()
-    players, errors = [], []
-    for line, r in data:
-        row = {k: v.strip() for k, v in zip(header, r) if v.strip()}
-        for k in ints & row.keys():
-            if row[k].isascii() and row[k].isdigit():
-                row[k] = int(row[k])
-        if "player_id" not in row and "name" in row:
-            base, k = slug(row["name"]), 1
-            row["player_id"] = base
-            while row["player_id"] in taken:
-                k += 1
-                row["player_id"] = f"{base[:55]}-{k}"
-        try:
-            players.append(body.model_validate(row).model_dump(exclude_none=True))
-            taken.add(row["player_id"])
-        except ValidationError as e:
-            errors.append({"line": line, "detail": _errors_text(e), "code": "invalid"})
-    return {"players": players, "errors": errors}
+    return header, data
+
+
+def _csv_row(header: list[str], cells: list[str], ints: set[str], taken: set[str]) -> dict:
+    """One CSV row as a registration body's fields: empty cells left out, integer fields'
+    digits as integers, a missing ``player_id`` made from the name's :func:`slug` (``-2``,
+    ``-3``... when ``taken``)."""
+    row = {k: v.strip() for k, v in zip(header, cells) if v.strip()}
+    for k in ints & row.keys():
+        if row[k].isascii() and row[k].isdigit():
+            row[k] = int(row[k])
+    if "player_id" not in row and "name" in row:
+        base, k = slug(row["name"]), 1
+        row["player_id"] = base
+        while row["player_id"] in taken:
+            k += 1
+            row["player_id"] = f"{base[:55]}-{k}"
+    return row
 
 
 def parse_trf_players(data: bytes) -> dict:

@@ -216,7 +216,7 @@ def bench_xiangqi() -> dict:
 
 class _LogBuilder:
     """A log built in memory without Kafka: the game and tournament processors
-    (:func:`shared.system.make_processor`) fed as the hosts on the memory log feed them. A
+    (:func:`services.system.make_processor`) fed as the hosts on the memory log feed them. A
     command is appended with the next seq of its gateway stream (``<aggregate>.commands.b1``,
     ids ``UUID(int=n)``, event time advanced by ``dt`` ms); every message appended is handed,
     in append order, to each processor that reads its topic, and its decisions are appended."""
@@ -224,7 +224,7 @@ class _LogBuilder:
     T0 = 1_700_000_000_000
 
     def __init__(self) -> None:
-        from shared.system import SERVICES, make_processor
+        from services.system import SERVICES, make_processor
 
         self.procs = [make_processor(n) for n in SERVICES]
         self.log: list = []

@@ -103,7 +103,7 @@ def start_services(bus: str, instances: int = 1, base_port: int = 18100,
     share its consumer group; the gateway is one process (with ``--via log`` the load
     generator is a second gateway, with its own command streams)."""
     from services.tools.supervisor import spawn
-    from shared.system import SERVICES
+    from services.system import SERVICES
 
     names = ["gateway"] * gateway + [name if k == 0 else f"{name}#{k + 1}"
                            for name in SERVICES for k in range(instances)]

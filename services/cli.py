@@ -721,7 +721,7 @@ def serve(service: str = typer.Argument(..., help="gateway, game (validation, cl
           host: str = typer.Option("127.0.0.1", help="HTTP address (the gateway beyond loopback "
                                    "only with ARBITER_ADMIN_TOKEN set)")):
     """Run one service alone (same as ``python -m services.<name>``)."""
-    from shared.runner import run_service
+    from services.runner import run_service
     try:
         run_service(service, bus, port or None, host)
     except ValueError as e:

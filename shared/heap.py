@@ -47,7 +47,7 @@ def freeze_heap() -> None:
 def no_automatic_full_collections() -> None:
     """Turn off the collector's automatic full (oldest generation) collections in this process;
     the young generations are still collected as before. For the processes that hold live
-    games (``python -m services.game`` / ``tournament``: :func:`shared.runner.service_app`).
+    games (``python -m services.game`` / ``tournament``: :func:`services.runner.service_app`).
     What reaches the oldest generation there is their long-lived state (python-chess move
     stacks, ``_BoardState`` and ``Move``, two objects per ply; clock values), freed by
     reference counting and never cyclic, and a full pass over it stops every decision of the

@@ -1,6 +1,6 @@
 """A processor on Kafka: partition-owned state, transactions, snapshots (DESIGN.md invariant 3).
 
-:class:`KafkaHost` runs one process (``game`` or ``tournament``, :mod:`shared.system`) as any
+:class:`KafkaHost` runs one process (``game`` or ``tournament``, :mod:`services.system`) as any
 number of instances in one consumer group, on librdkafka (confluent-kafka). Kafka's own
 mechanisms do the work:
 

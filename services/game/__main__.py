@@ -1,4 +1,4 @@
 """Run the game processor alone: ``python -m services.game --bus kafka://HOST:PORT``."""
-from shared.runner import main
+from services.runner import main
 
 main("game")

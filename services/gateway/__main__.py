@@ -1,4 +1,4 @@
 """Run the gateway service alone: ``python -m services.gateway --bus kafka://HOST:PORT``."""
-from shared.runner import main
+from services.runner import main
 
 main("gateway")

@@ -10,7 +10,7 @@
   Each item carries the game's facts (position, last moves, clocks) and the articles involved.
 - ``GET /games/{gid}/audit``: :func:`game_audit`, every decision of the game with its rule
   and what a re-derivation by today's code finds different (``arbiter audit``'s own code,
-  :func:`shared.rederive.rederive`, over the game's messages as the gateway holds them).
+  :func:`services.rederive.rederive`, over the game's messages as the gateway holds them).
 - ``GET /ui/arbiter[?event=T]``: the console page (``console.js``), which rules through the
   gateway's existing arbiter endpoints; ``/ui/tournaments/{tid}/arbiter`` is one event's.
 
@@ -241,10 +241,10 @@ def game_audit(gid: str, records: list[Recorded], corrections: list[dict]) -> di
     and decisions, :attr:`ReadModel.history`), and its result ``corrections`` (tournament
     decisions, passed through): ``decisions`` (each event but the routine :data:`ROUTINE`
     ones, which are counted in ``routine``: stream, seq, type, event time, ``by`` who asked,
-    ``rule`` and a summary) and ``differences``: :func:`shared.rederive.rederive` over
+    ``rule`` and a summary) and ``differences``: :func:`services.rederive.rederive` over
     the messages. Pure (no I/O): the endpoint runs it off the event loop (0.15 s for a 9x9
     game's 188 messages)."""
-    from shared.rederive import rederive  # `arbiter audit`'s own, not a copy (heavy: on demand)
+    from services.rederive import rederive  # `arbiter audit`'s own, not a copy (heavy: on demand)
 
     msgs = [parse_message(r.json) for r in records]
     by_id = {m.event_id: m for m in msgs}

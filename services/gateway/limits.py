@@ -6,7 +6,7 @@ configured).
 Headers, in layers, each refusal below the next one's: a bearer token over
 :data:`services.gateway.identity.MAX_TOKEN_CHARS` is 401 ``token-malformed``; a header
 section over :data:`MAX_HEADER_BYTES` is 431 ``headers-too-large`` (:class:`HeaderLimit`); a
-request head over the server's :data:`shared.runner.HTTP_HEAD_BYTES` never reaches the
+request head over the server's :data:`services.runner.HTTP_HEAD_BYTES` never reaches the
 gateway: uvicorn answers it with its own plain-text 400, which the gateway cannot shape.
 
 Rate limits use the ``limits`` library (moving windows; its rate syntax, e.g.
@@ -135,7 +135,7 @@ class RateLimits:
 
 
 #: The largest header section (names, values and 4 bytes a line for ": " and CRLF) the gateway
-#: takes, bytes: half the server's limit (:data:`shared.runner.HTTP_HEAD_BYTES`), so that a
+#: takes, bytes: half the server's limit (:data:`services.runner.HTTP_HEAD_BYTES`), so that a
 #: header section up to twice this size is refused in the gateway's shape.
 MAX_HEADER_BYTES = 32_768
 

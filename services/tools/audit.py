@@ -2,7 +2,7 @@
 
 The log of a game or a tournament holds the inputs that came in (the gateway's commands with
 their receive times, the timer's CheckClock commands) and the decisions the processes made
-(:mod:`shared.system`). Every decision is a function of one process's ordered input, so the
+(:mod:`services.system`). Every decision is a function of one process's ordered input, so the
 audit hands each process (a fresh one, today's code) exactly the inputs the log recorded for
 it, in log order, and compares what it decides with what the log holds by (stream, seq):
 type, event time, cause and payload. Event ids are deterministic, so an untouched log
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from contracts.envelope import Envelope
 from shared.differences import Difference
-from shared.rederive import rederive
+from services.rederive import rederive
 
 
 async def audit(messages: list[Envelope], workers: int = 1,

@@ -30,7 +30,7 @@ import httpx
 import uvicorn
 
 from services.tools.demo import DEMO_TIME, NAMES, bot_game, go_turn, bot_turn, to_move
-from shared.runner import uvicorn_options
+from services.runner import uvicorn_options
 
 logger = logging.getLogger("arbiter.demo")
 
@@ -159,7 +159,7 @@ async def start(host: str = "127.0.0.1", port: int = 0, *, seed: int = 2026,
     from services.gateway.app import create_app
     from services.gateway.identity import ALL_EVENTS, issue_token
     from shared.eventlog.base import open_log
-    from shared.system import System
+    from services.system import System
 
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:

@@ -42,7 +42,7 @@ async def arbiter_client(bus: str = "memory", *, gateway: str | None = None, tic
     from services.gateway.app import create_app
     from services.webhooks.process import WebhookProcess
     from shared.eventlog.base import open_log
-    from shared.system import System
+    from services.system import System
 
     log = open_log(bus)
     system = System(log, ticks=ticks, now_ms=now_ms)

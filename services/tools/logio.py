@@ -67,7 +67,7 @@ async def audit_input(bus: str, aggregate: str | None = None) -> tuple[list[Enve
     them were committed with them, so they are in what is read. Another bus: nothing pending."""
     from shared.eventlog.kafka import KafkaLog
     from shared.kafkahost import decided_everywhere
-    from shared.system import SERVICES, make_processor
+    from services.system import SERVICES, make_processor
 
     log = open_log(bus)
     if not isinstance(log, KafkaLog):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 import httpx
 
 from shared.sealing import KEY_ENV
-from shared.system import SERVICES
+from services.system import SERVICES
 
 Procs = dict[str, tuple[subprocess.Popen, int]]
 
@@ -45,7 +45,7 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
     """Start one instance (``python -m services.<process>``) with its HTTP port; ``restarts``
     (how often it was started again) is handed over in ``ARBITER_RESTARTS`` for its
     ``/healthz`` and ``arbiter_restarts_total``; ``env``: more environment (``ARBITER_*``
-    settings of :mod:`shared.runner`); ``output``: where its stdout and stderr go. Without
+    settings of :mod:`services.runner`); ``output``: where its stdout and stderr go. Without
     ``ARBITER_SNAPSHOT_KEY`` in the environment one is drawn for this supervisor's processes
     (:mod:`shared.sealing`): they load each other's snapshots while it runs; likewise a
     checkpoint signing key (:func:`ensure_signing_key`) and a webhook key (the gateway's

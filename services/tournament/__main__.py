@@ -1,4 +1,4 @@
 """Run the tournament processor alone: ``python -m services.tournament --bus kafka://HOST:PORT``."""
-from shared.runner import main
+from services.runner import main
 
 main("tournament")

@@ -1,4 +1,4 @@
 """Run the webhooks process alone: ``python -m services.webhooks --bus kafka://HOST:PORT``."""
-from shared.runner import main
+from services.runner import main
 
 main("webhooks")

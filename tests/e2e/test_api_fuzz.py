@@ -30,7 +30,7 @@ from services.gateway.identity import issue_token
 from services.gateway.limits import HttpLimits
 from shared.config import Settings
 from shared.eventlog.memory import MemoryLog
-from shared.system import System
+from services.system import System
 
 SECRET = "a-fuzzing-secret-of-forty-characters-000"
 ADMIN = {"X-Arbiter-Token": "fuzz-admin"}

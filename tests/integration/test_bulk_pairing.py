@@ -11,7 +11,7 @@ from contracts.messages import GAME_COMMANDS, TOPICS
 from services.gateway.app import create_app
 from services.gateway.identity import issue_token
 from shared.eventlog.memory import MemoryLog
-from shared.system import System
+from services.system import System
 
 SECRET = "a-test-secret-of-forty-characters-000000"
 T0 = 1_767_225_600_000

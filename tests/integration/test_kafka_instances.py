@@ -125,7 +125,7 @@ async def _where_they_are(gateways: list[httpx.AsyncClient], bootstrap: str) -> 
 async def _game_host(bootstrap: str, **kw):
     """A game KafkaHost without timers or periodic snapshots, once ready."""
     from shared.kafkahost import KafkaHost
-    from shared.system import make_processor
+    from services.system import make_processor
 
     h = KafkaHost("game", bootstrap, lambda: make_processor("game"),
                   **{"ticks": False, "snapshot_every_s": 3600, **kw})
@@ -605,7 +605,7 @@ def test_a_crash_across_an_upgrade_checks_the_tail_against_the_log(kafka_bootstr
     import shared.service as service
     from contracts.messages import CreateGame, SubmitMove
     from shared.eventlog.kafka import partition_of
-    from shared.system import make_processor
+    from services.system import make_processor
 
     gid = f"gu{uuid.uuid4().hex[:6]}"
     n = partition_of(f"game-{gid}".encode(), 8)

@@ -16,7 +16,7 @@ from contracts.messages import (
     SubmitMove, envelope,
 )
 from shared.eventlog.memory import MemoryLog
-from shared.system import System
+from services.system import System
 
 T0 = 1_700_000_000_000
 ALICE = Actor(kind="player", id="alice")

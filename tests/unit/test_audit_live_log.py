@@ -1,10 +1,10 @@
-"""``arbiter audit`` of a live log (:func:`shared.rederive.rederive` with ``pending``): the
+"""``arbiter audit`` of a live log (:func:`services.rederive.rederive` with ``pending``): the
 inputs a process had not decided when the log was read are left out, with what they caused,
 and nothing else is (no broker: the log of :class:`tests.unit.test_game_services.Bus`)."""
 from __future__ import annotations
 
 from contracts.messages import CreateGame, SubmitMove
-from shared.rederive import caused_by, rederive
+from services.rederive import caused_by, rederive
 from tests.unit.test_game_services import ALICE, BOB, Bus
 
 MOVES = ["e4", "e5", "Nf3", "Nc6", "Bb5"]

@@ -10,7 +10,7 @@ import pytest
 
 from contracts.envelope import Actor, dt_of
 from contracts.messages import MESSAGE_TYPES, PAYLOADS, GameStarted
-from shared.system import PROCESS_CORES, make_core
+from services.system import PROCESS_CORES, make_core
 
 CORES = [n for cores, _ in PROCESS_CORES.values() for n in cores if make_core(n).reads is not None]
 

@@ -2,7 +2,7 @@
 
 - every Kubernetes manifest validates against the Kubernetes JSON schemas bundled in
   ``kubernetes-validate`` (strict: an unknown field fails), and the generated ones are current;
-- docker-compose.yml runs every process of ``shared.runner.PORTS`` from a real module on its port;
+- docker-compose.yml runs every process of ``services.runner.PORTS`` from a real module on its port;
 - prometheus.yml scrapes every process on its port and loads alerts.yml;
 - every ``arbiter_*`` metric that alerts.yml and dashboard.json use is one that shared/metrics.py
   or services/gateway/app.py defines (with the suffixes Prometheus exposes).
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from shared.runner import PORTS
+from services.runner import PORTS
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 K8S_VERSION = "1.33.0"

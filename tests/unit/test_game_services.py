@@ -26,7 +26,7 @@ from contracts.messages import (
     SubmitMove, envelope,
 )
 from services.clock.service import ClockCore
-from shared.system import make_processor
+from services.system import make_processor
 
 T0 = 1_700_000_000_000  # epoch ms of the test's "start of play"
 S = 1_000
@@ -41,7 +41,7 @@ PLAYERS = {"alice": ALICE, "bob": BOB, "mallory": MALLORY}
 
 
 class Bus:
-    """The game processor (:func:`shared.system.make_processor`: the four game cores composed
+    """The game processor (:func:`services.system.make_processor`: the four game cores composed
     over one ordered input) driven directly: :meth:`send` wraps a command in its envelope (event
     time ``T0`` + ms) and returns the decisions it causes, in order; :meth:`tick` runs the
     timer at ``T0`` + ms and decides the CheckClock commands it would publish. ``log`` holds

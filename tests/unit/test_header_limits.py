@@ -1,6 +1,6 @@
 """Oversized headers get the gateway's refusal shape ``{"detail", "code"}`` (issue 12
 follow-up): on the gateway served by uvicorn as ``python -m services.gateway`` and ``arbiter
-demo --serve`` serve it (:func:`shared.runner.uvicorn_options`), a 20 KB bearer token whose
+demo --serve`` serve it (:func:`services.runner.uvicorn_options`), a 20 KB bearer token whose
 head arrives in two parts (over h11's default 16 KiB buffer of an incomplete head, which
 answered uvicorn's plain-text 400) is 401 ``token-malformed``, a 40 KB header section 431
 ``headers-too-large``; only a request head over the server's own limit is still uvicorn's
@@ -20,7 +20,7 @@ from services.gateway.app import create_app
 from services.gateway.identity import MAX_TOKEN_CHARS, issue_token
 from services.gateway.limits import MAX_HEADER_BYTES
 from shared.eventlog.memory import MemoryLog
-from shared.runner import HTTP_HEAD_BYTES, uvicorn_options
+from services.runner import HTTP_HEAD_BYTES, uvicorn_options
 
 SECRET = "a-gateway-secret-of-at-least-32-chars-000"
 

@@ -9,7 +9,7 @@ import pytest
 
 import shared.kafkahost as kh
 from shared.chain import ChainBook
-from shared.system import make_processor
+from services.system import make_processor
 
 
 class _Consumer:

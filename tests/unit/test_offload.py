@@ -14,7 +14,7 @@ from contracts.envelope import Actor, stream_for
 from contracts.messages import (TOURNAMENT_COMMANDS, CreateTournament, RegisterPlayer,
                                 RoundPaired, StartRound, envelope)
 from shared import kafkahost, offload
-from shared.system import make_processor
+from services.system import make_processor
 
 WHEN = datetime(2026, 12, 2, tzinfo=timezone.utc)
 ARBITER = Actor(kind="arbiter", id="a")

@@ -11,7 +11,7 @@ from contracts.messages import (
     Board, ClockStarted, MoveRejected, PlayStarted, RoundPaired, StartPlay, SubmitMove,
     TournamentCreated, envelope,
 )
-from shared.system import make_processor
+from services.system import make_processor
 
 T0 = 1_700_000_000_000
 SERVICE = Actor(kind="service", id="pairing")

@@ -14,13 +14,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from contracts.envelope import Actor
 from contracts.messages import LOG_TOPICS
 from services.tools.audit import audit
-from shared.rederive import caused_by
+from services.rederive import caused_by
 from services.tools.embedded import arbiter_client
 from services.tools.integrity import check
 from services.tools.logio import export_messages
 from shared.chain import chained
 from shared.signing import new_key, verify_keys
-from shared.system import make_processor
+from services.system import make_processor
 
 MOVES = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
 EVERY = 4

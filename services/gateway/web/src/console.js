@@ -291,7 +291,11 @@ async function openAudit(gid) {
         table.replaceChildren(el("thead", {}, el("tr", {}, ...["#", "decision", "asked by", "rule", "details"].map((h) => el("th", {}, t(h))))),
             el("tbody", {}, ...data.decisions.map((d) => el("tr", {},
                 el("td", {}, `${d.stream.split(".").slice(1).join(".")} ${d.seq}`), el("td", {}, d.type),
-                el("td", {}, d.by || "–"), el("td", {className: "rule"}, d.rule ? describeRule(d.rule) : "–"), el("td", {}, d.summary)))))
+                el("td", {}, d.by || "–"), el("td", {className: "rule"}, d.rule ? describeRule(d.rule) : "–"), el("td", {}, d.summary))),
+                // the event's corrections of this game's result (its own stream keeps the first)
+                ...(data.corrections || []).map((c) => el("tr", {className: "correction"},
+                    el("td", {}, t("event")), el("td", {}, "ResultCorrected"), el("td", {}, t("arbiter")),
+                    el("td", {className: "rule"}, "–"), el("td", {}, `${c.previous} → ${c.result}: ${c.reason}`)))))
         diffs.replaceChildren(data.differences.length
             ? el("div", {className: "refusal"}, el("p", {}, t("{n} difference(s) found by the re-derivation:", {n: data.differences.length})),
                 el("ul", {}, ...data.differences.map((x) => el("li", {}, `${x.stream} ${x.seq} ${x.type}: ${x.what}: ${JSON.stringify(x.recorded)} ≠ ${JSON.stringify(x.rederived)}`))))

@@ -21,6 +21,7 @@ from contracts.messages import (
 from services.gateway.errors import claim_refusal
 from services.gateway.identity import Revocations
 from shared.domain.record import Cell, Records, TournamentRecord
+from shared.domain.timecontrol import ClockError, TimeControl
 from shared.rules.chess import Seats
 
 STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -208,7 +209,7 @@ class GameView(Seats):
             "start_fen": self.start_fen,
             "fen": self.fen,
             "moves": self.move_list(),
-            "clock": dict(self.clock),
+            "clock": {**self.clock, "overtime": self._overtime()},
             "status": self.status,
             "waiting": self.waiting,
             "bulk_id": self.bulk_id,
@@ -251,6 +252,19 @@ class GameView(Seats):
         except go.GoError:
             out["board"] = None
         return out
+
+    def _overtime(self) -> dict | None:
+        """The time control's Go overtime for the clocks' display: ``{"kind", "count",
+        "length_ms"}`` (:class:`shared.domain.timecontrol.Overtime`), None without one. With it
+        the clock gives ``white_periods_left`` / ``black_periods_left`` once read, and
+        ``deadline_ms`` counts the periods left after the main time (the flag falls at the end
+        of the last one)."""
+        try:
+            tc = TimeControl.parse(self.time_control) if self.time_control else None
+        except (ClockError, ValueError):
+            return None
+        ot = tc.overtime if tc is not None else None
+        return {"kind": ot.kind, "count": ot.count, "length_ms": ot.length_ms} if ot else None
 
     def pgn(self, event: str = "?", site: str = "Arbiter", names: dict[str, str] | None = None) -> str:
         """The game as PGN: seven-tag roster, TimeControl, FEN/SetUp when not the standard start,
@@ -450,6 +464,9 @@ class GameView(Seats):
         if not self.over:
             self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, running=p.running,
                               deadline_ms=p.deadline_ms)
+            if p.white_periods_left is not None or p.black_periods_left is not None:
+                self.clock.update(white_periods_left=p.white_periods_left,
+                                  black_periods_left=p.black_periods_left)
 
     def _on_ClockAdjusted(self, p: Any, msg: Envelope) -> None:
         self.clock.update(white_ms=p.white_ms, black_ms=p.black_ms, deadline_ms=p.deadline_ms)
@@ -529,7 +546,7 @@ def _cell_text(c: Cell, numbers: dict[str, int]) -> str:
 
 
 #: The fields of a PlayerRegistered a tournament's ``players`` list shows.
-PLAYER_FIELDS = ("player_id", "name", "rating", "fide_id", "title", "grade", "team", "from_round",
+PLAYER_FIELDS = ("player_id", "name", "rating", "fide_id", "title", "grade", "club", "team", "from_round",
                  "missed")
 
 

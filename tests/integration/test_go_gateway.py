@@ -103,12 +103,13 @@ async def test_go_settings_and_grades_are_refused_by_the_owning_service_with_422
         for i, (grade, status) in enumerate((("8d", 422), ("26k", 422), ("0k", 422), ("3p", 422),
                                               ("3d", 200), ("15级", 200))):
             r = await c.post(f"/tournaments/{tid}/players", json={
-                "player_id": f"p{i}", "name": "x", "grade": grade})
+                "player_id": f"p{i}", "name": "x", "grade": grade, "club": "75Ju"})
             assert r.status_code == status, (grade, r.text)
             if status == 422:
                 assert grade in r.json()["detail"] and r.json()["code"] == "malformed"
         players = (await c.get(f"/tournaments/{tid}")).json()["players"]
         assert [p["grade"] for p in players] == ["3d", "15k"]  # one stored form
+        assert [p["club"] for p in players] == ["75Ju", "75Ju"]  # the same-club avoidance's input, shown
         # grades as typed are stored in one form (the McMahon parser's reading)
         for i, (typed, stored) in enumerate((("3k ", "3k"), ("3d\t", "3d"), ("3d\n", None), ("01k", "1k"),
                                              ("3D", "3d"), ("1 dan", "1d"), ("七段", None))):
@@ -199,3 +200,24 @@ async def test_tt_typed_on_a_9x9_board_is_refused_not_a_pass():
         r = await c.post(f"/games/{gid}/moves", json={"player_id": "bob", "move": "tt"})
         assert r.status_code == 422 and r.json()["code"] == "malformed" and "pass" in r.json()["detail"]
         assert (await c.get(f"/games/{gid}")).json()["moves"] == []
+
+
+async def test_a_byo_yomi_games_view_gives_the_overtime_its_clocks_are_shown_with():
+    """``600 5x30 byo-yomi``: 10 minutes of main time, then five periods of 30 s (Japanese
+    byo-yomi, SGF OT ``5x30 byo-yomi``). The view gives the overtime and the periods left, and
+    the running side's deadline counts the main time left plus every period left (the flag
+    falls at the end of the last period): the page shows the main time, not main + periods."""
+    now = {"ms": 1_700_000_000_000}
+    async with arbiter_client("memory", ticks=True, now_ms=lambda: now["ms"]) as c:
+        gid = f"go-{uuid.uuid4().hex[:8]}"
+        r = await c.post("/games", json={"game_id": gid, "white": "alice", "black": "bob", "game": "go",
+                                          "board_size": 9, "time_control": "600 5x30 byo-yomi"})
+        assert r.status_code == 200, r.text
+        now["ms"] += 4_000
+        r = await c.post(f"/games/{gid}/moves", json={"player_id": "bob", "move": "E5"})
+        assert r.status_code == 200, r.text
+        clock = (await c.get(f"/games/{gid}")).json()["clock"]
+        assert clock["overtime"] == {"kind": "byo-yomi", "count": 5, "length_ms": 30_000}
+        assert (clock["running"], clock["white_periods_left"], clock["black_periods_left"]) == ("white", 5, 5)
+        assert clock["white_ms"] == 600_000
+        assert clock["deadline_ms"] - now["ms"] == 600_000 + 5 * 30_000

@@ -131,18 +131,32 @@ export function followStream(url, types, onMessage) {
 
 // A side's clock in game view g: {ms, running} (ms null: no reading); the running clock counts
 // down to the clock service's deadline_ms, in the gateway's time (offset: serverClock())
+// Go byo-yomi (clock.overtime): the deadline counts the periods left after the main time, so the
+// running clock shows the main time left, then the current period's; `periods`: the periods
+// left (counting the current one in overtime), `period_ms` their length; null without byo-yomi
 export function clockOf(g, side, offset) {
     const c = g.clock
     let ms = c[`${side}_ms`]
     const running = c.running === side && g.status === "ongoing"
-    if (running && c.deadline_ms != null) ms = c.deadline_ms - (Date.now() + offset)
-    return {ms: ms == null ? null : Math.max(0, ms), running}
+    const ot = c.overtime && c.overtime.kind === "byo-yomi" ? c.overtime : null
+    let periods = ot ? (c[`${side}_periods_left`] ?? ot.count) : null
+    if (running && c.deadline_ms != null) {
+        const total = c.deadline_ms - (Date.now() + offset)
+        ms = total
+        if (ot) {
+            const reserve = periods * ot.length_ms
+            if (total > reserve && ms > 0 && c[`${side}_ms`] > 0) ms = total - reserve
+            else if (total > 0) { periods = Math.ceil(total / ot.length_ms); ms = total - (periods - 1) * ot.length_ms }
+        }
+    }
+    return {ms: ms == null ? null : Math.max(0, ms), running, periods, period_ms: ot ? ot.length_ms : null}
 }
 
-// Shows clockOf(g, side, offset) in element el (text, .running, .low)
+// Shows clockOf(g, side, offset) in element el (text, .running, .low); byo-yomi: "10:00 · 5×30s"
 export function showClock(el, g, side, offset) {
-    const {ms, running} = clockOf(g, side, offset)
-    el.textContent = ms == null ? "–" : formatClock(ms)
+    const {ms, running, periods, period_ms} = clockOf(g, side, offset)
+    el.textContent = (ms == null ? "–" : formatClock(ms))
+        + (periods != null ? ` · ${periods}×${Math.round(period_ms / 1000)}s` : "")
     el.classList.toggle("running", running)
     el.classList.toggle("low", ms != null && ms < 10000 && running)
 }

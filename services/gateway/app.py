@@ -744,9 +744,11 @@ async def game_command(gw: Gateway, route: CommandRoute, gid: str, body: BaseMod
     p = gw.caller(ctx)  # once a request: it counts against the principal's rate limit
     if p is None and route.role == "arbiter":
         gw.require_arbiter(ctx.token)
-    g = live_game(gw, gid) if route.live else game_or_404(gw, gid)
+    g = game_or_404(gw, gid)
     at_ms = getattr(body, "at_ms", None)
-    actor = command_actor(gw, route, g, body, ctx, at_ms, p)
+    actor = command_actor(gw, route, g, body, ctx, at_ms, p)  # who may act, before the game's state
+    if route.live:
+        live_game(gw, gid)
     payload = build(route.command, game_id=gid, **body.model_dump(exclude={"at_ms"}))
     t0 = time.monotonic()
     cmd, resp = await gw.send(payload, f"game-{gid}", actor, at_ms=at_ms, wait=ctx.wait,

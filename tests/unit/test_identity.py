@@ -134,6 +134,11 @@ async def test_player_a_moving_for_b_is_403_and_no_event(idn):
     await refused(client, log, 403, "not-yourself", "/games/g1/resign", {"player_id": "bob"}, alice)
     await refused(client, log, 403, "not-yourself", "/games/g1/draw/claim",
                   {"player_id": "bob", "reason": "repetition"}, alice)
+    # who may act is decided before the game's state: once it is over, still 403, not 409
+    r = await client.post("/games/g1/resign", json={"player_id": "alice"}, headers=alice)
+    assert r.status_code == 200 and r.json()["event"] == "Resigned", r.text
+    await refused(client, log, 403, "not-yourself", "/games/g1/resign", {"player_id": "bob"}, alice)
+    await refused(client, log, 409, "game-over", "/games/g1/resign", {"player_id": "alice"}, alice)
 
 
 async def test_a_player_in_a_game_he_does_not_play_is_403(idn):

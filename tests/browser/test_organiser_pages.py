@@ -325,6 +325,20 @@ def test_an_unpublished_event_started_on_command_and_its_exports(browser, live_d
     shot(page, "organiser-exports-zh-phone")
     page.close()
 
+    # the unpublished event's lobby and game page open signed in (a link sends no token: the
+    # pages are shells whose scripts read with the one the browser keeps); anonymous, the
+    # lobby says why it shows nothing
+    page = _organiser_page(browser, d, path=f"/ui/tournaments/{tid}")
+    expect(page.locator("#event-facts")).not_to_contain_text("not public", timeout=WAIT_MS)
+    expect(page.locator("main")).to_contain_text(names[rd["boards"][0]["white"]], timeout=WAIT_MS)
+    page.goto(f"{d.url}/ui/games/{gid}?lang=en")
+    expect(page.locator(".cm-chessboard")).to_have_count(1, timeout=WAIT_MS)
+    page.close()
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{d.url}/ui/tournaments/{tid}?lang=en")
+    expect(page.locator("#event-facts")).to_contain_text("not public", timeout=WAIT_MS)
+    page.close()
+
 
 def test_the_index_links_to_the_officials_pages(browser, live_demo, shot):
     d = live_demo

@@ -79,6 +79,11 @@ GAME_BODY = """
     <button id="reject-dead" type="button" hidden data-i18n="Resume play">Resume play</button>
     <button id="resign" type="button" data-i18n="Resign">Resign</button>
   </div>
+  <div id="dead-form" class="dead-form" hidden>
+    <p><span data-i18n="Click the stones you hold dead. Marked:">Click the stones you hold dead. Marked:</span>
+      <span id="marked-dead"></span></p>
+    <button id="propose-dead" type="button" data-i18n="Propose these dead stones">Propose these dead stones</button>
+  </div>
   <p id="claim-outcome" class="outcome claim-outcome" role="status" hidden></p>
   <form id="claim-form" class="claim-form" hidden>
     <fieldset>

@@ -4,6 +4,7 @@ the result; a spectator's board follows the bots' game without a reload."""
 from __future__ import annotations
 
 import re
+import uuid
 
 import chess
 import pytest
@@ -181,3 +182,44 @@ def test_a_go_player_places_a_stone_by_clicking(browser, live_demo, shot):
         re.compile(r"shudan-sign_-1"))
     assert _page_moves(page)[:3] == [m["san"] for m in g["moves"]][:3]
     _shots_and_close(page, shot, "go-player")
+
+
+@pytest.mark.parametrize("live_demo", ["go"], indirect=True)
+def test_a_go_player_marks_the_dead_stones_by_clicking_and_proposes_them(browser, live_demo, shot, shared_data):
+    """The real 9x9 KGS game (maproom-gnugo3pt6.sgf, two passes at the end) with the visitor as
+    Black: while the dead stones are settled (Japanese rules 1989 art. 9-1, Chinese 1988 art. 8)
+    he clicks White's stones at E8 and F7, sees them marked, and proposes them; the proposal is
+    recorded as his (MarkDead), and White's acceptance counts the game."""
+    from tests.unit.test_go_services import record_moves
+
+    d = live_demo
+    gid = f"go-dead-{uuid.uuid4().hex[:6]}"
+    admin = {"X-Arbiter-Token": d.admin}
+
+    def post(path: str, body: dict) -> dict:
+        r = httpx.post(f"{d.url}{path}", json=body, headers=admin, timeout=30)
+        assert r.status_code == 200, (path, r.text)
+        return r.json()
+
+    post("/games", {"game_id": gid, "white": "alice", "black": "you", "game": "go", "board_size": 9,
+                    "go_rules": "chinese", "komi": 0.5, "time_control": "3600+10"})
+    for i, mv in enumerate(record_moves(shared_data)):
+        post(f"/games/{gid}/moves", {"player_id": ["you", "alice"][i % 2], "move": mv})
+    assert _server_game(d, gid)["go"]["phase"] == "scoring"
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{d.url}/ui/games/{gid}?lang=en&token={d.tokens['player']}")
+    expect(page.locator("#dead-form")).to_be_visible(timeout=WAIT_MS)
+    for point in ("E8", "F7"):
+        x, y = "ABCDEFGHJ".index(point[0]), 9 - int(point[1:])
+        page.click(f'#board .shudan-vertex[data-x="{x}"][data-y="{y}"]')
+    expect(page.locator("#marked-dead")).to_have_text("E8 F7")
+    expect(page.locator('#board .shudan-vertex[data-x="4"][data-y="1"]')).to_have_class(re.compile("shudan-dimmed"))
+    shot(page, "go-dead-marked-desktop")
+    page.click("#propose-dead")
+    expect(page.locator("#status")).to_contain_text("black proposes as dead: E8 F7", timeout=WAIT_MS)
+    assert _server_game(d, gid)["go"]["proposals"]["black"] == ["E8", "F7"]
+    post(f"/games/{gid}/dead/accept", {"player_id": "alice"})
+    expect(page.locator("#status")).to_contain_text("Game over", timeout=WAIT_MS)
+    g = _server_game(d, gid)
+    assert g["status"] == "ended" and g["go"]["dead"] == ["E8", "F7"]
+    page.close()

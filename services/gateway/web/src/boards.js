@@ -180,36 +180,43 @@ export function goPosition(text) {
     return {rows: rows.map((r) => r.join("")), turn: parts[3]}
 }
 
-function goBoard(el, g, bottom, onMove) {
-    let colour = null, game = g
+// Go: `onMark(point)` (optional) is called when a player clicks a stone while the dead stones
+// are settled (phase "scoring"); `marked` (update's third argument, GTP points) are dimmed then
+function goBoard(el, g, bottom, onMove, onMark) {
+    let colour = null, game = g, marked = null
     function draw() {
         const rows = (game.go && game.go.board) || []
         const size = rows.length
         const signMap = rows.map((row) => [...row].map((c) => (c === "X" ? 1 : c === "O" ? -1 : 0)))
         const go = game.go || {}
-        const dead = go.dead || Object.values(go.proposals || {})[0] || []  // agreed, else proposed
+        const scoring = go.phase === "scoring"
+        // agreed, else the player's own marks, else a proposal
+        const dead = go.dead || (scoring && marked) || Object.values(go.proposals || {})[0] || []
         const dimmed = dead.map((v) => [GTP_LETTERS.indexOf(v[0]), size - Number(v.slice(1))])
         const width = el.clientWidth || 480
         render(h(BoundedGoban, {
             signMap, maxWidth: width, maxHeight: width, showCoordinates: true, dimmedVertices: dimmed,
             busy: !colour, fuzzyStonePlacement: false, animateStonePlacement: false,
             onVertexClick: (evt, [x, y]) => {
-                if (colour && toMove(game) === colour && signMap[y][x] === 0) onMove(gtp(x, y, size))
+                if (colour && scoring && signMap[y][x] !== 0 && onMark) onMark(gtp(x, y, size))
+                else if (colour && toMove(game) === colour && signMap[y][x] === 0) onMove(gtp(x, y, size))
             },
         }), el)
     }
     new ResizeObserver(() => draw()).observe(el)
     return {
-        update(g, inputColour) {
+        update(g, inputColour, marks = null) {
             game = g
             colour = inputColour
+            marked = marks
             draw()
         },
     }
 }
 
-export function createBoard(el, g, bottom, onMove) {
+// onMark: Go only (goBoard)
+export function createBoard(el, g, bottom, onMove, onMark = null) {
     const make = {chess: chessBoard, xiangqi: xiangqiBoard, go: goBoard}[g.game]
     el.dataset.game = g.game
-    return make(el, g, bottom, onMove)
+    return make(el, g, bottom, onMove, onMark)
 }

@@ -67,6 +67,25 @@ function renderStatus(g) {
     el.dataset.result = g.result || ""
 }
 
+// ---- Go dead stones (Japanese rules 1989 art. 9, Chinese 1988 art. 8): while they are settled
+// a player clicks stones to mark them dead (any stone of a group: the proposal is whole groups)
+// and proposes them; the opponent accepts, or play resumes
+let marks = null   // the points this player has marked, null outside the phase
+
+function syncMarks(g) {
+    const scoring = g.go && g.go.phase === "scoring" && myColour && g.status === "ongoing"
+    if (!scoring) marks = null
+    else if (marks === null) marks = new Set((g.go.proposals || {})[myColour] || [])
+}
+
+function toggleDead(point) {
+    if (marks === null) return
+    if (marks.has(point)) marks.delete(point)
+    else marks.add(point)
+    board.update(game, myColour, [...marks])
+    $("marked-dead").textContent = [...marks].sort().join(" ") || t("none")
+}
+
 function renderActions(g) {
     const live = myColour && g.status === "ongoing"
     $("actions").hidden = !live
@@ -79,6 +98,8 @@ function renderActions(g) {
     $("pass").hidden = g.game !== "go" || go.phase !== "play"
     const proposed = go.phase === "scoring" && Object.keys(go.proposals || {}).some((c) => c !== myColour)
     $("accept-dead").hidden = $("reject-dead").hidden = !proposed
+    $("dead-form").hidden = !(live && go.phase === "scoring")
+    if (marks !== null) $("marked-dead").textContent = [...marks].sort().join(" ") || t("none")
 }
 
 // ---- draw claims (chess FIDE 1994 art. 10.10, 10.12) and xiangqi requests (1999 art. 4.2.4, 24)
@@ -161,8 +182,9 @@ function render(g) {
     $("who").textContent = me.sub ? `${me.sub} (${myColour ? seatWord(g, myColour) : t(me.role)})` : t("spectator")
     $("move-input").placeholder = PLACEHOLDERS[g.game]
     seatNames(g)
-    if (!board) board = createBoard($("board"), g, myColour === "black" ? "black" : "white", submitMove)
-    board.update(g, g.status === "ongoing" ? myColour : null)
+    if (!board) board = createBoard($("board"), g, myColour === "black" ? "black" : "white", submitMove, toggleDead)
+    syncMarks(g)
+    board.update(g, g.status === "ongoing" ? myColour : null, marks ? [...marks] : null)
     $("board").dataset.fen = g.fen
     renderMoves($("moves"), g)
     renderStatus(g)
@@ -200,6 +222,7 @@ $("decline-draw").addEventListener("click", () => command("/draw/decline", {play
 $("pass").addEventListener("click", () => submitMove("pass"))
 $("accept-dead").addEventListener("click", () => command("/dead/accept", {player_id: me.sub}))
 $("reject-dead").addEventListener("click", () => command("/dead/reject", {player_id: me.sub}))
+$("propose-dead").addEventListener("click", () => command("/dead", {player_id: me.sub, dead: [...(marks || [])]}))
 $("resign").addEventListener("click", () => {
     if (confirm(t("Resign this game?"))) command("/resign", {player_id: me.sub})
 })

@@ -89,14 +89,17 @@ _BOUNDS = ("Ge", "Gt", "Le", "Lt", "MinLen", "MaxLen")
 
 
 def _recorded(name: str, command: type[BaseModel], base: type[Payload], *, loose: tuple[str, ...] = (),
-              required: tuple[str, ...] = (), fields: dict | None = None, doc: str | None = None):
+              required: tuple[str, ...] = (), fields: dict | None = None, doc: str | None = None,
+              go: bool = True, after: str | None = None):
     """The event ``name`` that records the settings of ``command``, declared once there: the
     command's own fields (those of ``base`` and :class:`GoSettings` come from the bases), in its
     order, with its types and defaults, but without its bounds (``ge``, ``max_length``...: an
     event written by older code keeps parsing whatever they become), the ``loose`` ones as
     plain strings (a ``Literal`` on the command, ``str`` on the event, None kept), the
     ``required`` ones without a default; ``fields``: name -> (annotation, default) replacing or
-    adding a field, in its order (a new name goes last, or before the field it replaces)."""
+    adding a field, in its order (a new name goes last, or right after the command's field
+    ``after``: the JSON's key order is what the hash chains of logs already written hash).
+    ``go``: the event has :class:`GoSettings` as a base too (the command's must then be)."""
     own = [n for n in command.model_fields if n not in base.model_fields and n not in GoSettings.model_fields]
     spec: dict = {}
     for n in own:
@@ -106,9 +109,12 @@ def _recorded(name: str, command: type[BaseModel], base: type[Payload], *, loose
             ann = str | None if type(None) in get_args(ann) else str
         kept = [m for m in f.metadata if type(m).__name__ not in _BOUNDS]
         spec[n] = (Annotated[(ann, *kept)] if kept else ann, ... if n in required else f.default)
-    for n, v in (fields or {}).items():
-        spec[n] = v
-    return create_model(name, __base__=(base, GoSettings), __module__=__name__, __doc__=doc, **spec)
+        if n == after:
+            spec.update(fields or {})
+    if after is None:
+        spec.update(fields or {})
+    bases = (base, GoSettings) if go else base
+    return create_model(name, __base__=bases, __module__=__name__, __doc__=doc, **spec)
 
 
 class Rule(_M):
@@ -336,25 +342,15 @@ TournamentCreated = _recorded(
     required=("system", "rounds", "time_control", "tiebreaks"))
 
 
-class PlayerRegistered(_TEvt):
-    player_id: PlayerId
-    name: str
-    rating: int | None = None
-    fide_id: str | None = None
-    title: str | None = None
-    grade: str | None = None
-    club: str | None = None
-    team: str | None = None
-    board: int | None = None
-    #: a late entry: the first round the player can be paired in, and the bye letter of each
-    #: round he missed (the event's ``late_entries``); None for a player registered before round 1
-    from_round: int | None = None
-    missed: str | None = None
-    start_number: int | None = None
-    sex: str | None = None
-    federation: str | None = None
-    birth_date: str | None = None
-    trf_cells: str | None = None
+#: The fields keep the order of the event's earlier hand-written declaration (the chains of the
+#: logs already written hash the JSON in that order: ``after``).
+PlayerRegistered = _recorded(
+    "PlayerRegistered", RegisterPlayer, _TEvt, go=False, after="board",
+    fields={"from_round": (int | None, None), "missed": (str | None, None)},
+    doc="""A player registered: RegisterPlayer's fields (declared there, recorded without their
+    bounds) and, for a late entry, ``from_round``: the first round the player can be paired in,
+    and ``missed``: the bye letter of each round he missed (the event's ``late_entries``); both
+    None for a player registered before round 1.""")
 
 
 class PlayerWithdrawn(_TEvt):

@@ -392,3 +392,22 @@ def test_asyncapi_messages_name_every_type_of_their_topic():
             assert refs == expected, (topic, role)
     checkpoint = doc["components"]["messages"]["arbiter.checkpoints:publish:Message"]["payload"]
     assert checkpoint == {"$ref": "#/components/schemas/StreamsCheckpointedMessage"}  # its one type
+
+
+def test_the_events_recording_a_command_declare_its_fields_once():
+    """TournamentCreated, GameStarted and PlayerRegistered are built from their commands'
+    fields (issue 11 item 4, one declaration); PlayerRegistered keeps the key order its
+    hand-written declaration had (the hash chains of logs written before hash that JSON):
+    RegisterPlayer's fields with the late entry's ``from_round`` and ``missed`` after ``board``."""
+    from contracts.messages import (CreateGame, CreateTournament, GameStarted, PlayerRegistered,
+                                    RegisterPlayer, TournamentCreated)
+
+    for event, command in ((TournamentCreated, CreateTournament), (GameStarted, CreateGame),
+                           (PlayerRegistered, RegisterPlayer)):
+        assert set(command.model_fields) <= set(event.model_fields), event.__name__
+    own = list(RegisterPlayer.model_fields)
+    at = own.index("board") + 1
+    assert list(PlayerRegistered.model_fields) == own[:at] + ["from_round", "missed"] + own[at:]
+    assert list(PlayerRegistered.model_fields)[:12] == [
+        "tournament_id", "player_id", "name", "rating", "fide_id", "title", "grade", "club", "team",
+        "board", "from_round", "missed"]

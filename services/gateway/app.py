@@ -74,7 +74,7 @@ from shared.heap import freeze_heap, paused_gc, serialised_in_child
 from shared.sealing import snapshot_key, snapshot_keys, warn_without_key
 from services.gateway import bounds, console, feeds, identity, readmodel, scopes, ui
 from services.gateway.bulk import bulk_router
-from services.gateway.exports import export_router
+from services.gateway.exports import export_router, player_names
 from services.gateway.docs import install_docs
 from services.gateway.errors import (
     GameRefusal, HTTPError, Refusal, TournamentRefusal, claim_refusal, error_response, refusals,
@@ -959,10 +959,14 @@ async def correct_result(gid: str, body: CorrectionBody,  # type: ignore[valid-t
 
 @games.get("/games/{gid}", tags=["games"])
 async def get_game(gid: str, gw: Gateway = GW) -> dict:
-    """The game: players, position, clocks, moves, result, PGN (chess, xiangqi), Go state."""
+    """The game: players, position, clocks, moves, result, PGN (chess, xiangqi), Go state;
+    ``white_name`` and ``black_name``, the players' names as registered in the game's event
+    (None outside an event or for a player registered without one)."""
     g = game_or_404(gw, gid)
     t = gw.rm.tournament(g.tournament_id) if g.tournament_id else None
-    return g.to_dict(event=(t.name if t and t.name else "?"))
+    names = player_names(t)
+    return {**g.to_dict(event=(t.name if t and t.name else "?")),
+            "white_name": names.get(g.white or ""), "black_name": names.get(g.black or "")}
 
 
 @games.get("/games/{gid}/events", tags=["games"])

@@ -44,6 +44,7 @@ from services.gateway import identity
 from services.gateway.errors import HTTPError
 from services.gateway.feeds import tournament_summary
 from services.gateway.ui import TOURNAMENT_EVENT_TYPES, _not_found, _page
+from shared.domain.record import SWISS_SYSTEMS
 from shared.domain.tiebreaks import TIEBREAK_EDITIONS, TIEBREAKS, tiebreak_meaning
 from shared.domain.timecontrol import PRESETS
 from shared.domain.trf import TrfError, decode_trf, parse_trf, registrations, slug
@@ -69,12 +70,15 @@ def choices(bodies: dict[str, type[BaseModel]]) -> dict:
     """What the organiser's forms offer, from the API's models: ``schemas`` (name -> the JSON
     Schema of the request body ``bodies`` names, e.g. ``create`` for ``POST /tournaments``),
     ``tiebreaks`` (each code of :data:`TIEBREAKS` explained), ``editions`` (FIDE C.07 edition ->
-    its source), ``presets`` (name -> time-control text) and ``time_controls``
-    (:data:`TIME_CONTROL_FORMS`)."""
+    its source), ``presets`` (name -> time-control text), ``time_controls``
+    (:data:`TIME_CONTROL_FORMS`) and ``rounds_systems``, the systems whose number of rounds the
+    organiser sets (the Swiss ones; a round robin's and a knockout's follow from the field and
+    ``rounds`` is refused, services.pairing.creation.system_problem)."""
     return {"schemas": {k: b.model_json_schema() for k, b in bodies.items()},
             "tiebreaks": [tiebreak_meaning(c) for c in TIEBREAKS],
             "editions": {k: e.source for k, e in TIEBREAK_EDITIONS.items()},
-            "presets": dict(PRESETS), "time_controls": list(TIME_CONTROL_FORMS)}
+            "presets": dict(PRESETS), "time_controls": list(TIME_CONTROL_FORMS),
+            "rounds_systems": list(SWISS_SYSTEMS)}
 
 
 def _int_fields(body: type[BaseModel]) -> set[str]:

@@ -166,6 +166,7 @@ class GameView(Seats):
         self.rule: dict | None = None
         self.winner: str | None = None
         self.draw_offer: dict | None = None
+        self.last_draw_offer: dict | None = None  # the latest DrawOffered's colour and ply (answered or not)
         self.penalties: list[dict] = []
         self.last_rejection: dict | None = None
         self.game: str = "chess"
@@ -218,6 +219,7 @@ class GameView(Seats):
             "rule": self.rule,
             "winner": self.winner,
             "draw_offer": self.draw_offer,
+            "last_draw_offer": self.last_draw_offer,
             "penalties": list(self.penalties),
             "last_rejection": self.last_rejection,
             "game": self.game,
@@ -440,7 +442,7 @@ class GameView(Seats):
             self._end("1/2-1/2", p.status)
 
     def _on_DrawOffered(self, p: Any, msg: Envelope) -> None:
-        self.draw_offer = {"player_id": p.player_id, "colour": p.colour, "ply": p.ply}
+        self.draw_offer = self.last_draw_offer = {"player_id": p.player_id, "colour": p.colour, "ply": p.ply}
 
     def _on_DrawOfferDeclined(self, p: Any, msg: Envelope) -> None:
         self.draw_offer = None

@@ -40,17 +40,19 @@ OFFICIAL_PAGES = (("organiser", "/ui/organiser", "Organiser's pages"),
 
 
 def _page(title: str, body: str, status: int = 200, *, main_class: str = "index", main_attrs: str = "",
-          script: str = "site.js",
+          script: str = "site.js", translate_title: bool = False,
           who: str = '<a class="who" href="/docs" data-i18n="API">API</a>') -> HTMLResponse:
     """A page of the site: the header bar (with the language switch), ``body`` in ``<main>``,
     the shared style sheet and the page's ``script`` (a module of /ui/static). Fixed text
-    carries its English in ``data-i18n``: the script shows it in the visitor's language."""
+    carries its English in ``data-i18n``: the script shows it in the visitor's language (the
+    title too with ``translate_title``; else the page's script writes it)."""
+    i18n = f' data-i18n="{escape(title)}"' if translate_title else ""
     js = f'<script type="module" src="/ui/static/{script}"></script>'
     return HTMLResponse(
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
         f'content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
         f'<link rel="icon" href="data:,"><link rel="stylesheet" href="/ui/static/arbiter.css">{js}'
-        f'</head><body><header class="bar"><a href="/">Arbiter</a> <span id="title">{escape(title)}'
+        f'</head><body><header class="bar"><a href="/">Arbiter</a> <span id="title"{i18n}>{escape(title)}'
         f'</span>{who}<button id="lang" type="button" lang="zh">中文</button></header><main class="{main_class}"{main_attrs}>{body}</main></body></html>',
         status_code=status)
 
@@ -196,8 +198,8 @@ def install(app: FastAPI) -> None:
         games = (g for g in reversed(rm.games.values()) if visible(gw, None, g.tournament_id))
         for g in islice(games, INDEX_GAMES):
             where = f"{escape(g.tournament_id)} r{g.round} b{g.board}" if g.tournament_id else ""
-            result = escape(g.result or "") + (f" ({escape(g.reason)})" if g.reason else "")
-            rows.append(f"<tr><td>{_game_link(g.game_id)}</td><td>{escape(g.game)}</td>"
+            result = escape(g.result or "") + (f" ({_t(g.reason)})" if g.reason else "")
+            rows.append(f"<tr><td>{_game_link(g.game_id)}</td>{_t(g.game, 'td')}"
                         f"<td>{escape(g.white or '?')} – {escape(g.black or '?')}</td>"
                         f"<td>{where}</td>{_t(g.status, 'td')}<td>{result}</td></tr>")
         events = "".join(f'<li><a href="/ui/tournaments/{escape(tid)}">{escape(t.name or tid)}</a> ({escape(tid)})</li>'
@@ -207,7 +209,7 @@ def install(app: FastAPI) -> None:
         table = (f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>' + "".join(rows) +
                  "</tbody></table></div>") if rows else _t("No games yet.", "p")
         return _page("games", _officials() + _t("Games", "h1") + table
-                     + (_t("Events", "h2") + f"<ul>{events}</ul>" if events else ""))
+                     + (_t("Events", "h2") + f"<ul>{events}</ul>" if events else ""), translate_title=True)
 
     @app.get("/ui/games/{gid}", include_in_schema=False)
     async def game_page(gid: str) -> HTMLResponse:

@@ -87,7 +87,8 @@ def test_a_threefold_claim_refused_then_upheld(browser, live_demo, shot):
     shot(page, "claim-refused-phone")
 
     page.click("#lang")
-    expect(outcome).to_contain_text("白方的申请不成立（三次重复，incorrect-claim）：position occurred 2 time(s)")
+    # the code with its meaning in Chinese, beside the server's detail
+    expect(outcome).to_contain_text("白方的申请不成立（三次重复，incorrect-claim：申请不成立）：position occurred 2 time(s)")
     expect(page.locator("#claim-form legend")).to_have_text("申请和棋")
     expect(page.locator("#claim")).to_have_text("申请")
     shot(page, "claim-refused-zh-phone")
@@ -161,4 +162,38 @@ def test_a_xiangqi_ruling_asked_for_after_a_third_repetition(browser, live_demo,
     page.click("#lang")
     expect(outcome).to_contain_text("红方请求的棋例裁决：黑方负；black checks")
     shot(page, "claim-ruling-zh-phone")
+    page.close()
+
+
+def test_a_xiangqi_draw_offer_is_offered_only_when_art_23_1_allows_it(browser, live_demo, shot):
+    """"Offer draw" shows exactly when the game service takes the offer (1999 rules art. 23.1 as
+    services/validation applies it): right after one's own move, no offer pending, and offers
+    alternate (a declined offer of Red's keeps Red from offering again before Black has)."""
+    d, gid = live_demo, "offer-xiangqi"
+    _create(d, gid, game="xiangqi")
+    page = _open(browser, d, gid, "Red to move (you)")
+    offer = page.locator("#offer-draw")
+    expect(offer).to_be_hidden()  # no move yet
+    _play(page, d, gid, ["h2e2"])
+    expect(page.locator("#status")).to_have_text("Black to move", timeout=WAIT_MS)
+    expect(offer).to_be_visible()  # right after Red's own move
+    offer.click()
+    expect(page.locator("#status")).to_contain_text("Red offers a draw", timeout=WAIT_MS)
+    expect(offer).to_be_hidden()  # pending
+    r = httpx.post(f"{d.url}/games/{gid}/draw/decline", headers={"X-Arbiter-Token": d.admin}, timeout=30,
+                   json={"player_id": OPPONENT})
+    assert r.status_code == 200, r.text
+    expect(page.locator("#status")).not_to_contain_text("offers a draw", timeout=WAIT_MS)
+    expect(offer).to_be_hidden()  # declined: Red's was the last offer
+    _opponent_moves(d, gid, "h9g7")
+    expect(page.locator("#status")).to_have_text("Red to move (you)", timeout=WAIT_MS)
+    expect(offer).to_be_hidden()  # Red to move
+    _play(page, d, gid, ["h0g2"])
+    expect(page.locator("#status")).to_have_text("Black to move", timeout=WAIT_MS)
+    expect(offer).to_be_hidden()  # after Red's own move, but offers alternate
+    shot(page, "offer-xiangqi-alternate-desktop")
+    # the game service agrees: Red's offer now is refused
+    r = httpx.post(f"{d.url}/games/{gid}/draw/offer", headers={"X-Arbiter-Token": d.admin}, timeout=30,
+                   json={"player_id": "you"})
+    assert r.status_code == 409 and "alternate" in r.json()["detail"], r.text
     page.close()

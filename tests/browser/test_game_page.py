@@ -158,6 +158,9 @@ def test_the_page_switches_to_chinese_and_keeps_the_choice(browser, live_demo, s
     expect(page.locator("h1")).to_have_text("Games")
     page.click("#lang")
     expect(page.locator("h1")).to_have_text("对局")
+    expect(page.locator("#title")).to_have_text("对局")  # the title and the games' names too
+    expect(page.locator('td[data-i18n="xiangqi"]').first).to_have_text("中国象棋")
+    shot(page, "index-zh-desktop")
     page.close()
 
 

@@ -16,12 +16,12 @@ from tests.browser.conftest import DESKTOP, PHONE
 
 WAIT_MS = 30_000
 TID = "club-swiss"
-CSV = """player_id,name,rating
-bo,Bo Li,2210
-cy,Cyrus Adams,2050
-di,Dina Weiss,1980
-ed,Ed Marsh,abc
-fu,Fu Ming,1875
+CSV = """player_id,name,rating,club
+bo,Bo Li,2210,Hilltop CC
+cy,Cyrus Adams,2050,
+di,Dina Weiss,1980,Riverside
+ed,Ed Marsh,abc,
+fu,Fu Ming,1875,
 """
 
 
@@ -45,7 +45,13 @@ def test_an_organiser_creates_a_swiss_event_registers_players_and_pairs_round_1(
                        "team-round-robin", "double-elimination"]
     page.fill("#f-name", "Club Swiss")
     page.fill("#f-tournament_id", TID)
+    # a round robin's and a knockout's rounds follow from the field: the API refuses them
+    rounds = page.locator('[data-field="rounds"]')
+    for system in ("round-robin", "knockout"):
+        page.select_option("#f-system", system)
+        expect(rounds).to_be_hidden()
     page.select_option("#f-system", "swiss")
+    expect(rounds).to_be_visible()
     page.fill("#f-rounds", "3")
     # a time control the API refuses: its reason and code are shown, nothing is created
     page.select_option("#tc-kind", "")
@@ -74,6 +80,16 @@ def test_an_organiser_creates_a_swiss_event_registers_players_and_pairs_round_1(
     expect(page.locator('#tb-list li[data-code="SB"] button[aria-label="up SB"]')).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator('#tb-list li[data-code="SB"] button[aria-label="up SB"]')).to_be_focused()  # it stays with SB
+    # the cut modifiers read apart: BH, BH-C1, BH-M1 share their meaning
+    expect(page.locator('#tb-pick option[value="BH-C1"]')).to_have_text(
+        "BH-C1: Buchholz: the sum of the opponents' scores (without the least significant value)")
+    expect(page.locator('#tb-pick option[value="BH-M2"]')).to_have_text(
+        "BH-M2: Buchholz: the sum of the opponents' scores (without the two highest and the two lowest values)")
+    # the edition's default choice is shown whole (it was cut: "the edition in force on the d")
+    fits = page.locator("#f-tiebreak_edition").evaluate(
+        "s => { const c = document.createElement('canvas').getContext('2d'); c.font = getComputedStyle(s).font;"
+        " return c.measureText(s.options[s.selectedIndex].text).width + 30 <= s.clientWidth }")
+    assert fits
     page.select_option("#f-tiebreak_edition", "fide2024")
     expect(page.locator('[data-field="go_rules"]')).to_be_hidden()  # a Go field, not for chess
     shot(page, "organiser-create-desktop")
@@ -99,6 +115,9 @@ def test_an_organiser_creates_a_swiss_event_registers_players_and_pairs_round_1(
     expect(page.locator("#import-errors li")).to_have_text(["line 5: rating: Input should be a valid integer (invalid)"],
                                                            timeout=WAIT_MS)
     expect(page.locator("#import-table tbody tr")).to_have_count(4)
+    # the preview shows the club column the CSV gives
+    expect(page.locator('#import-table tr[data-player-id="bo"]')).to_contain_text("Hilltop CC")
+    expect(page.locator("#import-table thead")).to_contain_text("Club")
     page.click("#import-register")
     expect(page.locator("#players-table tbody tr")).to_have_count(5, timeout=WAIT_MS)
     shot(page, "organiser-players-desktop")
@@ -133,6 +152,15 @@ def test_an_organiser_creates_a_swiss_event_registers_players_and_pairs_round_1(
         cells = rows.nth(i).locator("td").all_inner_texts()
         assert cells[:3] == [str(b["board"]), names[b["white"]], names[b["black"]]]
     expect(page.locator("#rounds")).to_contain_text("bye: Fu Ming")
+    # round 1 runs: no round is completed, no standings rank the crosstable yet
+    page.click('.tabs a[href="#crosstable"]')
+    expect(page.locator("#crosstable-note")).to_have_text(
+        "Score: the points of the games finished so far; Rank: none yet, no round is completed.", timeout=WAIT_MS)
+    # a game of the event names its players as registered, as the lobby does
+    b = rd["boards"][0]
+    page.goto(f"{d.url}/ui/games/{b['game_id']}?lang=en")
+    expect(page.locator("#title")).to_contain_text(f"{names[b['white']]} – {names[b['black']]}", timeout=WAIT_MS)
+    expect(page.locator("#bottom-name")).to_have_text(f"{names[b['white']]} (white)")
     page.close()
 
 

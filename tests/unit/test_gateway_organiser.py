@@ -16,6 +16,7 @@ import pytest
 from contracts.messages import CreateTournament, GameKind
 from services.gateway.app import ORGANISER_BODIES
 from services.gateway.organiser import TIME_CONTROL_FORMS, choices
+from services.pairing.creation import system_problem
 from services.tools.embedded import arbiter_client
 from shared.domain.tiebreaks import TIEBREAK_EDITIONS, TIEBREAKS
 from shared.domain.timecontrol import PRESETS, TimeControl
@@ -36,6 +37,15 @@ def test_the_choices_are_the_api_models():
     assert set(c["editions"]) == set(TIEBREAK_EDITIONS) and c["presets"] == PRESETS
     bye = c["schemas"]["round"]["properties"]["requested_byes"]["patternProperties"]
     assert list(bye.values())[0]["enum"] == ["F", "H", "Z"]
+
+
+def test_the_rounds_field_is_offered_for_exactly_the_systems_the_creation_takes_it_for():
+    """The form shows Rounds for ``rounds_systems`` only: the creation refuses ``rounds`` for
+    the others (a round robin's and a knockout's rounds follow from the field)."""
+    takes = [s for s in get_args(CreateTournament.model_fields["system"].annotation)
+             if system_problem(CreateTournament(tournament_id="t", name="x", system=s, rounds=3)) is None]
+    assert takes == choices(ORGANISER_BODIES)["rounds_systems"] == ["swiss", "chinese-swiss", "mcmahon"]
+    assert "leave rounds out" in system_problem(CreateTournament(tournament_id="t", name="x", system="round-robin", rounds=3))
 
 
 @pytest.mark.parametrize("kind, expected", [

@@ -23,8 +23,10 @@ async def test_index_lists_games_with_links_and_results():
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
         rows = re.findall(r'<tr><td><a href="/ui/games/(\w+)">.*?</tr>', r.text)
         assert rows == ["g2", "g1"]  # the most recent first
-        assert ('carol – dan</td><td></td><td data-i18n="ended">ended</td><td>1-0 (resignation)'
-                in r.text)
+        # the game, the status and the result's reason marked for translation (i18n.js: 国际象棋, 认输)
+        assert ('<td data-i18n="chess">chess</td><td>carol – dan</td><td></td><td data-i18n="ended">ended</td>'
+                '<td>1-0 (<span data-i18n="resignation">resignation</span>)' in r.text)
+        assert '<span id="title" data-i18n="games">games</span>' in r.text
         assert 'alice – bob</td><td></td><td data-i18n="ongoing">ongoing</td><td></td>' in r.text
         assert '<script type="module" src="/ui/static/site.js">' in r.text  # the language switch
         # the officials' pages, each marked with the role its token needs (site.js says if the visitor's has it)

@@ -1,5 +1,5 @@
 // What every page needs: who the visitor is, the gateway's commands, its clock, and formatting.
-import {t} from "./i18n.js"
+import {t, codeText} from "./i18n.js"
 
 const TOKEN_KEY = "arbiter.token"
 const AS_KEY = "arbiter.as"
@@ -99,6 +99,14 @@ export function verdictOf(g, ruling) {
     return t(ruling.verdict)
 }
 
+// A refused command's answer {detail, code, payload} as a line: "Refused (code): detail (rule)";
+// in Chinese the code with its meaning (codeText)
+export function refusalText(data) {
+    const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail)
+    const rule = data.payload && data.payload.rule ? ` (${describeRule(data.payload.rule)})` : ""
+    return `${t("Refused")}${data.code ? ` (${codeText(data.code)})` : ""}: ${detail}${rule}`
+}
+
 export function describeRule(rule) {
     if (!rule) return ""
     return `${rule.game} ${rule.ruleset} art. ${rule.article}${rule.summary ? ": " + rule.summary : ""}`
@@ -178,9 +186,20 @@ export function roundNotes(r, nameOf) {
         .filter(Boolean)
 }
 
+// A seat's player as the pages name him: the name his event registered (GET /games/{gid}
+// white_name / black_name), else his player id, else "?"
+export function playerName(g, side) {
+    return g[`${side}_name`] || g[side] || "?"
+}
+
+// "white – black", by their names (playerName)
+export function playersOf(g) {
+    return `${playerName(g, "white")} – ${playerName(g, "black")}`
+}
+
 // The game's title: "white – black", with a link to its event's lobby (round, board) if any
 export function titleOf(g) {
-    const out = [`${g.white} – ${g.black}`]
+    const out = [playersOf(g)]
     if (g.tournament_id) out.push(" · ", el("a", {href: `/ui/tournaments/${encodeURIComponent(g.tournament_id)}`, className: "event-link"},
         t("{event} round {round} board {board}", {event: g.tournament_id, round: g.round, board: g.board})))
     return out

@@ -4,7 +4,7 @@
 // with its reason and code); a game's audit (GET /games/{gid}/audit) in a dialog. The read model
 // is the truth: the page reads GET /arbiter/attention again after every action and every 3 s.
 import {createBoard} from "./boards.js"
-import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf, getWithToken, verdictOf} from "./common.js"
+import {identity, api, describeRule, coalesced, el, formatClock, seatWord, sideName, serverClock, clockOf, getWithToken, refusalText, verdictOf} from "./common.js"
 import {t, setupLanguage, addStrings} from "./i18n.js"
 import {ZH_CONSOLE} from "./console-i18n.js"
 
@@ -26,12 +26,6 @@ async function get(path) {
     let data
     try { data = await r.json() } catch (e) { data = {detail: `${r.status} ${r.statusText}`} }
     return {ok: r.ok, status: r.status, data}
-}
-
-function refusalText(data) {
-    const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail)
-    const rule = data.payload && data.payload.rule ? ` (${describeRule(data.payload.rule)})` : ""
-    return `${t("Refused")}${data.code ? " (" + data.code + ")" : ""}: ${detail}${rule}`
 }
 
 const keyOf = (i) => `${i.kind}:${i.game_id}:${i.at_ms || ""}`

@@ -234,8 +234,10 @@ function renderCrosstable() {
         return tr
     })
     $("crosstable-table").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows))
-    $("crosstable-note").textContent = t("Score: the points of the games finished so far; Rank: the latest standings' (after round {n}).",
-                                         {n: standings ? standings.round : 0})
+    const ranked = standings && standings.round > 0 ? standings.round : null   // the last round completed
+    $("crosstable-note").textContent = ranked
+        ? t("Score: the points of the games finished so far; Rank: the latest standings' (after round {n}).", {n: ranked})
+        : t("Score: the points of the games finished so far; Rank: none yet, no round is completed.")
 }
 
 // ------------------------------------------------------------------------------------- load

@@ -2,8 +2,8 @@
 // gateway's SSE stream of the game. The read model (GET /games/{gid}) is the truth: every event
 // of the stream makes the page read it again; a refusal is shown from the command's answer.
 import {createBoard, toMove} from "./boards.js"
-import {identity, api, serverClock, describeRule, coalesced, followStream, getWithToken, showClock, titleOf, renderMoves, seatWord, sideName, endOf, el, verdictOf} from "./common.js"
-import {t, setupLanguage} from "./i18n.js"
+import {identity, api, serverClock, describeRule, coalesced, followStream, getWithToken, refusalText, showClock, titleOf, playerName, playersOf, renderMoves, seatWord, sideName, endOf, el, verdictOf} from "./common.js"
+import {t, codeText, setupLanguage} from "./i18n.js"
 
 const gid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop())
 const $ = (id) => document.getElementById(id)
@@ -30,11 +30,7 @@ function showRefusal(text) {
 async function command(path, body, shownElsewhere = () => false) {
     showRefusal(null)
     const {ok, data} = await api(`/games/${encodeURIComponent(gid)}${path}`, body, me.token)
-    if (!ok && !shownElsewhere(data)) {
-        const rule = data.payload && data.payload.rule ? ` (${describeRule(data.payload.rule)})` : ""
-        const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail)
-        showRefusal(`${t("Refused")}${data.code ? " (" + data.code + ")" : ""}: ${detail}${rule}`)
-    }
+    if (!ok && !shownElsewhere(data)) showRefusal(refusalText(data))
     await refresh()
     return ok
 }
@@ -86,6 +82,16 @@ function toggleDead(point) {
     $("marked-dead").textContent = [...marks].sort().join(" ") || t("none")
 }
 
+// Whether this player may offer a draw now, as the game service decides (services/validation
+// core.py, OfferDraw): Go has no offers, nor is one made while an offer is pending; in xiangqi
+// (1999 rules art. 23.1) only right after one's own move (the opponent to move) and not twice
+// running (the latest offer, answered or not, must be the opponent's)
+function mayOfferDraw(g) {
+    if (g.game === "go" || g.draw_offer) return false
+    if (g.game !== "xiangqi") return true
+    return g.moves.length > 0 && toMove(g) !== myColour && (g.last_draw_offer || {}).colour !== myColour
+}
+
 function renderActions(g) {
     const live = myColour && g.status === "ongoing"
     $("actions").hidden = !live
@@ -93,7 +99,7 @@ function renderActions(g) {
     const offered = g.draw_offer && g.draw_offer.colour !== myColour
     $("accept-draw").hidden = !offered
     $("decline-draw").hidden = !offered
-    $("offer-draw").hidden = !!offered
+    $("offer-draw").hidden = !mayOfferDraw(g)
     const go = g.go || {}
     $("pass").hidden = g.game !== "go" || go.phase !== "play"
     const proposed = go.phase === "scoring" && Object.keys(go.proposals || {}).some((c) => c !== myColour)
@@ -131,7 +137,7 @@ function renderClaimForm(g) {
 
 // claim c of game g (GET /games/{gid} claims[]) and its outcome, as a sentence
 function claimText(g, c) {
-    const vars = {side: sideName(g, c.colour), reason: t(c.reason), result: g.result, code: c.code, detail: c.answer && c.answer.detail}
+    const vars = {side: sideName(g, c.colour), reason: t(c.reason), result: g.result, code: c.code && codeText(c.code), detail: c.answer && c.answer.detail}
     if (c.outcome === "upheld") return t("{side}'s claim upheld ({reason}): {result}", vars)
     if (c.outcome === "rejected") return t("{side}'s claim refused ({reason}, {code}): {detail}", vars)
     if (c.outcome === "ruled") return t("棋例 ruling asked for by {side}: {verdict}; {detail}", {...vars, verdict: verdictOf(g, c.answer)})
@@ -163,8 +169,8 @@ function claim() {
 function seatNames(g) {
     const bottom = myColour === "black" ? "black" : "white"
     const top = bottom === "white" ? "black" : "white"
-    $("top-name").textContent = `${g[top] || "?"} (${seatWord(g, top)})`
-    $("bottom-name").textContent = `${g[bottom] || "?"} (${seatWord(g, bottom)})`
+    $("top-name").textContent = `${playerName(g, top)} (${seatWord(g, top)})`
+    $("bottom-name").textContent = `${playerName(g, bottom)} (${seatWord(g, bottom)})`
     $("top-clock").dataset.side = top
     $("bottom-clock").dataset.side = bottom
 }
@@ -177,7 +183,7 @@ function renderClocks() {
 function render(g) {
     game = g
     myColour = seatOf(g)
-    document.title = `${g.white} – ${g.black} · Arbiter`
+    document.title = `${playersOf(g)} · Arbiter`
     $("title").replaceChildren(...titleOf(g))
     $("who").textContent = me.sub ? `${me.sub} (${myColour ? seatWord(g, myColour) : t(me.role)})` : t("spectator")
     $("move-input").placeholder = PLACEHOLDERS[g.game]

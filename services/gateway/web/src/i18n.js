@@ -1,8 +1,12 @@
 // English and Chinese. The English text is the key; a page's fixed text carries it in
 // data-i18n (set by the gateway) and is rewritten on a switch, its live text is rendered with t().
 // The language: ?lang=zh|en, else the last choice (localStorage), else the browser's.
+// A refusal's code (the API's closed lists: GatewayCode, ClaimRejectCode, RejectCode,
+// TournamentRejectCode) has its Chinese meaning in refusal-codes.json (test_ui_refusal_codes.py).
+import REFUSAL_CODES from "./refusal-codes.json"
+
 const ZH = {
-    "Games": "对局", "game": "对局", "players": "棋手", "event": "赛事", "status": "状态",
+    "Games": "对局", "games": "对局", "game": "对局", "players": "棋手", "event": "赛事", "status": "状态",
     "result": "结果", "Events": "赛事", "No games yet.": "暂无对局。", "API": "接口",
     "ongoing": "进行中", "ended": "已结束", "created": "未开始",
     "Move": "着法", "Play": "走棋", "Offer draw": "提和", "Accept draw": "同意和棋",
@@ -58,6 +62,8 @@ const ZH = {
     "open": "报名中", "running": "进行中", "finished": "已结束",
     "Score: the points of the games finished so far; Rank: the latest standings' (after round {n}).":
         "积分：已结束对局的得分；名次：最新排名（第{n}轮后）。",
+    "Score: the points of the games finished so far; Rank: none yet, no round is completed.":
+        "积分：已结束对局的得分；名次：暂无，尚无一轮全部结束。",
     "Replay": "复盘", "Game page": "对局页面", "move {n} of {of}": "第{n}步（共{of}步）",
     "The game is not over: this replay shows its moves so far.": "对局尚未结束：复盘显示目前为止的着法。",
     "replay": "复盘", "first": "开局", "back": "后退一步", "forward": "前进一步", "last": "终局",
@@ -117,7 +123,13 @@ export function addStrings(zh) {
 
 export function t(en, vars = {}) {
     const text = (lang === "zh" && ZH[en]) || en
-    return text.replace(/\{(\w+)\}/g, (_, k) => vars[k])
+    return text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? vars[k] : m))
+}
+
+// A refusal's code as shown beside the server's detail: the code, and in Chinese its meaning
+// ("incorrect-claim：申请不成立")
+export function codeText(code) {
+    return lang === "zh" && REFUSAL_CODES[code] ? `${code}：${REFUSAL_CODES[code]}` : code
 }
 
 function applyFixed() {

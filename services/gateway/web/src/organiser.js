@@ -6,7 +6,7 @@
 // refusal is shown with its reason (detail) and code. The read model is the truth: each
 // message of the event's stream makes the page read GET /tournaments/{tid} again.
 import {identity, el, coalesced, followStream, roundNotes} from "./common.js"
-import {t, setupLanguage, addStrings} from "./i18n.js"
+import {t, codeText, setupLanguage, addStrings} from "./i18n.js"
 import {ZH_ORGANISER, LABELS, VALUES} from "./organiser-text.js"
 
 addStrings(ZH_ORGANISER)
@@ -56,7 +56,7 @@ async function download(path, name, out) {
 function reasonOf(data) {
     const d = data.detail
     const text = Array.isArray(d) ? d.map((p) => `${(p.loc || []).filter((x) => x !== "body").join(".")}: ${p.msg}`).join("; ") : String(d)
-    return data.code ? `${text} (${data.code})` : text
+    return data.code ? `${text} (${codeText(data.code)})` : text
 }
 
 // Shows an answer in element out: accepted (ok text), pending (202) or refused (reason, code)
@@ -172,7 +172,7 @@ async function renderEvents() {
 
 // When a field of the creation form shows: {game: [...]} and/or {system: [...]}
 const CREATE_FIELDS = [
-    ["name"], ["tournament_id"], ["game"], ["system"], ["rounds"], ["time_control"], ["tiebreaks"],
+    ["name"], ["tournament_id"], ["game"], ["system"], ["rounds", {system: choices.rounds_systems}], ["time_control"], ["tiebreaks"],
     ["tiebreak_edition"], ["default_time_s"], ["round_start"], ["public"],
     ["initial_colour", {system: ["swiss"]}], ["late_entries", {system: ["swiss", "chinese-swiss", "mcmahon"]}],
     ["natural_limit_moves", {game: ["xiangqi"]}], ["repetition_rulings", {game: ["xiangqi"]}],
@@ -236,7 +236,9 @@ function tiebreaksField() {
         const m = choices.tiebreaks.find((x) => x.code === c)
         return m ? `${t(m.meaning)}${m.cut ? "; " + t(m.cut) : ""} (${m.source}${m.cut_source ? ", " + m.cut_source : ""})` : ""
     }
-    const pick = el("select", {id: "tb-pick"}, ...choices.tiebreaks.map((m) => el("option", {value: m.code, title: meaning(m.code)}, `${m.code}: ${t(m.meaning)}`)))
+    // the modifier's cut in the option's text: BH, BH-C1, BH-M1... share their meaning
+    const pick = el("select", {id: "tb-pick"}, ...choices.tiebreaks.map((m) => el("option", {value: m.code, title: meaning(m.code)},
+        `${m.code}: ${t(m.meaning)}${m.cut ? ` (${t(m.cut)})` : ""}`)))
     const render = () => {
         list.replaceChildren(...order.map((c, i) => {
             const btn = (label, text, fn, off) => {
@@ -281,6 +283,7 @@ function createForm() {
         else fields[name] = field(schema, name, {label: name === "name" ? "Event name" : null,
             hint: HINTS[name] ? t(HINTS[name]) : ""})
     }
+    fields.tiebreak_edition.root.classList.add("wide")   // a row of its own: its choices' text is long
     const form = $("create-form")
     const show = () => {
         const game = fields.game.get(), system = fields.system.get()
@@ -413,14 +416,14 @@ function importForms() {
 function renderPreview(box, out) {
     if (!imported) { box.replaceChildren(); return }
     const {players, errors, source} = imported
-    const head = el("tr", {}, ...["ID", "Name", "Rating", "Grade", "Outcome"].map((h) => el("th", {}, t(h))))
+    const head = el("tr", {}, ...["ID", "Name", "Rating", "Grade", "Club", "Outcome"].map((h) => el("th", {}, t(h))))
     const rows = players.map((p) => {
         const tr = el("tr", {}, el("td", {}, p.player_id), el("td", {}, p.name), el("td", {}, String(p.rating ?? "")),
-            el("td", {}, p.grade || ""), el("td", {className: "row-outcome"}))
+            el("td", {}, p.grade || ""), el("td", {}, p.club || ""), el("td", {className: "row-outcome"}))
         tr.dataset.playerId = p.player_id
         return tr
     })
-    const errs = errors.map((e) => el("li", {}, t("line {line}", {line: e.line}), `: ${e.detail} (${e.code})`))
+    const errs = errors.map((e) => el("li", {}, t("line {line}", {line: e.line}), `: ${e.detail} (${codeText(e.code)})`))
     const go = el("button", {type: "button", id: "import-register", className: "primary", disabled: !players.length},
         t("Register these {n} players", {n: players.length}))
     go.addEventListener("click", async () => {

@@ -3,7 +3,7 @@
 // (GET /games/{gid}: players, moves in the game's notation, clocks after each move, result).
 // Buttons and keys: Left/Right a move back/forward, Home/End the start/the last position.
 import {createBoard, atPosition} from "./boards.js"
-import {formatClock, titleOf, renderMoves, seatWord, endOf, getWithToken} from "./common.js"
+import {formatClock, titleOf, playerName, playersOf, renderMoves, seatWord, endOf, getWithToken} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const parts = location.pathname.split("/").filter(Boolean)
@@ -59,10 +59,10 @@ function renderStatus() {
 }
 
 function render() {
-    document.title = `${t("Replay")}: ${game.white} – ${game.black} · Arbiter`
+    document.title = `${t("Replay")}: ${playersOf(game)} · Arbiter`
     $("title").replaceChildren(`${t("Replay")}: `, ...titleOf(game))
-    $("top-name").textContent = `${game.black || "?"} (${seatWord(game, "black")})`
-    $("bottom-name").textContent = `${game.white || "?"} (${seatWord(game, "white")})`
+    $("top-name").textContent = `${playerName(game, "black")} (${seatWord(game, "black")})`
+    $("bottom-name").textContent = `${playerName(game, "white")} (${seatWord(game, "white")})`
     renderStatus()
     show(step)
 }

@@ -965,7 +965,7 @@ async def get_game(gid: str, gw: Gateway = GW) -> dict:
     g = game_or_404(gw, gid)
     t = gw.rm.tournament(g.tournament_id) if g.tournament_id else None
     names = player_names(t)
-    return {**g.to_dict(event=(t.name if t and t.name else "?")),
+    return {**g.to_dict(event=(t.name if t and t.name else "?"), names=names),
             "white_name": names.get(g.white or ""), "black_name": names.get(g.black or "")}
 
 

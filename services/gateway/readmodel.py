@@ -198,7 +198,7 @@ class GameView(Seats):
         """The moves in ply order (:meth:`Move.to_dict`)."""
         return [self.moves[ply].to_dict(self.clocks_by_ply.get(ply)) for ply in sorted(self.moves)]
 
-    def to_dict(self, event: str = "?") -> dict:
+    def to_dict(self, event: str = "?", names: dict[str, str] | None = None) -> dict:
         return {
             "game_id": self.game_id,
             "white": self.white,
@@ -229,7 +229,7 @@ class GameView(Seats):
             "score": self.score,
             "go": self.go_dict(),
             "corrections": list(self.corrections),
-            "pgn": None if self.game == "go" else self.pgn(event=event),
+            "pgn": None if self.game == "go" else self.pgn(event=event, names=names),
         }
 
     def go_dict(self) -> dict | None:

@@ -21,6 +21,7 @@ async def test_a_tournament_game_names_its_players_and_a_lone_game_does_not():
         g = (await c.get(f"/games/{b['game_id']}")).json()
         names = {"alice": "Alice Zhang", "dave": "Dave Okafor"}
         assert (g["white_name"], g["black_name"]) == (names[g["white"]], names[g["black"]])
+        assert f'[White "{names[g["white"]]}"]' in g["pgn"]  # the view's PGN names them too
         r = await c.post("/games", json={"game_id": "lone", "white": "alice", "black": "bob"})
         assert r.status_code == 200, r.text
         g = (await c.get("/games/lone")).json()

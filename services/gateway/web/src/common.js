@@ -169,6 +169,16 @@ export function showClock(el, g, side, offset) {
     el.classList.toggle("low", ms != null && ms < 10000 && running)
 }
 
+// Shows the section `current` of `ids` (elements by id), hides the others, and marks its link
+// in the page's .tabs (aria-current="page")
+export function showTabs(ids, current) {
+    for (const id of ids) document.getElementById(id).hidden = id !== current
+    for (const a of document.querySelectorAll(".tabs a")) {
+        if (a.hash === `#${current}`) a.setAttribute("aria-current", "page")
+        else a.removeAttribute("aria-current")
+    }
+}
+
 // An element: el("a", {href: ...}, child, ...) (strings become text)
 export function el(tag, attrs = {}, ...children) {
     const e = Object.assign(document.createElement(tag), attrs)

@@ -3,7 +3,7 @@
 // truth: each message of the event's SSE stream makes the page read GET /tournaments/{tid}, its
 // standings and crosstable again; each live board reads its game on each message of the game's.
 import {createBoard} from "./boards.js"
-import {serverClock, showClock, coalesced, followStream, getWithToken, el, resultLine, roundNotes} from "./common.js"
+import {serverClock, showClock, coalesced, followStream, getWithToken, el, resultLine, roundNotes, showTabs} from "./common.js"
 import {t, setupLanguage} from "./i18n.js"
 
 const main = document.querySelector("main")
@@ -47,12 +47,7 @@ function currentTab() {
 }
 
 function showTab() {
-    const current = currentTab()
-    for (const id of TABS) $(id).hidden = id !== current
-    for (const a of document.querySelectorAll(".tabs a")) {
-        if (a.hash === `#${current}`) a.setAttribute("aria-current", "page")
-        else a.removeAttribute("aria-current")
-    }
+    showTabs(TABS, currentTab())
 }
 
 // ------------------------------------------------------------------------------------ facts

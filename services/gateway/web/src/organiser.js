@@ -5,7 +5,7 @@
 // (data-choices: services/gateway/organiser.py), so every choice is the API's own; every
 // refusal is shown with its reason (detail) and code. The read model is the truth: each
 // message of the event's stream makes the page read GET /tournaments/{tid} again.
-import {identity, el, coalesced, followStream, roundNotes} from "./common.js"
+import {identity, el, coalesced, followStream, roundNotes, showTabs} from "./common.js"
 import {t, codeText, setupLanguage, addStrings} from "./i18n.js"
 import {ZH_ORGANISER, LABELS, VALUES} from "./organiser-text.js"
 
@@ -320,12 +320,7 @@ function currentSection() {
 }
 
 function showSection() {
-    const cur = currentSection()
-    for (const id of SECTIONS) $(id).hidden = id !== cur
-    for (const a of document.querySelectorAll(".tabs a")) {
-        if (a.hash === `#${cur}`) a.setAttribute("aria-current", "page")
-        else a.removeAttribute("aria-current")
-    }
+    showTabs(SECTIONS, currentSection())
 }
 
 const nameOf = (pid) => (event.players.find((p) => p.player_id === pid) || {}).name || pid

@@ -9,6 +9,7 @@ the game, so all of one game's streams stay in order on one partition.
 """
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime, timedelta, timezone
 from typing import ClassVar, Literal
@@ -106,6 +107,7 @@ _TOURNAMENT_GAME = re.compile(r"^game-(.+)-r\d+-b\d+$")
 _REPLAY = re.compile(r"(-replay\d+)+$")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def key_of(aggregate: str) -> str:
     """The partition key of an aggregate (``game-<id>`` or ``tournament-<id>``): see
     :attr:`Envelope.key`."""

@@ -55,6 +55,13 @@ def canonical_text(msg: Envelope) -> str:
     return text[:text.rindex(_CHAIN_KEY)] + _NULL_TAIL
 
 
+def record_bytes(text: str, chain: str) -> bytes:
+    """The record value of a message (its JSON, ``msg.model_dump_json()`` as UTF-8) from its
+    :func:`canonical_text` ``text`` and its ``chain`` (64 hex digits): the chain is the last
+    key, so only the tail differs. The move path writes it without serialising twice."""
+    return f'{text[:-len(_NULL_TAIL)]}{_CHAIN_KEY}{chain}"}}'.encode()
+
+
 def link(prev: str | None, data: bytes) -> str:
     """``SHA-256(prev || data)`` as 64 hex digits; ``prev``: the previous chain (hex) or None
     at a stream's first message (:data:`GENESIS`)."""

@@ -79,7 +79,7 @@ from shared.metrics import (
 from shared.differences import compare
 from shared.eventlog.kafka import (FETCH_MIN_BYTES, FETCH_WAIT_MAX_MS, ensure_topics, in_log_order,
                                    parse_record as _parse, partition_of)
-from shared.heap import freeze_heap, in_child, serialised_in_child
+from shared.heap import freeze_heap, in_child, serialised_each_in_child
 from shared.sealing import KEY_ENV, seal, snapshot_key, snapshot_keys, unseal, warn_without_key
 from shared.service import Processor
 
@@ -257,6 +257,7 @@ class _Txn:
     inputs: int = 0
     timers: int = 0
     snapshot: bytes | None = None
+    wire: dict = field(default_factory=dict)  # event id -> record bytes (Processor.wire)
 
     def __bool__(self) -> bool:
         return bool(self.out or self.offsets or self.snapshot)
@@ -630,6 +631,7 @@ class KafkaHost:
                 verified = len(decided)
             # snapshots of an instance's partitions are spread over the interval, not all at once
             ends = {tp.topic: high for tp, (_, high) in zip(tps, highs)}  # the log's end now
+            proc.keep_wire = True  # what it decides from now on is published
             part = _Part(n, proc, offsets=dict(committed), inputs_since_snapshot=replayed, ends=ends,
                          snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions,
                          written=dict(snap.get("written") or {}) if from_snap else {})
@@ -905,6 +907,9 @@ class KafkaHost:
             part.offsets[topic] = offset + 1
             if m is not None:
                 txn.out += part.proc.decide(m)
+                if wire := getattr(part.proc, "wire", None):  # (a stand-in processor may have none)
+                    txn.wire.update(wire)
+                    wire.clear()
         if rows:
             txn.offsets = dict(part.offsets)  # consumed, even where nothing was decided
         txn.inputs += len(rows)
@@ -1000,13 +1005,7 @@ class KafkaHost:
         if self._stopping:
             return
         now = time.monotonic()
-        for part in self.parts.values():
-            SNAPSHOT_AGE.labels(self.name).set(now - part.snapshot_at)
-            if part.snapshotting is None and not part.broken and part.inputs_since_snapshot > 0 and (
-                    part.inputs_since_snapshot >= self.snapshot_every
-                    or now - part.snapshot_at >= self.snapshot_every_s):
-                part.snapshotting = asyncio.create_task(self._snapshot(part))
-                part.inputs_since_snapshot, part.snapshot_at = 0, now
+        self._snapshots_due(now)
         if self._inflight is not None or now - self._txn_at < self.commit_interval:
             return  # the loop comes back within 10 ms
         batch = [(p, p.next) for p in self.parts.values() if p.next and not p.broken]
@@ -1034,21 +1033,45 @@ class KafkaHost:
         self._txn_at = time.monotonic()
         return True
 
-    async def _snapshot(self, part: _Part) -> None:
-        """Serialise ``part``'s state as it is now, with the offsets of the inputs it holds,
-        without stopping the loop (:func:`shared.heap.serialised_in_child`); the bytes go out
-        with the partition's next transaction (their own offsets inside)."""
+    def _snapshots_due(self, now: float) -> None:
+        """Start the snapshots due: when one partition's is (``snapshot_every`` inputs or
+        ``snapshot_every_s`` seconds since its last), every partition at least half-way there
+        is serialised with it by one forked child (:meth:`_snapshot`): forks are what a
+        snapshot costs the loop, so partitions restored at spread times soon share them."""
+        ready = [p for p in self.parts.values()
+                 if p.snapshotting is None and not p.broken and p.inputs_since_snapshot > 0]
+        if self.parts:
+            SNAPSHOT_AGE.labels(self.name).set(max(now - p.snapshot_at for p in self.parts.values()))
+
+        def due(p: _Part, share: float) -> bool:
+            return (p.inputs_since_snapshot >= self.snapshot_every * share
+                    or now - p.snapshot_at >= self.snapshot_every_s * share)
+        if not any(due(p, 1.0) for p in ready):
+            return
+        parts = [p for p in ready if due(p, 0.5)]
+        task = asyncio.create_task(self._snapshot(parts))
+        for p in parts:
+            p.snapshotting = task
+            p.inputs_since_snapshot, p.snapshot_at = 0, now
+
+    async def _snapshot(self, parts: list[_Part]) -> None:
+        """Serialise each of ``parts``' state as it is now, with the offsets of the inputs it
+        holds, without stopping the loop (:func:`shared.heap.serialised_each_in_child`); the
+        bytes go out with each partition's next transaction (their own offsets inside)."""
         try:
-            blob = seal(await serialised_in_child(_state(part)), self.snapshot_key)
-            if (self.parts.get(part.number) is part and not part.broken
-                    and _fits(self.name, part.number, blob)):
-                part.next.snapshot = blob
-                self._flush()
+            blobs = await serialised_each_in_child([_state(p) for p in parts])
+            for part, blob in zip(parts, blobs):
+                blob = seal(blob, self.snapshot_key)
+                if (self.parts.get(part.number) is part and not part.broken
+                        and _fits(self.name, part.number, blob)):
+                    part.next.snapshot = blob
+            self._flush()
         except Exception:
-            log.exception("%s: snapshot of partition %d failed; the next one is due in %.0f s",
-                          self.name, part.number, self.snapshot_every_s)
+            log.exception("%s: snapshot of partitions %s failed; the next one is due in %.0f s",
+                          self.name, [p.number for p in parts], self.snapshot_every_s)
         finally:
-            part.snapshotting = None
+            for p in parts:
+                p.snapshotting = None
 
     async def _commit(self, batch: list[tuple[_Part, _Txn]], metadata) -> None:
         """Commit ``batch`` (each partition's next transaction) as one transaction, fenced by
@@ -1097,9 +1120,11 @@ class KafkaHost:
                 offsets = []
                 for part, txn in batch:
                     n = part.number
+                    wire = txn.wire
                     for m in txn.out:
                         topic, key = m.payload.TOPIC, m.key.encode()
-                        _produce(p, topic, m.model_dump_json().encode(), key,
+                        value = wire.get(m.event_id) or m.model_dump_json().encode()
+                        _produce(p, topic, value, key,
                                  partition_of(key, self._partition_count(topic)),
                                  [("type", m.type.encode())], delivered)
                     if txn.snapshot is not None:  # with its offsets record (see the module doc)

@@ -34,7 +34,7 @@ from contracts.messages import (
     GAME_EVENTS, TOURNAMENT_EVENTS, GameCommandRejected, RecordGameEvent, TournamentCommandRejected,
     envelope,
 )
-from shared.chain import CHAIN_BYTES, ENDINGS, ChainBook, canonical_text
+from shared.chain import CHAIN_BYTES, ENDINGS, ChainBook, canonical_text, record_bytes
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog
 from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY, TIMERS
 
@@ -139,7 +139,13 @@ class Processor:
 
     :meth:`decide` returns the envelopes to append, in order. A core that raises is logged and
     counted (``arbiter_handler_errors_total``) and decides nothing for that message.
+
+    ``wire``: with ``keep_wire`` set (a host that publishes, :mod:`shared.kafkahost`), the
+    record bytes of each decision it returns, by event id (:func:`shared.chain.record_bytes`:
+    made from the text the chain hashed, not serialised again); the host takes them out.
     """
+
+    keep_wire = False
 
     def __init__(self, cores: Sequence[Core], name: str | None = None,
                  inputs: Sequence[str] | None = None) -> None:
@@ -152,6 +158,7 @@ class Processor:
         self.recorded: dict[uuid.UUID, Envelope] = {}
         self.chains = ChainBook()
         self._timer_seqs: dict[str, int] = {}
+        self.wire: dict[uuid.UUID, bytes] = {}
         self._actors = {c.name: Actor(kind="service", id=c.name) for c in self.cores}
         self._metrics()
 
@@ -159,14 +166,17 @@ class Processor:
         self._handled = HANDLED.labels(self.name)
         self._latency = LATENCY.labels(self.name)
         self._routes: dict[type, tuple[Core, ...]] = {}  # payload class -> the cores it goes to
+        self._preparing = [c for c in self.cores if type(c).prepare is not Core.prepare]
 
     def __getstate__(self) -> dict:
         """The state a snapshot keeps (:mod:`shared.kafkahost`): everything but the metrics
         and the routing table."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_handled", "_latency", "_routes")}
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_handled", "_latency", "_routes", "_preparing", "wire", "keep_wire")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.wire = {}
         if "chains" not in state:  # a snapshot from before the chain: chained from here on
             self.chains = ChainBook()
         self._metrics()
@@ -192,7 +202,7 @@ class Processor:
     def prepare(self, msg: Envelope) -> list:
         """The jobs (:class:`shared.offload.Job`) the cores reading input ``msg`` name for it
         (:meth:`Core.prepare`), in core order; ``[]`` for a message already applied."""
-        cores = [c for c in self.cores if type(c).prepare is not Core.prepare]
+        cores = self._preparing
         if not cores or self.dedupe.seen(msg):  # (the game process's cores name none)
             return []
         return [j for c in cores if type(msg.payload).TOPIC in c.inputs for j in c.prepare(msg)]
@@ -263,7 +273,10 @@ class Processor:
             text = canonical_text(d)
         if d.type in ENDINGS:
             self.chains.end(d.aggregate)
-        return self.chains.seal(d, text)
+        d = self.chains.seal(d, text)
+        if self.keep_wire:
+            self.wire[event_id] = record_bytes(text, d.chain)
+        return d
 
     # --------------------------------------------------------------------------- timers
     def next_deadline(self) -> int | None:

@@ -241,6 +241,22 @@ async def test_a_restored_processor_continues_every_chain(keys):
     assert [(m.stream, m.seq, m.chain) for m in out] == [(m.stream, m.seq, m.chain) for m in recorded]
 
 
+async def test_the_record_bytes_a_host_publishes_are_each_decisions_json(keys):
+    """A publishing host takes each decision's record from the text the chain hashed
+    (:func:`shared.chain.record_bytes`), not a second serialisation: byte for byte the
+    decision's JSON, for every decision of a played game, and nothing kept without the host."""
+    log = await _played()
+    proc = make_processor("game")
+    proc.keep_wire = True
+    inputs = [m for m in log if m.payload.TOPIC in proc.inputs]
+    out = [d for m in inputs for d in proc.decide(m)]
+    assert len(out) > 10 and set(proc.wire) == {d.event_id for d in out}
+    assert all(proc.wire[d.event_id] == d.model_dump_json().encode() for d in out)
+    assert "wire" not in proc.__getstate__()
+    quiet = make_processor("game")
+    assert [d for m in inputs for d in quiet.decide(m)] == out and quiet.wire == {}
+
+
 def test_the_chain_is_every_messages_last_field():
     """:func:`shared.chain.canonical_text` cuts a chained message's JSON at its last key."""
     from contracts.messages import MESSAGE_TYPES

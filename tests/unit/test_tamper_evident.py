@@ -347,6 +347,24 @@ def test_checkpoints_of_many_aggregates_come_one_by_one_as_each_ages():
     assert [a for a, *_ in book.due(64, final=True)] == ["game-a", "game-c"]
 
 
+def test_a_wave_of_aged_checkpoints_is_spread_over_time():
+    """1,000 games noted together at 0 s, looked at every 10 ms as a host's turns do: once
+    they have aged 30 s each call takes at most twice its share (1 + 2 x 1,000 x 10 ms /
+    30 s, floored: 1), never the 1,000 at once, and every game is attested within
+    1.5 x 30 s (here: from 30 s to 40 s, one a call)."""
+    from shared.chain import ChainBook
+
+    book = ChainBook()
+    for g in range(1000):
+        book._note(chained(_msg(f"game-w{g}"), None))
+    when = {}
+    for t in range(0, 50_000, 10):
+        for agg, *_ in book.due(64, now_ms=t, max_age_ms=30_000):
+            when.setdefault(t, []).append(agg)
+    assert sum(map(len, when.values())) == 1000 and max(map(len, when.values())) == 1
+    assert min(when) == 30_000 and max(when) == 30_000 + 999 * 10 < 45_000
+
+
 def _msg(agg: str):
     """A game's command as the gateway writes it (seq 1 of its stream)."""
     from contracts.envelope import Actor

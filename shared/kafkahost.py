@@ -30,8 +30,9 @@ mechanisms do the work:
 - Snapshots. A partition's state (the processor, pickled and compressed, with the input
   offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
   partition = the partition number, at most every ``snapshot_every_s`` seconds (30) or
-  ``snapshot_every`` inputs (10,000), serialised by a forked child so the loop never stops
-  for it. On assignment an instance loads the latest snapshot and
+  ``snapshot_every`` inputs (10,000), serialised by a forked child at the lowest priority so
+  the loop never stops for it (the partitions half-way to theirs go in the same child: a fork
+  is what a snapshot costs the loop). On assignment an instance loads the latest snapshot and
   replays only the inputs between its offsets and the committed offsets (already
   decided: their decisions are in the log and are not written again), so start-up time depends
   on the snapshot interval and the live state, not on the length of the log. A graceful

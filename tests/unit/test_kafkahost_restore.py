@@ -426,3 +426,30 @@ def test_a_twin_fencing_us_again_gets_the_partitions_for_a_while(monkeypatch, ca
     assert seen[1]["ready"] is False
     assert seen[1]["twin"]["instance_id"] == "game-vm-8001" and seen[1]["twin"]["back_in_s"] == kh.TWIN_WAIT_S
     assert "fenced 2 times by a twin" in caplog.text and host._twin is None
+
+
+def test_partitions_half_way_to_their_snapshot_share_the_due_ones_child(monkeypatch):
+    """When one partition's snapshot is due (30 s since its last), every partition at least
+    half-way there (15 s, or half of ``snapshot_every`` inputs) is serialised by the same
+    forked child; one with no input since its last, or less than half-way, is not."""
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"),
+                        snapshot_every=10_000, snapshot_every_s=30.0)
+    taken = []
+
+    async def snapshot(parts):
+        taken.append(sorted(p.number for p in parts))
+
+    monkeypatch.setattr(host, "_snapshot", snapshot)
+    now = 1_000.0
+    for n, (age, inputs) in enumerate([(30.0, 5), (16.0, 5), (14.0, 5), (29.0, 0), (1.0, 6_000)]):
+        host.parts[n] = kh._Part(n, make_processor("game"), inputs_since_snapshot=inputs,
+                                 snapshot_at=now - age)
+
+    async def run():
+        host._snapshots_due(now)
+        await asyncio.sleep(0)
+    asyncio.run(run())
+    assert taken == [[0, 1, 4]]
+    assert [host.parts[n].inputs_since_snapshot for n in range(5)] == [0, 0, 5, 0, 0]
+    host._snapshots_due(now + 1)  # nothing due: partition 2 is 15 s old
+    assert taken == [[0, 1, 4]]

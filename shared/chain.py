@@ -69,8 +69,8 @@ def chained(msg: Envelope, prev: str | None, text: str | None = None, *,
     when the caller already has it (one serialisation, not two). ``in_place``: ``msg`` is a
     message its caller has just built and nothing else holds yet (a processor's decision):
     its ``chain`` is set on it and it is returned, the result equal to ``model_copy``'s
-    (same fields, ``chain`` among the fields set) without the copy, which cost a fifth of
-    wrapping a decision (11 us of some 50 in the audit's re-derivation)."""
+    (same fields, ``chain`` among the fields set) without the copy (some 2.5 us of CPU a
+    decision: 0.76 -> 0.40 s for the 142,334 decisions of the audit benchmark's log)."""
     data = (text if text is not None else canonical_text(msg)).encode()
     if not in_place:
         return msg.model_copy(update={"chain": link(prev, data)})

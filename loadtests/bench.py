@@ -443,18 +443,20 @@ def _audit_contract_floor(records: list[tuple[str, bytes]], events: int, runs: i
     """What the message contracts alone cost in the audit of ``records``: every record parsed
     (:func:`shared.eventlog.kafka.parse_record`, pydantic), and every decision built again
     from its recorded fields as a process builds it (the payload validated, its envelope,
-    the JSON a game or tournament event is measured by) and compared with the recorded one:
-    no rules, cores or ids. The median of ``runs`` runs. With ``audit_rules_floor_s``,
+    its JSON (the size check's and the chain's input), its chain) and compared with the
+    recorded one: no rules, cores or ids. The median of ``runs`` runs. With ``audit_rules_floor_s``,
     ``audit_floor_events_per_s_2_cores``: the most an audit of these moves could reach on two
     cores with python-chess and these contracts if everything else cost nothing."""
     import statistics
 
-    from contracts.messages import GAME_EVENTS, TOURNAMENT_EVENTS, envelope
+    from contracts.messages import envelope
+    from shared.chain import canonical_text, chained
     from shared.eventlog.kafka import parse_record
     from shared.heap import paused_gc
 
     times = []
     for _ in range(runs):
+        heads: dict[str, str] = {}  # stream -> the chain of its last decision rebuilt
         with paused_gc():
             t = time.perf_counter()
             for m in (parse_record(topic, body) for topic, body in records):
@@ -464,8 +466,9 @@ def _audit_contract_floor(records: list[tuple[str, bytes]], events: int, runs: i
                 d = envelope(p, stream=m.stream, seq=m.seq, occurred_at=m.occurred_at, actor=m.actor,
                              causation_id=m.causation_id, correlation_id=m.correlation_id,
                              event_id=m.event_id)
-                if p.TOPIC in (GAME_EVENTS, TOURNAMENT_EVENTS):
-                    d.model_dump_json()
+                text = canonical_text(d)  # the size check's JSON and the chain's input
+                # sealed as the process seals it: chained after its stream's head
+                heads[m.stream] = chained(d, heads.get(m.stream), text, in_place=True).chain
                 assert d == m
             times.append(time.perf_counter() - t)
     s = statistics.median(times)

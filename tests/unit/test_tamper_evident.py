@@ -388,3 +388,22 @@ async def test_a_checkpoint_deleted_or_renumbered_is_named(keys):
     renumbered = [m.model_copy(update={"seq": m.seq - 1}) if m in cps[1:] else m for m in cut]
     named = _named(check(renumbered, keys))
     assert {(m.stream, m.seq - 1, "checkpoint not trusted") for m in cps[1:]} <= named
+
+
+async def test_a_processor_seals_in_place_what_a_copy_would_hold(keys):
+    """``ChainBook.seal`` sets the chain on the decision the processor has just built
+    (``chained(in_place=True)``) instead of copying it: every decision of a game's log sealed
+    in place equals, field for field and in its JSON, the copy ``chained`` makes, and its
+    chain is the SHA-256 link of the copy; the copy leaves its original unchained."""
+    log = await _played()
+    decisions = [m for m in log if m.actor.kind == "service" and m.type != "StreamsCheckpointed"]
+    assert len(decisions) >= len(MOVES) * 2  # each move's MoveAccepted and ClockUpdated at least
+    for m in decisions:
+        bare = m.model_copy(update={"chain": None})
+        prev = next((p.chain for p in log if p.stream == m.stream and p.seq == m.seq - 1), None)
+        copied = chained(bare, prev)
+        fresh = bare.model_copy()
+        sealed = chained(fresh, prev, in_place=True)
+        assert sealed is fresh and bare.chain is None
+        assert sealed == copied == m and sealed.model_dump_json() == m.model_dump_json()
+        assert sealed.model_fields_set == copied.model_fields_set

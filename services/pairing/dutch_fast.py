@@ -103,6 +103,18 @@ class _EveryPairAllowed:
 _UNSET = object()
 
 
+class _Deferred:
+    """Stands in for the compiled computer while it is to be rebuilt from the weights
+    (:meth:`FastBracketMatcher.restart`): edge changes go to the weights only."""
+
+    @staticmethod
+    def set_edge_weight(u: int, v: int, weight: DynamicUint) -> None:
+        return None
+
+
+_DEFERRED = _Deferred()
+
+
 class FastBracketMatcher(Dutch2025BracketMatcher):
     """py4swiss's ``BracketMatcher`` (one bracket's maximum-weight matching, C.04.3 B.8) with
     the edge weights computed once per pair of player signatures (module docstring).
@@ -123,6 +135,10 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._pair_validity = validity_matcher
         self._validity_matcher = _EveryPairAllowed()  # type: ignore[assignment]
         self._deltas: dict[int, DynamicUint] = {}  # add_to_weights: value -> zero | abs(value)
+        # Edges removed from the weights but kept in the computer (:meth:`hide_removals`):
+        # vertex -> the other ends.
+        self._hidden: dict[int, set[int]] = {}
+        self._hiding = False
         self._bracket = bracket
         self._max_weight = self._get_max_weight()
         self._zero_weight = self._max_weight & 0
@@ -142,8 +158,9 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._computer = ComputerDutchOptimality(self._len, self._max_weight)
         self._weights = [[self._zero_weight] * self._len for _ in range(self._len)]
         self.matching = {}
+        self._mate: list[int] = []
         self._set_up_computer()
-        self.update_matching()
+        self.pending = True  # the first matching is computed when first read
 
     def _template(self, ci: int, cj: int):
         """The quality weight of a pair of signature classes (None: C.3 forbids the pair)."""
@@ -223,22 +240,42 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         if not weight:  # an edge weight of zero counts as no edge
             return
         if weight is self._max_weight:
+            self._flush()  # the computer must hold the fixed pairs' edges before this
             weight &= 0  # in place, as py4swiss (every fixed pair shares this object)
         else:
             weight = self._weights[i][j] = self._weights[j][i] = self._zero_weight
+            if self._hiding:
+                self._hidden.setdefault(i, set()).add(j)
+                self._hidden.setdefault(j, set()).add(i)
+                return
         self._computer.set_edge_weight(i, j, weight)
 
-    #: Set by :meth:`restart`: the next matching is computed on a new compiled computer.
-    restart_next = False
+    def hide_removals(self, on: bool) -> None:
+        """While ``on``, an edge removed (:meth:`remove_weight`) leaves the weights but stays
+        in the compiled computer, which keeps its matching and need not update it; the edge
+        leaves the computer when one of its ends is fixed (:meth:`finalize_match`) or a new
+        computer is built.  For :meth:`FastBracketPairer.perform_homogeneous_exchanges`, where
+        it is proven that no maximum-weight matching uses such an edge."""
+        self._hiding = on
 
     def restart(self) -> None:
         """Have the next :meth:`update_matching` start on a new compiled computer holding the
-        current weights.  The computer updates its matching from every vertex whose edges
-        changed; after the removals within S1 and within S2 (every vertex) that update was
-        measured slower than a matching from scratch."""
-        self.restart_next = True
+        weights as they are then; the edge changes until then are made in ``_weights`` only
+        (:class:`_Deferred`).  The computer updates its matching from every vertex whose edges
+        changed; after changes at (nearly) every vertex (the D.2 additions, the removals
+        within S1 and within S2) that update was measured slower than a matching from
+        scratch.  Not when py4swiss has zeroed the shared weight of fixed pairs in place
+        (their edges stay in its computer, not in ``_weights``)."""
+        if self._max_weight:
+            self._computer = _DEFERRED
+
+    def _flush(self) -> None:
+        """Build the deferred computer now (see :meth:`restart`)."""
+        if self._computer is _DEFERRED:
+            self._new_computer()
 
     def _new_computer(self) -> None:
+        self._hidden = {}
         self._computer = computer = ComputerDutchOptimality(self._len, self._max_weight)
         for _ in range(self._len):
             computer.add_vertex()
@@ -249,15 +286,31 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     set_edge(i, j, row[j])
 
     def update_matching(self) -> None:
-        # The weights mirror the computer's graph exactly unless py4swiss zeroed the shared
-        # weight of fixed pairs in place (their edges stay in its computer): then no restart.
-        if self.restart_next and self._max_weight:
-            self._new_computer()
-        self.restart_next = False
+        self._flush()
         self._computer.compute_matching()
         players = self._player_list
-        self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
-        self.matching = {players[i]: players[j] for i, j in enumerate(self.mate)}
+        self._mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
+        self._matching = {players[i]: players[j] for i, j in enumerate(self._mate)}
+        self.pending = False
+
+    @property
+    def matching(self) -> dict[Player, Player]:
+        """py4swiss's ``matching`` (player -> partner, himself when unmatched); the bracket's
+        first matching is computed here when it was not yet (``pending``)."""
+        if self.pending:
+            self.update_matching()
+        return self._matching
+
+    @matching.setter
+    def matching(self, value: dict[Player, Player]) -> None:
+        self._matching = value
+
+    @property
+    def mate(self) -> list[int]:
+        """:attr:`matching` by vertex index (itself: unmatched)."""
+        if self.pending:
+            self.update_matching()
+        return self._mate
 
     def add_to_weights(self, player: Player, player_list: list[Player], value: int,
                        increment: bool = False) -> None:
@@ -285,12 +338,18 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         weights, zero, top = self._weights, self._zero_weight, self._max_weight
         wi, wj = weights[i], weights[j]
         set_edge = self._computer.set_edge_weight
+        for a in (i, j):  # hidden edges (hide_removals) leave the computer now
+            for k in sorted(self._hidden.pop(a, ())):
+                self._hidden[k].discard(a)
+                set_edge(a, k, zero)
         for k in range(self._len):
             for a, wa in ((i, wi), (j, wj)):  # py4swiss: _remove_weight(i, k), (j, k)
                 w = wa[k]
                 if w is zero or not w:
                     continue
                 if w is top:
+                    self._flush()
+                    set_edge = self._computer.set_edge_weight
                     w &= 0
                 else:
                     w = wa[k] = weights[k][a] = zero
@@ -554,6 +613,70 @@ class FastBracketPairer(Dutch2025BracketPairer):
         super().__init__(state, validity_matcher, initial_color)
         self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
         self._optimal_mate: list[int] | None = None  # see determine_homogeneous_exchanges
+        self._presumed = False  # see determine_heterogeneous_s1
+        # statistics: the MDPs' presumption "held" / "taken back" (None: not made), and
+        # whether the removals of the S1/S2 exchanges stayed out of the computer
+        self.presumption: str | None = None
+        self.hid_removals = False
+
+    def determine_heterogeneous_s1(self) -> None:
+        """D.3 (py4swiss): each MDP in BSN order joins S1 when an optimal matching pairs him
+        with a resident (1 is added to his edges to ask), and his edges to the residents then
+        gain the number of players.  Here, before any matching is computed, every MDP is
+        presumed to join (the gains are made), and :meth:`determine_heterogeneous_s2` checks
+        it on its first matching, which then also serves as the bracket's first matching.
+        When every MDP is paired with a resident there, a matching of the best quality pairs
+        them all (the gains and the D.1 additions lie below the quality criteria, and each
+        MDP's gain exceeds the D.1 additions), so py4swiss's steps put each MDP in S1; a +1
+        py4swiss may add to an MDP's edges while asking is the same on all of his edges to
+        residents, which every optimal matching then uses, and it is gone when he is fixed.
+        Otherwise the gains are taken back and py4swiss's steps run."""
+        bm = self._bracket_matcher
+        if not self._bracket.mdp_list or not bm.pending:
+            super().determine_heterogeneous_s1()
+            return
+        for mdp in self._bracket.mdp_list:
+            bm.add_to_weights(mdp, self._bracket.resident_list, self._num)
+        self._heterogeneous_s1 = list(self._bracket.mdp_list)
+        self._presumed = True
+
+    def determine_heterogeneous_s2(self) -> None:
+        """D.1 for the MDPs of S1 (py4swiss's steps), after checking the presumption of
+        :meth:`determine_heterogeneous_s1` on the first step's matching."""
+        if not self._presumed:
+            super().determine_heterogeneous_s2()
+            return
+        self._presumed = False
+        bm, residents = self._bracket_matcher, self._bracket.resident_list
+        first = self._heterogeneous_s1[0]
+        bm.add_to_weights(first, residents[::-1], 0, increment=True)
+        bm.update_matching()
+        if all(self._has_resident_match(mdp) for mdp in self._bracket.mdp_list):
+            self.presumption = "held"
+            self._fix_heterogeneous(first)
+            for mdp in self._heterogeneous_s1[1:]:
+                bm.add_to_weights(mdp, residents[::-1], 0, increment=True)
+                bm.update_matching()
+                self._fix_heterogeneous(mdp)
+            return
+        self.presumption = "taken back"
+        for k, other in enumerate(residents[::-1]):  # take everything back
+            if k:
+                bm.add_to_weights(first, [other], -k)
+        for mdp in self._bracket.mdp_list:
+            bm.add_to_weights(mdp, residents, -self._num)
+        bm.restart()
+        bm.pending = True  # py4swiss's first matching, of the weights as they were
+        self._heterogeneous_s1 = []
+        super().determine_heterogeneous_s1()
+        super().determine_heterogeneous_s2()
+
+    def _fix_heterogeneous(self, mdp: Player) -> None:
+        """py4swiss's end of a D.1 step for an MDP: his partner is fixed."""
+        match = self._bracket_matcher.matching[mdp]
+        self._heterogeneous_s2.append(match)
+        self._bracket_matcher.finalize_match(mdp, match)
+        self._validity_matcher.finalize_match(mdp, match)
 
     def determine_homogeneous_exchanges(self) -> None:
         """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes
@@ -561,15 +684,43 @@ class FastBracketPairer(Dutch2025BracketPairer):
         (:meth:`determine_moves_from_s1_to_s2`, ``..._s2_to_s1``) do nothing, and
         :meth:`perform_homogeneous_exchanges` removes only edges within S1 or within S2,
         which it does not use (it defines S1 and S2).  It is kept for the first D.1 step's
-        proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own."""
+        proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own.
+        The additions change every resident's edges: the matching starts afresh
+        (:meth:`FastBracketMatcher.restart`)."""
+        self._bracket_matcher.restart()
         super().determine_homogeneous_exchanges()
         self._optimal_mate = list(self._bracket_matcher.mate) if self._exchanges == 0 else None
 
     def perform_homogeneous_exchanges(self) -> None:
-        """py4swiss's step (it removes the edges within S1 and within S2, i.e. changes every
-        vertex); the next matching starts afresh (:meth:`FastBracketMatcher.restart`)."""
-        super().perform_homogeneous_exchanges()
-        self._bracket_matcher.restart()
+        """py4swiss's step: it removes the edges within S1 and within S2, i.e. changes every
+        vertex, and the compiled computer would update its matching from each of them.
+
+        With no D.2 exchange, and no MDP in Limbo or ``2 x |S1| >= |S2|``, the removed edges
+        stay in the computer (:meth:`FastBracketMatcher.hide_removals`): no maximum-weight
+        matching of any later step uses one, so the computer's graph has the same maximum-weight
+        matchings as py4swiss's.  Proof: the D.2 matching ``M`` pairs each S1 player with an
+        S2 player (no exchange) and is optimal on the graph with those edges.  A matching
+        keeps the D.2.a unit of a pair only through the pair's higher-ranked player in S1, so
+        with an S1-S1 pair it has fewer units than ``M``, a loss above all D.2.b and D.1 values
+        (py4swiss's bit layout).  With every S1 player paired into S2, an S2-S2 pair would add
+        a bracket pair, which C.5 (above D.2) forbids unless an MDP of Limbo lost his; then its
+        D.2.b value, minus twice a BSN of S2 (at least ``2 x |S1|``), outweighs any D.1
+        addition (below ``|S2|``).  The fixed pairs of D.1 keep this: each comes from an
+        optimal matching of py4swiss's graph, and their hidden edges are removed when fixed.
+        Otherwise the next matching starts afresh (:meth:`FastBracketMatcher.restart`)."""
+        bm = self._bracket_matcher
+        limbo = [m for m in self._bracket.mdp_list if m not in self._heterogeneous_s1]
+        if self._exchanges == 0 and (
+                not limbo or 2 * len(self._homogeneous_s1) >= len(self._homogeneous_s2)):
+            bm.hide_removals(True)
+            self.hid_removals = True
+            try:
+                super().perform_homogeneous_exchanges()
+            finally:
+                bm.hide_removals(False)
+        else:
+            super().perform_homogeneous_exchanges()
+            bm.restart()
 
     def transpose_homogeneous_s2(self) -> None:
         """D.1: each S1 player in turn gets the S2 player of lowest BSN compatible with an

@@ -158,9 +158,8 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._computer = ComputerDutchOptimality(self._len, self._max_weight)
         self._weights = [[self._zero_weight] * self._len for _ in range(self._len)]
         self.matching = {}
-        self._mate: list[int] = []
         self._set_up_computer()
-        self.pending = True  # the first matching is computed when first read
+        self.update_matching()
 
     def _template(self, ci: int, cj: int):
         """The quality weight of a pair of signature classes (None: C.3 forbids the pair)."""
@@ -233,6 +232,17 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         if i is not None and j is not None:
             self._remove_weight(i, j)
 
+    def remove_weights(self, player: Player, player_list: list[Player]) -> None:
+        """py4swiss's ``remove_weights`` (:meth:`remove_weight` for each of ``player_list``)."""
+        position, remove = self._position, self._remove_weight
+        i = position.get(id(player))
+        if i is None:
+            return
+        for other in player_list:
+            j = position.get(id(other))
+            if j is not None:
+                remove(i, j)
+
     # py4swiss's methods below, with per-edge helper calls inlined.
 
     def _remove_weight(self, i: int, j: int) -> None:
@@ -289,28 +299,8 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._flush()
         self._computer.compute_matching()
         players = self._player_list
-        self._mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
-        self._matching = {players[i]: players[j] for i, j in enumerate(self._mate)}
-        self.pending = False
-
-    @property
-    def matching(self) -> dict[Player, Player]:
-        """py4swiss's ``matching`` (player -> partner, himself when unmatched); the bracket's
-        first matching is computed here when it was not yet (``pending``)."""
-        if self.pending:
-            self.update_matching()
-        return self._matching
-
-    @matching.setter
-    def matching(self, value: dict[Player, Player]) -> None:
-        self._matching = value
-
-    @property
-    def mate(self) -> list[int]:
-        """:attr:`matching` by vertex index (itself: unmatched)."""
-        if self.pending:
-            self.update_matching()
-        return self._mate
+        self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
+        self.matching = {players[i]: players[j] for i, j in enumerate(self.mate)}
 
     def add_to_weights(self, player: Player, player_list: list[Player], value: int,
                        increment: bool = False) -> None:
@@ -320,14 +310,23 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         i = position[id(player)]
         row = weights[i]
         step = int(increment)
+        # Weights are shared objects never changed in place (class docstring): one sum per
+        # distinct (old weight, value), shared by the edges that have them.
+        sums: dict[tuple[int, int], tuple[DynamicUint, DynamicUint]] = {}  # -> (old, sum)
         for other in player_list:
             j = position[id(other)]
             old = row[j]
             if old:  # an edge weight of zero counts as no edge
-                delta = deltas.get(value)
-                if delta is None:
-                    delta = deltas[value] = zero | abs(value)
-                new = old + delta if value > 0 else old - delta
+                key = (id(old), value)
+                done = sums.get(key)
+                if done is not None and done[0] is old:
+                    new = done[1]
+                else:
+                    delta = deltas.get(value)
+                    if delta is None:
+                        delta = deltas[value] = zero | abs(value)
+                    new = old + delta if value > 0 else old - delta
+                    sums[key] = (old, new)
                 row[j] = new
                 weights[j][i] = new
                 set_edge(i, j, new)
@@ -342,7 +341,8 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
             for k in sorted(self._hidden.pop(a, ())):
                 self._hidden[k].discard(a)
                 set_edge(a, k, zero)
-        for k in range(self._len):
+        edges = {k for wa in (wi, wj) for k, w in enumerate(wa) if w is not zero and w}
+        for k in sorted(edges):  # the others are zero (py4swiss's calls do nothing there)
             for a, wa in ((i, wi), (j, wj)):  # py4swiss: _remove_weight(i, k), (j, k)
                 w = wa[k]
                 if w is zero or not w:
@@ -613,70 +613,8 @@ class FastBracketPairer(Dutch2025BracketPairer):
         super().__init__(state, validity_matcher, initial_color)
         self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
         self._optimal_mate: list[int] | None = None  # see determine_homogeneous_exchanges
-        self._presumed = False  # see determine_heterogeneous_s1
-        # statistics: the MDPs' presumption "held" / "taken back" (None: not made), and
-        # whether the removals of the S1/S2 exchanges stayed out of the computer
-        self.presumption: str | None = None
+        # statistics: whether the removals of the S1/S2 exchanges stayed out of the computer
         self.hid_removals = False
-
-    def determine_heterogeneous_s1(self) -> None:
-        """D.3 (py4swiss): each MDP in BSN order joins S1 when an optimal matching pairs him
-        with a resident (1 is added to his edges to ask), and his edges to the residents then
-        gain the number of players.  Here, before any matching is computed, every MDP is
-        presumed to join (the gains are made), and :meth:`determine_heterogeneous_s2` checks
-        it on its first matching, which then also serves as the bracket's first matching.
-        When every MDP is paired with a resident there, a matching of the best quality pairs
-        them all (the gains and the D.1 additions lie below the quality criteria, and each
-        MDP's gain exceeds the D.1 additions), so py4swiss's steps put each MDP in S1; a +1
-        py4swiss may add to an MDP's edges while asking is the same on all of his edges to
-        residents, which every optimal matching then uses, and it is gone when he is fixed.
-        Otherwise the gains are taken back and py4swiss's steps run."""
-        bm = self._bracket_matcher
-        if not self._bracket.mdp_list or not bm.pending:
-            super().determine_heterogeneous_s1()
-            return
-        for mdp in self._bracket.mdp_list:
-            bm.add_to_weights(mdp, self._bracket.resident_list, self._num)
-        self._heterogeneous_s1 = list(self._bracket.mdp_list)
-        self._presumed = True
-
-    def determine_heterogeneous_s2(self) -> None:
-        """D.1 for the MDPs of S1 (py4swiss's steps), after checking the presumption of
-        :meth:`determine_heterogeneous_s1` on the first step's matching."""
-        if not self._presumed:
-            super().determine_heterogeneous_s2()
-            return
-        self._presumed = False
-        bm, residents = self._bracket_matcher, self._bracket.resident_list
-        first = self._heterogeneous_s1[0]
-        bm.add_to_weights(first, residents[::-1], 0, increment=True)
-        bm.update_matching()
-        if all(self._has_resident_match(mdp) for mdp in self._bracket.mdp_list):
-            self.presumption = "held"
-            self._fix_heterogeneous(first)
-            for mdp in self._heterogeneous_s1[1:]:
-                bm.add_to_weights(mdp, residents[::-1], 0, increment=True)
-                bm.update_matching()
-                self._fix_heterogeneous(mdp)
-            return
-        self.presumption = "taken back"
-        for k, other in enumerate(residents[::-1]):  # take everything back
-            if k:
-                bm.add_to_weights(first, [other], -k)
-        for mdp in self._bracket.mdp_list:
-            bm.add_to_weights(mdp, residents, -self._num)
-        bm.restart()
-        bm.pending = True  # py4swiss's first matching, of the weights as they were
-        self._heterogeneous_s1 = []
-        super().determine_heterogeneous_s1()
-        super().determine_heterogeneous_s2()
-
-    def _fix_heterogeneous(self, mdp: Player) -> None:
-        """py4swiss's end of a D.1 step for an MDP: his partner is fixed."""
-        match = self._bracket_matcher.matching[mdp]
-        self._heterogeneous_s2.append(match)
-        self._bracket_matcher.finalize_match(mdp, match)
-        self._validity_matcher.finalize_match(mdp, match)
 
     def determine_homogeneous_exchanges(self) -> None:
         """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes

@@ -238,23 +238,20 @@ def _spy_pairers(monkeypatch) -> list:
     return pairers
 
 
-def test_presumed_mdps_and_kept_computer_pair_as_py4swiss(monkeypatch):
-    """The MDPs presumed to join S1 before the first matching (held, or taken back when an
-    optimal matching cannot pair one with a resident) and the S1/S2 removals kept out of the
-    compiled computer (dutch_fast.FastBracketPairer): generated events with byes, absences,
-    forfeits and late entries, every round equal to py4swiss's own classes, and every path
-    taken at least once."""
+def test_kept_computer_pairs_as_py4swiss(monkeypatch):
+    """The S1/S2 removals kept out of the compiled computer when proven unused, and the
+    matching restarted otherwise (dutch_fast.FastBracketPairer.perform_homogeneous_exchanges),
+    with D.2's matching on a fresh computer: generated events with byes, absences, forfeits
+    and late entries, every round equal to py4swiss's own classes, both paths taken."""
     pairers = _spy_pairers(monkeypatch)
     rounds = 0
     for seed, n, total in [(11, 90, 9), (12, 130, 7), (13, 61, 9), (14, 200, 6)]:
         for players, rnd, ref in generated_event(seed, n, total):
             assert pair_dutch(players, rnd, total) == ref, (seed, n, rnd)
             rounds += 1
-    outcomes = {p.presumption for p in pairers}
     assert rounds >= 28
-    assert {"held", "taken back"} <= outcomes, outcomes
     assert any(p.hid_removals for p in pairers)
-    assert any(not p.hid_removals and p._bracket.resident_list for p in pairers)
+    assert any(not p.hid_removals and len(p._bracket.resident_list) > 1 for p in pairers)
 
 
 @pytest.mark.slow

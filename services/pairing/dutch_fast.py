@@ -30,9 +30,12 @@ decides:
 3. :class:`FastBracketPairer` -- a D.1 transposition step whose result is proven from the last
    optimal matching skips the matching computation and its weight additions (argument in
    :meth:`FastBracketPairer.transpose_homogeneous_s2`); with no D.2 exchange the D.2
-   matching seeds that proof; after the removals within S1 and S2 the next matching starts
-   on a new computer (:meth:`FastBracketMatcher.restart`); every other step, and everything
-   else (exchanges, colours E.1-E.5, board order), is py4swiss's code.
+   matching seeds that proof; the D.2 matching starts on a new computer
+   (:meth:`FastBracketMatcher.restart`), and so does the next one after the removals within
+   S1 and S2, unless those removals are proven not to matter: then they stay out of the
+   computer, which keeps its matching (:meth:`FastBracketPairer.perform_homogeneous_exchanges`,
+   round 5 of 3,000 players: 3 matchings of brackets of ~700 vertices become 2); every other
+   step, and everything else (exchanges, colours E.1-E.5, board order), is py4swiss's code.
 
 ``tests/unit/test_dutch_fast.py`` checks weights and pairings against py4swiss's own classes
 with the same amendments (generated events with byes, absences, forfeits, late entries,
@@ -103,6 +106,18 @@ class _EveryPairAllowed:
 _UNSET = object()
 
 
+class _Deferred:
+    """Stands in for the compiled computer while it is to be rebuilt from the weights
+    (:meth:`FastBracketMatcher.restart`): edge changes go to the weights only."""
+
+    @staticmethod
+    def set_edge_weight(u: int, v: int, weight: DynamicUint) -> None:
+        return None
+
+
+_DEFERRED = _Deferred()
+
+
 class FastBracketMatcher(Dutch2025BracketMatcher):
     """py4swiss's ``BracketMatcher`` (one bracket's maximum-weight matching, C.04.3 B.8) with
     the edge weights computed once per pair of player signatures (module docstring).
@@ -111,7 +126,9 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
     rest of an edge), so a weight is never changed in place here: a removed edge gets the
     shared zero (py4swiss zeroes the object in place; the value seen is the same).  The one
     object py4swiss itself shares, the maximum weight of fixed pairs, is still zeroed in place
-    as py4swiss would.  Same calls to the compiled computer, same order, same values.
+    as py4swiss would.  Same calls to the compiled computer, same order, same values, except
+    where a matching starts on a new computer (:meth:`restart`) or removals stay out of it
+    (:meth:`hide_removals`).
     """
 
     #: Stand in for the next scoregroup with a few vertices when that is proven exact
@@ -123,6 +140,10 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._pair_validity = validity_matcher
         self._validity_matcher = _EveryPairAllowed()  # type: ignore[assignment]
         self._deltas: dict[int, DynamicUint] = {}  # add_to_weights: value -> zero | abs(value)
+        # Edges removed from the weights but kept in the computer (:meth:`hide_removals`):
+        # vertex -> the other ends.
+        self._hidden: dict[int, set[int]] = {}
+        self._hiding = False
         self._bracket = bracket
         self._max_weight = self._get_max_weight()
         self._zero_weight = self._max_weight & 0
@@ -216,6 +237,17 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         if i is not None and j is not None:
             self._remove_weight(i, j)
 
+    def remove_weights(self, player: Player, player_list: list[Player]) -> None:
+        """py4swiss's ``remove_weights`` (:meth:`remove_weight` for each of ``player_list``)."""
+        position, remove = self._position, self._remove_weight
+        i = position.get(id(player))
+        if i is None:
+            return
+        for other in player_list:
+            j = position.get(id(other))
+            if j is not None:
+                remove(i, j)
+
     # py4swiss's methods below, with per-edge helper calls inlined.
 
     def _remove_weight(self, i: int, j: int) -> None:
@@ -223,22 +255,42 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         if not weight:  # an edge weight of zero counts as no edge
             return
         if weight is self._max_weight:
+            self._flush()  # the computer must hold the fixed pairs' edges before this
             weight &= 0  # in place, as py4swiss (every fixed pair shares this object)
         else:
             weight = self._weights[i][j] = self._weights[j][i] = self._zero_weight
+            if self._hiding:
+                self._hidden.setdefault(i, set()).add(j)
+                self._hidden.setdefault(j, set()).add(i)
+                return
         self._computer.set_edge_weight(i, j, weight)
 
-    #: Set by :meth:`restart`: the next matching is computed on a new compiled computer.
-    restart_next = False
+    def hide_removals(self, on: bool) -> None:
+        """While ``on``, an edge removed (:meth:`remove_weight`) leaves the weights but stays
+        in the compiled computer, which keeps its matching and need not update it; the edge
+        leaves the computer when one of its ends is fixed (:meth:`finalize_match`) or a new
+        computer is built.  For :meth:`FastBracketPairer.perform_homogeneous_exchanges`, where
+        it is proven that no maximum-weight matching uses such an edge."""
+        self._hiding = on
 
     def restart(self) -> None:
         """Have the next :meth:`update_matching` start on a new compiled computer holding the
-        current weights.  The computer updates its matching from every vertex whose edges
-        changed; after the removals within S1 and within S2 (every vertex) that update was
-        measured slower than a matching from scratch."""
-        self.restart_next = True
+        weights as they are then; the edge changes until then are made in ``_weights`` only
+        (:class:`_Deferred`).  The computer updates its matching from every vertex whose edges
+        changed; after changes at (nearly) every vertex (the D.2 additions, the removals
+        within S1 and within S2) that update was measured slower than a matching from
+        scratch.  Not when py4swiss has zeroed the shared weight of fixed pairs in place
+        (their edges stay in its computer, not in ``_weights``)."""
+        if self._max_weight:
+            self._computer = _DEFERRED
+
+    def _flush(self) -> None:
+        """Build the deferred computer now (see :meth:`restart`)."""
+        if self._computer is _DEFERRED:
+            self._new_computer()
 
     def _new_computer(self) -> None:
+        self._hidden = {}
         self._computer = computer = ComputerDutchOptimality(self._len, self._max_weight)
         for _ in range(self._len):
             computer.add_vertex()
@@ -249,11 +301,7 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     set_edge(i, j, row[j])
 
     def update_matching(self) -> None:
-        # The weights mirror the computer's graph exactly unless py4swiss zeroed the shared
-        # weight of fixed pairs in place (their edges stay in its computer): then no restart.
-        if self.restart_next and self._max_weight:
-            self._new_computer()
-        self.restart_next = False
+        self._flush()
         self._computer.compute_matching()
         players = self._player_list
         self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
@@ -267,14 +315,23 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         i = position[id(player)]
         row = weights[i]
         step = int(increment)
+        # Weights are shared objects never changed in place (class docstring): one sum per
+        # distinct (old weight, value), shared by the edges that have them.
+        sums: dict[tuple[int, int], tuple[DynamicUint, DynamicUint]] = {}  # -> (old, sum)
         for other in player_list:
             j = position[id(other)]
             old = row[j]
             if old:  # an edge weight of zero counts as no edge
-                delta = deltas.get(value)
-                if delta is None:
-                    delta = deltas[value] = zero | abs(value)
-                new = old + delta if value > 0 else old - delta
+                key = (id(old), value)
+                done = sums.get(key)
+                if done is not None and done[0] is old:
+                    new = done[1]
+                else:
+                    delta = deltas.get(value)
+                    if delta is None:
+                        delta = deltas[value] = zero | abs(value)
+                    new = old + delta if value > 0 else old - delta
+                    sums[key] = (old, new)
                 row[j] = new
                 weights[j][i] = new
                 set_edge(i, j, new)
@@ -285,12 +342,19 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         weights, zero, top = self._weights, self._zero_weight, self._max_weight
         wi, wj = weights[i], weights[j]
         set_edge = self._computer.set_edge_weight
-        for k in range(self._len):
+        for a in (i, j):  # hidden edges (hide_removals) leave the computer now
+            for k in sorted(self._hidden.pop(a, ())):
+                self._hidden[k].discard(a)
+                set_edge(a, k, zero)
+        edges = {k for wa in (wi, wj) for k, w in enumerate(wa) if w is not zero and w}
+        for k in sorted(edges):  # the others are zero (py4swiss's calls do nothing there)
             for a, wa in ((i, wi), (j, wj)):  # py4swiss: _remove_weight(i, k), (j, k)
                 w = wa[k]
                 if w is zero or not w:
                     continue
                 if w is top:
+                    self._flush()
+                    set_edge = self._computer.set_edge_weight
                     w &= 0
                 else:
                     w = wa[k] = weights[k][a] = zero
@@ -554,6 +618,8 @@ class FastBracketPairer(Dutch2025BracketPairer):
         super().__init__(state, validity_matcher, initial_color)
         self.skipped = self.computed = 0  # transposition steps proven / computed (statistics)
         self._optimal_mate: list[int] | None = None  # see determine_homogeneous_exchanges
+        # statistics: whether the removals of the S1/S2 exchanges stayed out of the computer
+        self.hid_removals = False
 
     def determine_homogeneous_exchanges(self) -> None:
         """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes
@@ -561,15 +627,43 @@ class FastBracketPairer(Dutch2025BracketPairer):
         (:meth:`determine_moves_from_s1_to_s2`, ``..._s2_to_s1``) do nothing, and
         :meth:`perform_homogeneous_exchanges` removes only edges within S1 or within S2,
         which it does not use (it defines S1 and S2).  It is kept for the first D.1 step's
-        proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own."""
+        proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own.
+        The additions change every resident's edges: the matching starts afresh
+        (:meth:`FastBracketMatcher.restart`)."""
+        self._bracket_matcher.restart()
         super().determine_homogeneous_exchanges()
         self._optimal_mate = list(self._bracket_matcher.mate) if self._exchanges == 0 else None
 
     def perform_homogeneous_exchanges(self) -> None:
-        """py4swiss's step (it removes the edges within S1 and within S2, i.e. changes every
-        vertex); the next matching starts afresh (:meth:`FastBracketMatcher.restart`)."""
-        super().perform_homogeneous_exchanges()
-        self._bracket_matcher.restart()
+        """py4swiss's step: it removes the edges within S1 and within S2, i.e. changes every
+        vertex, and the compiled computer would update its matching from each of them.
+
+        With no D.2 exchange, and no MDP in Limbo or ``2 x |S1| >= |S2|``, the removed edges
+        stay in the computer (:meth:`FastBracketMatcher.hide_removals`): no maximum-weight
+        matching of any later step uses one, so the computer's graph has the same maximum-weight
+        matchings as py4swiss's.  Proof: the D.2 matching ``M`` pairs each S1 player with an
+        S2 player (no exchange) and is optimal on the graph with those edges.  A matching
+        keeps the D.2.a unit of a pair only through the pair's higher-ranked player in S1, so
+        with an S1-S1 pair it has fewer units than ``M``, a loss above all D.2.b and D.1 values
+        (py4swiss's bit layout).  With every S1 player paired into S2, an S2-S2 pair would add
+        a bracket pair, which C.5 (above D.2) forbids unless an MDP of Limbo lost his; then its
+        D.2.b value, minus twice a BSN of S2 (at least ``2 x |S1|``), outweighs any D.1
+        addition (below ``|S2|``).  The fixed pairs of D.1 keep this: each comes from an
+        optimal matching of py4swiss's graph, and their hidden edges are removed when fixed.
+        Otherwise the next matching starts afresh (:meth:`FastBracketMatcher.restart`)."""
+        bm = self._bracket_matcher
+        limbo = [m for m in self._bracket.mdp_list if m not in self._heterogeneous_s1]
+        if self._exchanges == 0 and (
+                not limbo or 2 * len(self._homogeneous_s1) >= len(self._homogeneous_s2)):
+            bm.hide_removals(True)
+            self.hid_removals = True
+            try:
+                super().perform_homogeneous_exchanges()
+            finally:
+                bm.hide_removals(False)
+        else:
+            super().perform_homogeneous_exchanges()
+            bm.restart()
 
     def transpose_homogeneous_s2(self) -> None:
         """D.1: each S1 player in turn gets the S2 player of lowest BSN compatible with an

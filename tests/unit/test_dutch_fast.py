@@ -221,3 +221,48 @@ def test_large_brackets_with_stand_ins_pair_as_py4swiss(monkeypatch, n, rnd):
     fast = pair_dutch(players, rnd, 9)
     assert sum(used) >= 3  # the stand-ins served several brackets
     assert fast == pair_dutch(players, rnd, 9, reference=True)
+
+
+def _spy_pairers(monkeypatch) -> list:
+    """Every FastBracketPairer the fast engine runs, collected as the rounds are paired."""
+    from services.pairing import dutch_fast
+
+    pairers = []
+    real = dutch_fast.FastDutchEngine._get_bracket_pairs
+
+    def spy(pairer):
+        pairers.append(pairer)
+        return real(pairer)
+
+    monkeypatch.setattr(dutch_fast.FastDutchEngine, "_get_bracket_pairs", staticmethod(spy))
+    return pairers
+
+
+def test_kept_computer_pairs_as_py4swiss(monkeypatch):
+    """The S1/S2 removals kept out of the compiled computer when proven unused, and the
+    matching restarted otherwise (dutch_fast.FastBracketPairer.perform_homogeneous_exchanges),
+    with D.2's matching on a fresh computer: generated events with byes, absences, forfeits
+    and late entries, every round equal to py4swiss's own classes, both paths taken."""
+    pairers = _spy_pairers(monkeypatch)
+    rounds = 0
+    for seed, n, total in [(11, 90, 9), (12, 130, 7), (13, 61, 9), (14, 200, 6)]:
+        for players, rnd, ref in generated_event(seed, n, total):
+            assert pair_dutch(players, rnd, total) == ref, (seed, n, rnd)
+            rounds += 1
+    assert rounds >= 28
+    assert any(p.hid_removals for p in pairers)
+    assert any(not p.hid_removals and len(p._bracket.resident_list) > 1 for p in pairers)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,rnd,seed", [(1000, 5, 7), (700, 6, 3), (1200, 4, 5)])
+def test_benchmark_events_pair_as_py4swiss(n, rnd, seed):
+    """The benchmark's events (loadtests.bench._fast_history: score-group folds), brackets of
+    hundreds of players: the fast engine's round equals py4swiss's own classes' (which take
+    ~30 s at 1,000 players)."""
+    from loadtests.bench import _fast_history
+
+    players = _fast_history(n, rnd - 1, seed=seed)
+    fast = pair_dutch(players, rnd, 9)
+    assert len(fast.boards) == n // 2
+    assert fast == pair_dutch(players, rnd, 9, reference=True)

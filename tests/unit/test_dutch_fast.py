@@ -202,8 +202,8 @@ def test_the_initial_colour_is_an_event_setting(initial_colour, first_board):
 @pytest.mark.parametrize("n,rnd", [(400, 5), (240, 7)])
 def test_large_brackets_with_stand_ins_pair_as_py4swiss(monkeypatch, n, rnd):
     """Brackets of 50-100 players with the next scoregroup replaced by stand-ins
-    (dutch_fast._lower_stand_ins), the D.2 matching seeding the first D.1 proof and the
-    matching restarted after the S1/S2 exchanges: the same round as py4swiss's own classes
+    (dutch_fast._lower_stand_ins), the D.2 matching seeding the first D.1 proof and, where the
+    S1/S2 removals cannot be kept out of it, the matching restarted after them: the same round as py4swiss's own classes
     (the benchmark's history: score-group folds, 4 or 6 rounds played, half-point steps)."""
     from loadtests.bench import _fast_history
     from services.pairing import dutch_fast

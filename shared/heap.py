@@ -70,14 +70,15 @@ async def serialised_each_in_child(states: list) -> list[bytes]:
     """``zlib(pickle(state))`` (level 1) of each of ``states``, made by ONE forked child so the
     event loop never stops: the child sees the states as they are at the fork (copy-on-write)
     and serialises them at the lowest priority (niceness 19) while the parent goes on: on two
-    cores a child at the same priority as the processes that decide took the broker's CPU and
-    stopped every transaction for a few hundred ms (``python -m loadtests.load``). Pickling
-    10,000 live games (or a gateway's read model) inline would stop the process for a fifth of
-    a second or more.
-    One child for several states, not one each: a fork of a process holding 10,000 games
-    stops it for some 30 ms (its page tables copied), and every page it then writes while
-    the child lives is copied too (a 727 MB heap: 26 ms, and 7 times slower on its objects
-    for a while). Raises ``RuntimeError`` when the child fails (nothing is returned then)."""
+    cores a child at the priority of the processes that decide competes with them and the
+    broker (at 1,000 moves/s, ``python -m loadtests.load``: p99 478 ms with such a child,
+    129-178 ms once niced with the changes of the same day). Pickling 10,000 live games (or a
+    gateway's read model) inline would stop the process for a fifth of a second or more.
+    One child for several states, not one each: a fork stops the parent while its page tables
+    are copied (7-15 ms for a game process holding 10,000 games, 26 ms for a 727 MB heap), and
+    every page the parent writes while the child lives is copied too (that heap's objects were
+    7 times slower to touch for a while). Raises ``RuntimeError`` when the child fails (nothing
+    is returned then)."""
     def work() -> bytes:
         return pickle.dumps([zlib.compress(pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL), 1)
                              for s in states], protocol=pickle.HIGHEST_PROTOCOL)

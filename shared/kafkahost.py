@@ -630,7 +630,8 @@ class KafkaHost:
                 progress["phase"] = "verifying"
                 await self._verify_tail(n, before, decided, snap["written"])
                 verified = len(decided)
-            # snapshots of an instance's partitions are spread over the interval, not all at once
+            # first snapshots staggered over the interval; the first due one takes those half-way
+            # with it (_snapshots_due), so they settle into one or two children an interval
             ends = {tp.topic: high for tp, (_, high) in zip(tps, highs)}  # the log's end now
             proc.keep_wire = True  # what it decides from now on is published
             part = _Part(n, proc, offsets=dict(committed), inputs_since_snapshot=replayed, ends=ends,

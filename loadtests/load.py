@@ -729,13 +729,16 @@ def _cpu_now(pids: dict) -> dict:
         out["_broker_jit"] = jit_seconds(pids["kafka-broker"])
     t = psutil.cpu_times()
     out["_machine"] = sum(t) - t.idle - getattr(t, "iowait", 0.0)
+    out["_steal"] = getattr(t, "steal", 0.0)  # (a virtual machine's cores taken by its host)
     return out
 
 
 def machine_cpu(delta: dict, window_s: float) -> tuple[dict, dict]:
     """Split :func:`cpu_delta` of :func:`_cpu_now` readings into the processes' CPU seconds and
     the machine's: busy seconds of all cores, the share of the run's processes, and the rest
-    (``others_s``: processes outside the run, e.g. another test on the same machine)."""
+    (``others_s``: processes outside the run, e.g. another test on the same machine, and
+    ``steal_s``, included in it: time a virtual machine's host ran something else on its
+    cores, which no process here shows and which delays every one of them)."""
     import psutil
 
     procs = {k: v for k, v in delta.items() if not k.startswith("_")}
@@ -744,6 +747,7 @@ def machine_cpu(delta: dict, window_s: float) -> tuple[dict, dict]:
     return procs, {"window_s": round(window_s, 1), "cores": psutil.cpu_count(),
                    "busy_s": None if busy is None else round(busy, 2), "ours_s": ours,
                    "others_s": None if busy is None else round(busy - ours, 2),
+                   "steal_s": None if delta.get("_steal") is None else round(delta["_steal"], 2),
                    "broker_jit_s": delta.get("_broker_jit")}
 
 

@@ -64,7 +64,7 @@ import time
 import uuid
 import zlib
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -346,7 +346,6 @@ class KafkaHost:
         self._lock = asyncio.Lock()
         self._task: asyncio.Task | None = None
         self._inflight: asyncio.Task | None = None  # the transaction being committed
-        self._committing: Future | None = None  # its work in the committing thread
         self._txn_at = 0.0  # when the latest transaction began (monotonic s)
         self._stopping = False
         # the group's callbacks run in the polling thread: they leave the assignment here for
@@ -462,7 +461,7 @@ class KafkaHost:
         if batch:
             metadata = self.consumer.consumer_group_metadata()  # before _begin: see _flush
             if self._begin():
-                await self._commit(batch, self._committer.submit(self._commit_blocking, batch, metadata))
+                await self._commit(batch, metadata)
 
     def status(self) -> dict:
         """Readiness for ``/healthz``: ready once the group has assigned this instance its
@@ -884,7 +883,6 @@ class KafkaHost:
                     await self._drop(part.number)  # restored below when the broker answers
                 else:
                     self._decide(part, by_part.get(part.number, ()))
-                    await self._take_commit()
             self._flush()
             await self._restore_missing()
 
@@ -923,16 +921,6 @@ class KafkaHost:
             txn.out += timers
             txn.timers += len(timers)
         txn.out += self._checkpoints(part)
-
-    async def _take_commit(self) -> None:
-        """Between two partitions' decisions, the outcome of a transaction the committing
-        thread has finished, and the next one started (:meth:`_commit`), instead of at the end
-        of the turn: at 1,000 moves/s a turn takes 14 ms on average and the committing thread
-        waited 5.5 ms for it, then 4 ms for the next transaction's task to start (a cycle of
-        26 ms, 17 once both waits were gone; ``python -m loadtests.load``)."""
-        task = self._inflight
-        if task is not None and self._committing is not None and self._committing.done():
-            await asyncio.wait({task})
 
     def _timer_due(self, part: _Part) -> bool:
         """Whether ``part``'s timer may have a command now (:meth:`Processor.next_deadline`,
@@ -1033,9 +1021,7 @@ class KafkaHost:
         for part, txn in batch:
             part.next = _Txn()
             txn.offsets = dict(part.offsets)  # every partition's, always: see _restore
-        # the committing thread starts now, not when the loop first runs the task (behind a turn)
-        self._committing = self._committer.submit(self._commit_blocking, batch, metadata)
-        self._inflight = asyncio.create_task(self._commit(batch, self._committing), name=f"txn-{self.name}")
+        self._inflight = asyncio.create_task(self._commit(batch, metadata), name=f"txn-{self.name}")
 
     def _begin(self) -> bool:
         """Whether a transaction may start now (a producer, no rebalance under way); if so the
@@ -1089,13 +1075,13 @@ class KafkaHost:
             for p in parts:
                 p.snapshotting = None
 
-    async def _commit(self, batch: list[tuple[_Part, _Txn]], committing: Future) -> None:
-        """Take the outcome of ``batch``'s transaction (each partition's next transaction as
-        one, fenced by the group's metadata), ``committing`` in the committing thread
-        (:meth:`_commit_blocking`, started after :meth:`_begin`): the bounds written, or on
-        failure the partitions in it restored from the log; then start the next one."""
+    async def _commit(self, batch: list[tuple[_Part, _Txn]], metadata) -> None:
+        """Commit ``batch`` (each partition's next transaction) as one transaction, fenced by
+        the group ``metadata`` (after :meth:`_begin`); on failure the partitions in it are
+        restored from the log."""
+        loop = asyncio.get_running_loop()
         try:
-            written = await asyncio.wrap_future(committing)
+            written = await loop.run_in_executor(self._committer, self._commit_blocking, batch, metadata)
         except Exception as e:  # fenced, or the broker refused: restore from the log
             self._no_commit.set()
             TXN_ABORTS.labels(self.name).inc()

@@ -116,9 +116,13 @@ class ClockCore(Core):
     #: games created ``clock_start`` on-command whose PlayStarted has not come: their GameStarted
     waiting: dict[str, GameStarted] = field(default_factory=dict)
 
+    #: game id -> its standing deadlines (:meth:`_deadlines`), as last computed: what the
+    #: schedule's entries are checked against (a dict lookup, not the clock arithmetic)
+    standing: dict[str, list[int]] = field(default_factory=dict)
+
     def __getstate__(self) -> dict:
         """What a snapshot keeps: the clocks; the timer's schedule is rebuilt from them."""
-        return {k: v for k, v in self.__dict__.items() if k != "deadlines"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("deadlines", "standing")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -128,8 +132,8 @@ class ClockCore(Core):
     def _schedule(self) -> None:
         """The timer's schedule from the clocks (a snapshot loaded): one entry per standing
         deadline."""
-        self.deadlines = [(d, d, gid) for gid in sorted(set(self.games) | set(self.removals))
-                          for d in self._deadlines(gid)]
+        self.standing = {gid: self._deadlines(gid) for gid in sorted(set(self.games) | set(self.removals))}
+        self.deadlines = [(d, d, gid) for gid, ds in self.standing.items() for d in ds]
         heapq.heapify(self.deadlines)
 
     def _drop_replaced(self) -> None:
@@ -138,17 +142,22 @@ class ClockCore(Core):
         the others keep their wake time (a deadline already asked is asked again only
         ``retry_ms`` later). Run when the schedule outgrows the games: it then stays the size
         of the event, not of its moves."""
-        self.deadlines = [e for e in self.deadlines if e[1] in self._deadlines(e[2])]
+        self.deadlines = [e for e in self.deadlines if e[1] in self.standing.get(e[2], ())]
         heapq.heapify(self.deadlines)
 
     def handle(self, msg: Envelope) -> list[Emit]:
         if not isinstance(msg.payload, _READS):  # a move command, its own readings ...
             return []
         gid = getattr(msg.payload, "game_id", "")
-        before = self._deadlines(gid)
+        before = self.standing.get(gid, ())
         self._removal(msg)
         out = self._handle(msg)
-        for d in self._deadlines(gid):
+        after = self._deadlines(gid)
+        if after:
+            self.standing[gid] = after
+        else:
+            self.standing.pop(gid, None)
+        for d in after:
             if d not in before:
                 heapq.heappush(self.deadlines, (d, d, gid))
         if len(self.deadlines) > 2 * (len(self.games) + len(self.removals)) + 64:
@@ -424,7 +433,7 @@ class ClockCore(Core):
         earliest deadline of a running clock or a Go stone-removal timer, or None."""
         while self.deadlines:
             wake, d, gid = self.deadlines[0]
-            if d in self._deadlines(gid):
+            if d in self.standing.get(gid, ()):
                 return wake
             heapq.heappop(self.deadlines)
         return None

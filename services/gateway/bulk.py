@@ -160,9 +160,8 @@ def bulk_router(GW: Any, CONTEXT: Any, send_outcome: Any) -> APIRouter:
             raise HTTPError(409, f"bulk pairing {bulk_id} already exists", code="already-exists")
         cmds, errors = _games(gw, body, bulk_id)
         if errors:
-            return JSONResponse({"detail": f"{len(errors)} bad entr{'y' if len(errors) == 1 else 'ies'}: "
-                                           "nothing was created", "code": "bad-players",
-                                 "errors": errors[:200]}, status_code=422)
+            raise HTTPError(422, f"{len(errors)} bad entr{'y' if len(errors) == 1 else 'ies'}: nothing "
+                                 "was created", code="bad-players", errors=errors[:200])
         if taken := [c.game_id for c in cmds if gw.rm.game(c.game_id) is not None]:
             raise HTTPError(409, f"game ids already used: {taken[:10]}", code="already-exists")
         games = [{"game_id": c.game_id, "white": c.white, "black": c.black} for c in cmds]

@@ -35,6 +35,8 @@ GatewayCode = Literal[
     "bad-url", "not-failing", "unknown-type", "not-your-subscription",
     "forbidden-address", "no-such-game", "no-such-tournament", "headers-too-large",
     "no-history", "wrong-game", "not-your-bulk",
+    # a bulk pairing with bad entries (each in ``errors`` with its own code, e.g. ``paired-twice``)
+    "bad-players",
     # the organiser's imports of players (CSV, TRF)
     "csv-empty", "csv-header", "csv-malformed", "not-utf8", "too-many-rows", "trf-malformed",
     # identity (401, 403)

@@ -270,8 +270,8 @@ class ChainBook:
         attested over ``max_age_ms``, not at once, and stay spread after that: at 10,000
         games (``python -m loadtests.load`` at 1,000 moves/s), at most one per call and
         partition made waves of ~600 checkpoints a second for 17 s of every 30 (a third more
-        records in each transaction) and the moves' p99 doubled during them. An aggregate is
-        attested within about 2 ``max_age_ms`` of being first seen pending."""
+        records in each transaction), and the worst seconds of the minute fell in them. An
+        aggregate is attested within about 2 ``max_age_ms`` of being first seen pending."""
         elapsed = max(0, now_ms - (self.aged_at if self.aged_at is not None else now_ms))
         self.aged_at = now_ms
         self.peak = max(self.peak, len(self.since))

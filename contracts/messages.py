@@ -306,9 +306,10 @@ class CorrectResult(_TCmd):
 
 
 class FinishTournament(_TCmd):
-    """An arbiter ends the tournament before its last round (an event that cannot go on: every
-    player withdrawn, a Swiss nobody can pair, an event cut short), with the ``reason``; the
-    rounds played stand. Refused while a game is running or when the event has finished."""
+    """The event's organiser ends the tournament before its last round (an event that cannot go
+    on: every player withdrawn, a Swiss nobody can pair, an event cut short), with the
+    ``reason``; the rounds played stand. Refused while a game is running or when the event has
+    finished."""
 
     reason: str = Field(min_length=1, max_length=500)
 

@@ -56,12 +56,13 @@ _BLOCK = 10
 
 
 class TrfError(PairingError):
-    """Malformed TRF input; ``line`` and ``column`` are 1-based (column 0: whole line)."""
+    """Malformed TRF input; ``line`` and ``column`` are 1-based (column 0: the whole line;
+    line 0: the whole file, named by no line)."""
 
     def __init__(self, message: str, line: int, column: int = 0):
         self.line, self.column = line, column
-        where = f"line {line}" + (f", column {column}" if column else "")
-        super().__init__(f"TRF {where}: {message}")
+        where = f" line {line}" + (f", column {column}" if column else "") if line else ""
+        super().__init__(f"TRF{where}: {message}")
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,7 @@ async def test_trf_players_are_the_readers_and_register(shared_data):
         assert (r.status_code, r.json()["code"]) == (422, "trf-malformed")
         assert re.match(r"TRF line 2, column \d+", r.json()["detail"])
         r = await c.post("/organiser/players/trf", content=b"012 An event without players\n")
-        assert r.json() == {"detail": "TRF line 0: no player lines (001): not a TRF", "code": "trf-malformed"}
+        assert r.json() == {"detail": "TRF: no player lines (001): not a TRF", "code": "trf-malformed"}
 
 
 async def test_my_events_are_those_an_organiser_created_or_his_token_names():

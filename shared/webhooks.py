@@ -119,14 +119,23 @@ _NOT_PUBLIC = (("loopback", "is_loopback"), ("link-local", "is_link_local"),
 def not_public(ip: IPAddress) -> str | None:
     """Why ``ip`` is no webhook target (``"loopback"``, ``"link-local"``, ``"unspecified"``,
     ``"multicast"``, ``"private"``, ``"reserved"``, ``"not global"``: e.g. 100.64.0.0/10,
-    shared address space), or None for a global unicast address. An IPv4-mapped IPv6 address
-    (``::ffff:a.b.c.d``) is judged as its IPv4 address."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    shared address space), or None for a global unicast address. An IPv6 address that carries
+    an IPv4 one is judged as that address (:func:`carried`)."""
+    ip = carried(ip)
     for what, prop in _NOT_PUBLIC:
         if getattr(ip, prop):
             return what
     return None if ip.is_global else "not global"
+
+
+def carried(ip: IPAddress) -> IPAddress:
+    """The IPv4 address an IPv6 address ``ip`` stands for, else ``ip``: IPv4-mapped
+    (``::ffff:a.b.c.d``, RFC 4291) and 6to4 (``2002:aabb:ccdd::/48``, RFC 3056, a global prefix
+    to ``ipaddress``: ``2002:7f00:1::1`` reaches 127.0.0.1 through a 6to4 relay). (NAT64's
+    ``64:ff9b::/96`` and Teredo are not global to ``ipaddress`` already.)"""
+    if isinstance(ip, ipaddress.IPv6Address):
+        return ip.ipv4_mapped or ip.sixtofour or ip
+    return ip
 
 
 @dataclass(frozen=True)
@@ -150,8 +159,7 @@ class TargetPolicy:
             return None
         for ip in addresses:
             why = not_public(ip)
-            plain = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
-            if why is None or any(a in n for n in self.networks for a in {ip, plain}):
+            if why is None or any(a in n for n in self.networks for a in {ip, carried(ip)}):
                 continue
             where = host.strip("[]") if [ip] == _literal(host) else f"{host} resolves to {ip}, which"
             return (f"{where} is {why}: no webhook goes to an address that is not public unless "

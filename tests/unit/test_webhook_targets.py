@@ -23,6 +23,9 @@ ip = ipaddress.ip_address
     ("fe80::1", "link-local"), ("::ffff:169.254.169.254", "link-local"), ("::ffff:10.1.1.1", "private"),
     ("0.0.0.0", "unspecified"), ("::", "unspecified"), ("224.0.0.1", "multicast"), ("ff02::1", "multicast"),
     ("100.100.100.200", "not global"),  # shared address space 100.64.0.0/10: a cloud's metadata
+    ("2002:7f00:1::1", "loopback"), ("2002:a9fe:a9fe::", "link-local"),  # 6to4 of 127.0.0.1, 169.254...
+    ("2002:808:808::1", None),  # 6to4 of 8.8.8.8
+    ("64:ff9b::7f00:1", "reserved"), ("2001:0:4136:e378:8000:63bf:80ff:fffe", "private"),  # NAT64, Teredo
     ("93.184.216.34", None), ("8.8.8.8", None), ("2606:4700::1111", None),
 ])
 def test_what_an_address_is(address, what):

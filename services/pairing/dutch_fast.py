@@ -118,6 +118,51 @@ class _Deferred:
 _DEFERRED = _Deferred()
 
 
+class _SubComputer:
+    """The compiled computer on the bracket's vertices other than those of fixed pairs
+    (``finalize_match``: the pair's edge alone, with the fixed-pair weight), which every
+    maximum-weight matching contains and which take no part in the rest of it.  Vertex
+    indices are the matcher's; an edge change at an excluded vertex has the matcher start
+    afresh (:meth:`FastBracketMatcher.restart`)."""
+
+    def __init__(self, matcher: FastBracketMatcher, fixed: dict[int, int]) -> None:
+        self._matcher, self._fixed = matcher, fixed
+        self._keep = keep = [v for v in range(matcher._len) if v not in fixed]
+        self._slot = {v: k for k, v in enumerate(keep)}
+        self._raw = raw = ComputerDutchOptimality(len(keep), matcher._max_weight)
+        for _ in keep:
+            raw.add_vertex()
+        set_edge, weights = raw.set_edge_weight, matcher._weights
+        for a, i in enumerate(keep):
+            row = weights[i]
+            for b in range(a + 1, len(keep)):
+                w = row[keep[b]]
+                if w:
+                    set_edge(a, b, w)
+
+    def size(self) -> int:
+        return len(self._keep)
+
+    def set_edge_weight(self, i: int, j: int, weight: DynamicUint) -> None:
+        a, b = self._slot.get(i), self._slot.get(j)
+        if a is None or b is None:
+            self._matcher._computer = _DEFERRED
+        else:
+            self._raw.set_edge_weight(a, b, weight)
+
+    def compute_matching(self) -> None:
+        self._raw.compute_matching()
+
+    def get_matching(self) -> list[int]:
+        mate = list(range(self._matcher._len))
+        for v, u in self._fixed.items():
+            mate[v] = u
+        keep = self._keep
+        for a, b in enumerate(self._raw.get_matching()):
+            mate[keep[a]] = keep[b]
+        return mate
+
+
 class FastBracketMatcher(Dutch2025BracketMatcher):
     """py4swiss's ``BracketMatcher`` (one bracket's maximum-weight matching, C.04.3 B.8) with
     the edge weights computed once per pair of player signatures (module docstring).
@@ -144,6 +189,12 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         # vertex -> the other ends.
         self._hidden: dict[int, set[int]] = {}
         self._hiding = False
+        self._fixed: dict[int, int] = {}  # vertex -> partner, pairs fixed by finalize_match
+        self._exposed = 0  # vertices the computer has unmatched since its last matching
+        #: Set by :class:`FastBracketPairer` where every optimal matching gives the same
+        #: result: the computer may then start afresh without the fixed pairs (see
+        #: :meth:`update_matching`).
+        self.shrink = False
         self._bracket = bracket
         self._max_weight = self._get_max_weight()
         self._zero_weight = self._max_weight & 0
@@ -291,6 +342,11 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
 
     def _new_computer(self) -> None:
         self._hidden = {}
+        top = self._max_weight
+        fixed = {v: u for v, u in self._fixed.items() if top and self._weights[v][u] is top}
+        if fixed and self.shrink:
+            self._computer = _SubComputer(self, fixed)
+            return
         self._computer = computer = ComputerDutchOptimality(self._len, self._max_weight)
         for _ in range(self._len):
             computer.add_vertex()
@@ -301,11 +357,24 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     set_edge(i, j, row[j])
 
     def update_matching(self) -> None:
+        if self.shrink and self._computer is not _DEFERRED and self._max_weight:
+            # The computer re-matches each vertex it has unmatched (O(size^2) each); a new one
+            # without the fixed pairs costs O(open^3) (bbpPairings' matching computer).
+            size = self._computer.size()
+            open_ = self._len - len(self._fixed)
+            if open_ < size and open_ ** 3 < self._exposed * size * size:
+                self._computer = _DEFERRED
         self._flush()
+        self._exposed = 0
         self._computer.compute_matching()
         players = self._player_list
         self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
         self.matching = {players[i]: players[j] for i, j in enumerate(self.mate)}
+
+    def matching_weight(self) -> int:
+        """The weight of the current matching (:attr:`mate`) under the current weights."""
+        row, mate = self._weights, self.mate
+        return sum(_to_int(row[i][j]) for i, j in enumerate(mate) if i < j)
 
     def add_to_weights(self, player: Player, player_list: list[Player], value: int,
                        increment: bool = False) -> None:
@@ -336,6 +405,7 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                 weights[j][i] = new
                 set_edge(i, j, new)
             value += step
+        self._exposed += 1
 
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
         i, j = self._position[id(player_1)], self._position[id(player_2)]
@@ -360,6 +430,9 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     w = wa[k] = weights[k][a] = zero
                 set_edge(a, k, w)
         self._set_weight(i, j, top)
+        if i != j:
+            self._fixed[i], self._fixed[j] = j, i
+        self._exposed += 2
 
 
 def _common_weight(m: FastBracketMatcher, rows: list[int], cols: list[int]):
@@ -631,8 +704,59 @@ class FastBracketPairer(Dutch2025BracketPairer):
         The additions change every resident's edges: the matching starts afresh
         (:meth:`FastBracketMatcher.restart`)."""
         self._bracket_matcher.restart()
-        super().determine_homogeneous_exchanges()
+        if not self._d2_by_units():
+            super().determine_homogeneous_exchanges()
         self._optimal_mate = list(self._bracket_matcher.mate) if self._exchanges == 0 else None
+
+    def _d2_by_units(self) -> bool:
+        """D.2 without py4swiss's per-pair D.2.b values when they cannot matter: each edge from
+        the original S1 (the first ``pairs`` residents of the remainder) to S2 gets py4swiss's
+        D.2.a unit ``u = 2 << 2 x bracket_bits`` alone, and nothing else changes (measured: a
+        fresh matching on these weights takes ~55 % of the time of one on py4swiss's, whose
+        distinct values cost the compiled computer more dual updates).  Kept when the matching
+        ``M`` found pairs every S1 player with a lower-ranked S2 player, no two S2 players
+        with each other, and weighs, without the units, as much as the matching before (then
+        it is maximum-weight without them); otherwise the units are taken back and py4swiss's
+        step runs.  Only with ``pairs >= 1`` and no MDP in Limbo.
+
+        Proof that ``M`` is what py4swiss's step could return, and that every later step has
+        the same maximum-weight matchings on these weights as on py4swiss's:
+        py4swiss adds ``f = u - 2 x i`` to each pair whose higher-ranked player has index
+        ``i < pairs`` in the remainder, ``-2 x i`` for ``i >= pairs`` (py4swiss's comment: a lost
+        unit outweighs every D.2.b sum, which stays below ``pairs^2``).  ``M`` has the
+        largest old weight and the largest ``f`` any matching can have (``pairs`` units, the
+        smallest index sum, no other remainder pair), so it is maximum-weight under py4swiss's
+        weights and makes no exchange; then every maximum-weight matching there has the same
+        S1 and S2 (they all reach that largest ``f``).  Afterwards py4swiss removes the edges
+        within S1 and within S2 (:meth:`perform_homogeneous_exchanges`), and each candidate
+        matching of a D.1 step (largest old weight) pairs every open S1 player into S2 (C.5,
+        the bracket's pairs, equal for all of them, and no Limbo MDP): there ``f`` and the
+        units differ by ``-2 x i`` per open S1 player ``i``, the same for all of them."""
+        bm = self._bracket_matcher
+        bracket = self._bracket
+        if any(m not in self._heterogeneous_s1 for m in bracket.mdp_list):
+            return False
+        paired = set(self._heterogeneous_s2)
+        remainder = [r for r in bracket.resident_list if r not in paired]
+        pairs = sum(self._has_resident_match(r) for r in remainder) // 2
+        if pairs < 1:
+            return False
+        s1, s2 = remainder[:pairs], remainder[pairs:]
+        before = bm.matching_weight()
+        unit = 1 << (2 * bracket.bracket_bits + 1)
+        for resident in s1:
+            bm.add_to_weights(resident, s2, unit)
+        bm.update_matching()
+        matching, in_s2 = bm.matching, set(map(id, s2))
+        if (all(id(matching[r]) in in_s2 and not r <= matching[r] for r in s1)
+                and not any(id(matching[r]) in in_s2 for r in s2)
+                and bm.matching_weight() == before + pairs * unit):
+            self._homogeneous_s1, self._homogeneous_s2, self._exchanges = s1, s2, 0
+            return True
+        for resident in s1:
+            bm.add_to_weights(resident, s2, -unit)
+        bm.restart()
+        return False
 
     def perform_homogeneous_exchanges(self) -> None:
         """py4swiss's step: it removes the edges within S1 and within S2, i.e. changes every
@@ -690,6 +814,7 @@ class FastBracketPairer(Dutch2025BracketPairer):
             super().transpose_homogeneous_s2()
             return
         bm = self._bracket_matcher
+        bm.shrink = True  # every computation's partner is the same in any optimal matching
         index, players = bm._index_dict, bm._player_list
         s2 = self._homogeneous_s2
         proof = _TranspositionProof(bm, [index[p] for p in self._homogeneous_s1],

@@ -114,6 +114,10 @@ class _Deferred:
     def set_edge_weight(u: int, v: int, weight: DynamicUint) -> None:
         return None
 
+    @staticmethod
+    def add_vertex() -> None:
+        return None
+
 
 _DEFERRED = _Deferred()
 
@@ -211,11 +215,41 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._index_dict_reverse = dict(enumerate(self._player_list))
         self._index_dict = {p: i for i, p in self._index_dict_reverse.items()}
         self._position = {id(p): i for i, p in enumerate(self._player_list)}
-        self._computer = ComputerDutchOptimality(self._len, self._max_weight)
+        # A bracket without MDPs reads its first matching only in D.2: it is computed when
+        # first read (:meth:`first_pending`), on a computer built then.
+        self._first_pending = not bracket.mdp_list and self._max_weight
+        self._computer = _DEFERRED if self._first_pending else ComputerDutchOptimality(
+            self._len, self._max_weight)
         self._weights = [[self._zero_weight] * self._len for _ in range(self._len)]
-        self.matching = {}
+        self._matching: dict = {}
+        self._mate: list[int] = []
         self._set_up_computer()
-        self.update_matching()
+        if not self._first_pending:
+            self.update_matching()
+
+    @property
+    def matching(self) -> dict:
+        """py4swiss's ``matching`` (player -> player, himself when unmatched)."""
+        if self._first_pending:
+            self.update_matching()
+        return self._matching
+
+    @matching.setter
+    def matching(self, value: dict) -> None:
+        self._matching = value
+
+    @property
+    def mate(self) -> list[int]:
+        """The matching by vertex index (itself when unmatched)."""
+        if self._first_pending:
+            self.update_matching()
+        return self._mate
+
+    def first_pending(self) -> bool:
+        """Whether py4swiss's first matching (of the weights as set up) has not been
+        computed yet: it is, when :attr:`matching` or :attr:`mate` is read before any other
+        computation (:meth:`FastBracketPairer._d2_by_units` may make it unneeded)."""
+        return bool(self._first_pending)
 
     def _template(self, ci: int, cj: int):
         """The quality weight of a pair of signature classes (None: C.3 forbids the pair)."""
@@ -364,12 +398,22 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
             open_ = self._len - len(self._fixed)
             if open_ < size and open_ ** 3 < self._exposed * size * size:
                 self._computer = _DEFERRED
+        self._first_pending = False
         self._flush()
         self._exposed = 0
         self._computer.compute_matching()
         players = self._player_list
-        self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
+        self._mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
         self.matching = {players[i]: players[j] for i, j in enumerate(self.mate)}
+
+    def weights_aligned(self) -> bool:
+        """Whether every edge weight as set up is a multiple of ``2^(3 x bracket_bits + 1)``
+        (py4swiss leaves those low bits to the transpositions and exchanges)."""
+        low = (1 << (3 * self._bracket.bracket_bits + 1)) - 1
+        weights = [w for row in self._table for w in row if w is not _UNSET and w is not None]
+        if self._stand_in_weights is not None:
+            weights += [*self._stand_in_weights[0], self._stand_in_weights[1]]
+        return not any(_to_int(w) & low for w in weights)
 
     def matching_weight(self) -> int:
         """The weight of the current matching (:attr:`mate`) under the current weights."""
@@ -736,21 +780,38 @@ class FastBracketPairer(Dutch2025BracketPairer):
         bracket = self._bracket
         if any(m not in self._heterogeneous_s1 for m in bracket.mdp_list):
             return False
+        if bm.first_pending():
+            # No MDP and no matching yet: the first matching's pairs presumed (all residents
+            # but one at most), checked on the matching found (see _units_matching).
+            residents = bracket.resident_list
+            if len(residents) >= 2 and bm.weights_aligned() and self._units_matching(
+                    residents, len(residents) // 2, None):
+                return True
         paired = set(self._heterogeneous_s2)
         remainder = [r for r in bracket.resident_list if r not in paired]
         pairs = sum(self._has_resident_match(r) for r in remainder) // 2
-        if pairs < 1:
-            return False
+        return pairs >= 1 and self._units_matching(remainder, pairs, bm.matching_weight())
+
+    def _units_matching(self, remainder: list[Player], pairs: int, before: int | None) -> bool:
+        """:meth:`_d2_by_units` for S1 = ``remainder[:pairs]``: the units added, the matching
+        computed and checked; False (units taken back, next matching afresh) if it fails.
+        ``before``: the weight of the current maximum-weight matching; None when there is
+        none yet (a bracket without MDPs, nothing added to its weights): then ``pairs`` is
+        presumed, and the matching ``M`` found proves it.  Every weight is then a multiple of
+        ``2^(3 x bracket_bits + 1)`` (:meth:`FastBracketMatcher.weights_aligned`) and the
+        units sum below it, so ``M`` has the largest weight without the units, and it has as
+        many bracket pairs (C.5, the top quality criterion's sum) as py4swiss's first
+        matching: ``pairs``."""
+        bm = self._bracket_matcher
         s1, s2 = remainder[:pairs], remainder[pairs:]
-        before = bm.matching_weight()
-        unit = 1 << (2 * bracket.bracket_bits + 1)
+        unit = 1 << (2 * self._bracket.bracket_bits + 1)
         for resident in s1:
             bm.add_to_weights(resident, s2, unit)
         bm.update_matching()
         matching, in_s2 = bm.matching, set(map(id, s2))
         if (all(id(matching[r]) in in_s2 and not r <= matching[r] for r in s1)
                 and not any(id(matching[r]) in in_s2 for r in s2)
-                and bm.matching_weight() == before + pairs * unit):
+                and (before is None or bm.matching_weight() == before + pairs * unit)):
             self._homogeneous_s1, self._homogeneous_s2, self._exchanges = s1, s2, 0
             return True
         for resident in s1:

@@ -215,9 +215,9 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._index_dict_reverse = dict(enumerate(self._player_list))
         self._index_dict = {p: i for i, p in self._index_dict_reverse.items()}
         self._position = {id(p): i for i, p in enumerate(self._player_list)}
-        # A bracket without MDPs reads its first matching only in D.2: it is computed when
-        # first read (:meth:`first_pending`), on a computer built then.
-        self._first_pending = not bracket.mdp_list and self._max_weight
+        # The first matching is computed when first read (:meth:`first_pending`), on a
+        # computer built then: D.2 or D.1 of one MDP may make it unneeded.
+        self._first_pending = bool(self._max_weight)
         self._computer = _DEFERRED if self._first_pending else ComputerDutchOptimality(
             self._len, self._max_weight)
         self._weights = [[self._zero_weight] * self._len for _ in range(self._len)]
@@ -737,6 +737,7 @@ class FastBracketPairer(Dutch2025BracketPairer):
         self._optimal_mate: list[int] | None = None  # see determine_homogeneous_exchanges
         # statistics: whether the removals of the S1/S2 exchanges stayed out of the computer
         self.hid_removals = False
+        self._merged = False  # the MDP's steps and D.2 done in one matching (_one_mdp)
 
     def determine_homogeneous_exchanges(self) -> None:
         """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes
@@ -747,71 +748,143 @@ class FastBracketPairer(Dutch2025BracketPairer):
         proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own.
         The additions change every resident's edges: the matching starts afresh
         (:meth:`FastBracketMatcher.restart`)."""
+        if self._merged:  # done with the MDP's pairing (determine_heterogeneous_s1)
+            self._optimal_mate = list(self._bracket_matcher.mate)
+            return
         self._bracket_matcher.restart()
         if not self._d2_by_units():
             super().determine_homogeneous_exchanges()
         self._optimal_mate = list(self._bracket_matcher.mate) if self._exchanges == 0 else None
 
+    def determine_heterogeneous_s1(self) -> None:
+        """py4swiss's D.3 step (then :meth:`determine_heterogeneous_s2`'s D.1 for the MDPs),
+        or, for a single MDP, that step, D.1 for him and D.2 in one matching when it proves
+        them (:meth:`_one_mdp`)."""
+        if not self._one_mdp():
+            super().determine_heterogeneous_s1()
+
+    def determine_heterogeneous_s2(self) -> None:
+        if not self._merged:
+            super().determine_heterogeneous_s2()
+
+    def _one_mdp(self) -> bool:
+        """A bracket with one MDP ``m`` and no matching yet: py4swiss's D.3 and D.1 steps for
+        ``m`` and its D.2 step in one matching ``M``, when ``M`` proves them.
+
+        With ``R`` residents, ``pairs = (R - 1) // 2``, ``A`` the first ``pairs + 1`` residents
+        and S2 the others: to the weights as set up, each edge from ``m`` to the resident of
+        index ``k`` gets ``(R - k) x K`` and each edge from ``A`` to S2 gets ``unit``
+        (:meth:`_d2_by_units`), ``K = 2^(2 x bracket_bits - 1)`` above all the units together.
+        Kept when ``M`` pairs ``m`` with a resident ``r`` of ``A`` and every other player of
+        ``A`` (S1) with a lower-ranked S2 player, and no two S2 players with each other; the
+        pair ``m``-``r`` is then fixed as py4swiss fixes it.  Otherwise everything added is
+        taken back and py4swiss's steps run.
+
+        Proof: every weight as set up is a multiple of ``2^(3 x bracket_bits + 1)`` (checked)
+        and all that is added sums below it, so ``M`` has the largest weight without the
+        additions; some such matching pairs ``m`` with a resident, so py4swiss puts ``m`` in S1
+        (D.3).  A matching of that weight pairing ``m`` with a resident ranked above ``r`` would
+        gain at least ``K`` over ``M`` and lose less in units: there is none, so D.1 gives ``m``
+        the partner ``r``.  py4swiss's D.2 then starts from a matching as heavy as ``M``, with
+        as many bracket pairs (C.5): ``pairs`` in the remainder, as ``M`` has; ``M`` keeps the
+        largest weight once ``m``-``r`` is fixed, and has the largest D.2 value
+        (:meth:`_d2_by_units`)."""
+        bm, bracket = self._bracket_matcher, self._bracket
+        residents = bracket.resident_list
+        size = len(residents)
+        k_unit = 1 << (2 * bracket.bracket_bits - 1)
+        if (len(bracket.mdp_list) != 1 or size < 3 or size * k_unit >= 1 << 32
+                or not bm.first_pending() or not bm.weights_aligned()):
+            return False
+        (mdp,) = bracket.mdp_list
+        pairs = (size - 1) // 2
+        top = residents[:pairs + 1]
+        for k, resident in enumerate(residents):
+            bm.add_to_weights(mdp, [resident], (size - k) * k_unit)
+        if self._units_matching(top, residents[pairs + 1:], None, mdp):
+            first = bm.matching[mdp]
+            self._homogeneous_s1 = [r for r in top if r is not first]
+            self._heterogeneous_s1, self._heterogeneous_s2 = [mdp], [first]
+            bm.finalize_match(mdp, first)
+            self._validity_matcher.finalize_match(mdp, first)
+            self._merged = True
+            return True
+        for k, resident in enumerate(residents):
+            bm.add_to_weights(mdp, [resident], -(size - k) * k_unit)
+        bm.restart()
+        bm._first_pending = True
+        return False
+
     def _d2_by_units(self) -> bool:
-        """D.2 without py4swiss's per-pair D.2.b values when they cannot matter: each edge from
-        the original S1 (the first ``pairs`` residents of the remainder) to S2 gets py4swiss's
-        D.2.a unit ``u = 2 << 2 x bracket_bits`` alone, and nothing else changes (measured: a
-        fresh matching on these weights takes ~55 % of the time of one on py4swiss's, whose
-        distinct values cost the compiled computer more dual updates).  Kept when the matching
-        ``M`` found pairs every S1 player with a lower-ranked S2 player, no two S2 players
-        with each other, and weighs, without the units, as much as the matching before (then
-        it is maximum-weight without them); otherwise the units are taken back and py4swiss's
-        step runs.  Only with ``pairs >= 1`` and no MDP in Limbo.
+        """D.2 without py4swiss's D.2 values when they cannot matter: each edge from the
+        original S1 (the first ``pairs`` residents of the remainder) to S2 gets one ``unit =
+        2^bracket_bits`` (above any D.1 addition, which stays below ``|S2|``), and nothing
+        else changes (measured: a fresh matching on these weights takes ~55 % of the time of
+        one on py4swiss's, whose many distinct values cost the compiled computer more dual
+        updates).  Kept when the matching ``M`` found pairs every S1 player with a
+        lower-ranked S2 player, no two S2 players with each other, and weighs, without the
+        units, as much as the matching before (then it is maximum-weight without them);
+        otherwise the units are taken back and py4swiss's step runs.  Only with ``pairs >= 1``
+        and no MDP in Limbo.  A bracket without MDPs and no matching yet presumes ``pairs``
+        (:meth:`_units_matching`).
 
         Proof that ``M`` is what py4swiss's step could return, and that every later step has
-        the same maximum-weight matchings on these weights as on py4swiss's:
-        py4swiss adds ``f = u - 2 x i`` to each pair whose higher-ranked player has index
-        ``i < pairs`` in the remainder, ``-2 x i`` for ``i >= pairs`` (py4swiss's comment: a lost
-        unit outweighs every D.2.b sum, which stays below ``pairs^2``).  ``M`` has the
-        largest old weight and the largest ``f`` any matching can have (``pairs`` units, the
-        smallest index sum, no other remainder pair), so it is maximum-weight under py4swiss's
-        weights and makes no exchange; then every maximum-weight matching there has the same
-        S1 and S2 (they all reach that largest ``f``).  Afterwards py4swiss removes the edges
-        within S1 and within S2 (:meth:`perform_homogeneous_exchanges`), and each candidate
-        matching of a D.1 step (largest old weight) pairs every open S1 player into S2 (C.5,
-        the bracket's pairs, equal for all of them, and no Limbo MDP): there ``f`` and the
-        units differ by ``-2 x i`` per open S1 player ``i``, the same for all of them."""
+        the same maximum-weight matchings on these weights as on py4swiss's: py4swiss adds
+        ``f = 2 x 2^(2 x bracket_bits) - 2 x i`` to each pair whose higher-ranked player has
+        index ``i < pairs`` in the remainder, ``-2 x i`` for ``i >= pairs`` (py4swiss's
+        comment: a lost D.2.a unit outweighs every D.2.b sum, below ``pairs^2``).  ``M`` has
+        the largest old weight and the largest ``f`` any matching can have (``pairs`` D.2.a
+        units, the smallest index sum, no other remainder pair), so it is maximum-weight under
+        py4swiss's weights and makes no exchange; then every maximum-weight matching there has
+        the same S1 and S2 (they all reach that largest ``f``).  Afterwards the candidates of
+        each D.1 step (largest old weight) pair every open S1 player into S2 (C.5: the
+        bracket's pairs, equal for all of them, and no Limbo MDP), where ``f`` and the units
+        differ by the same amount for all of them; any other matching loses a D.2.a unit under
+        py4swiss's weights and a ``unit`` here, more than the step's additions."""
         bm = self._bracket_matcher
         bracket = self._bracket
         if any(m not in self._heterogeneous_s1 for m in bracket.mdp_list):
             return False
-        if bm.first_pending():
+        if bm.first_pending() and not bracket.mdp_list:
             # No MDP and no matching yet: the first matching's pairs presumed (all residents
             # but one at most), checked on the matching found (see _units_matching).
             residents = bracket.resident_list
-            if len(residents) >= 2 and bm.weights_aligned() and self._units_matching(
-                    residents, len(residents) // 2, None):
+            pairs = len(residents) // 2
+            if pairs and bm.weights_aligned() and self._units_matching(
+                    residents[:pairs], residents[pairs:], None):
                 return True
         paired = set(self._heterogeneous_s2)
         remainder = [r for r in bracket.resident_list if r not in paired]
         pairs = sum(self._has_resident_match(r) for r in remainder) // 2
-        return pairs >= 1 and self._units_matching(remainder, pairs, bm.matching_weight())
+        return pairs >= 1 and self._units_matching(remainder[:pairs], remainder[pairs:],
+                                                   bm.matching_weight())
 
-    def _units_matching(self, remainder: list[Player], pairs: int, before: int | None) -> bool:
-        """:meth:`_d2_by_units` for S1 = ``remainder[:pairs]``: the units added, the matching
-        computed and checked; False (units taken back, next matching afresh) if it fails.
-        ``before``: the weight of the current maximum-weight matching; None when there is
-        none yet (a bracket without MDPs, nothing added to its weights): then ``pairs`` is
-        presumed, and the matching ``M`` found proves it.  Every weight is then a multiple of
-        ``2^(3 x bracket_bits + 1)`` (:meth:`FastBracketMatcher.weights_aligned`) and the
-        units sum below it, so ``M`` has the largest weight without the units, and it has as
-        many bracket pairs (C.5, the top quality criterion's sum) as py4swiss's first
-        matching: ``pairs``."""
+    def _units_matching(self, s1: list[Player], s2: list[Player], before: int | None,
+                        mdp: Player | None = None) -> bool:
+        """:meth:`_d2_by_units` with S1 ``s1`` and S2 ``s2``: the units added, the matching
+        ``M`` computed and checked: every player of ``s1`` is paired with a lower-ranked one
+        of ``s2`` (but the one paired with ``mdp``, who must be one of ``s1``), no two of
+        ``s2`` with each other, and, with ``before`` given (the weight of the current
+        maximum-weight matching), ``M`` weighs as much without the units.  False (units taken
+        back, the next matching afresh) if it fails.
+
+        ``before`` None: there is no matching yet (nothing added to the weights as set up but
+        ``mdp``'s edges, :meth:`_one_mdp`), and the S1 size is presumed.  Every weight as set
+        up is a multiple of ``2^(3 x bracket_bits + 1)`` (:meth:`FastBracketMatcher.
+        weights_aligned`) and the additions sum below it, so ``M`` has the largest weight
+        without them, hence as many bracket pairs (C.5, a sum of the weights' own field) as
+        py4swiss's first matching: S1's."""
         bm = self._bracket_matcher
-        s1, s2 = remainder[:pairs], remainder[pairs:]
-        unit = 1 << (2 * self._bracket.bracket_bits + 1)
+        unit = 1 << self._bracket.bracket_bits
         for resident in s1:
             bm.add_to_weights(resident, s2, unit)
         bm.update_matching()
         matching, in_s2 = bm.matching, set(map(id, s2))
-        if (all(id(matching[r]) in in_s2 and not r <= matching[r] for r in s1)
+        if (all((id(matching[r]) in in_s2 and not r <= matching[r]) or matching[r] is mdp
+                for r in s1)
+                and (mdp is None or any(matching[mdp] is r for r in s1))
                 and not any(id(matching[r]) in in_s2 for r in s2)
-                and (before is None or bm.matching_weight() == before + pairs * unit)):
+                and (before is None or bm.matching_weight() == before + len(s1) * unit)):
             self._homogeneous_s1, self._homogeneous_s2, self._exchanges = s1, s2, 0
             return True
         for resident in s1:

@@ -30,12 +30,18 @@ decides:
 3. :class:`FastBracketPairer` -- a D.1 transposition step whose result is proven from the last
    optimal matching skips the matching computation and its weight additions (argument in
    :meth:`FastBracketPairer.transpose_homogeneous_s2`); with no D.2 exchange the D.2
-   matching seeds that proof; the D.2 matching starts on a new computer
-   (:meth:`FastBracketMatcher.restart`), and so does the next one after the removals within
-   S1 and S2, unless those removals are proven not to matter: then they stay out of the
-   computer, which keeps its matching (:meth:`FastBracketPairer.perform_homogeneous_exchanges`,
-   round 5 of 3,000 players: 3 matchings of brackets of ~700 vertices become 2); every other
-   step, and everything else (exchanges, colours E.1-E.5, board order), is py4swiss's code.
+   matching seeds that proof.  The D.2 matching starts on a new computer
+   (:meth:`FastBracketMatcher.restart`) with one unit per S1-S2 edge instead of py4swiss's
+   D.2 values where its result proves them equivalent (:meth:`FastBracketPairer.
+   _d2_by_units`: ~55 % of the time); a bracket without MDPs then needs no first matching,
+   and one with a single MDP gets his D.3 and D.1 steps from the same matching
+   (:meth:`FastBracketPairer._one_mdp`): one matching of the bracket instead of two.  The
+   removals within S1 and S2 stay out of the computer when proven not to matter
+   (:meth:`FastBracketPairer.perform_homogeneous_exchanges`); a D.1 computation after many
+   proven steps starts on a computer without the fixed pairs (:class:`_SubComputer`) rather
+   than re-matching every vertex they touched.  Every other step, and everything else
+   (exchanges, colours E.1-E.5, board order), is py4swiss's code.  Round 5 of 9 of 3,000
+   players (loadtests/bench.py): 3 matchings of brackets of ~700 vertices, then 2, now 1.
 
 ``tests/unit/test_dutch_fast.py`` checks weights and pairings against py4swiss's own classes
 with the same amendments (generated events with byes, absences, forfeits, late entries,
@@ -738,6 +744,9 @@ class FastBracketPairer(Dutch2025BracketPairer):
         # statistics: whether the removals of the S1/S2 exchanges stayed out of the computer
         self.hid_removals = False
         self._merged = False  # the MDP's steps and D.2 done in one matching (_one_mdp)
+        # statistics: how D.2 was matched: "py4swiss", "units" (_d2_by_units), "units, no
+        # first matching" (a bracket without MDPs), "one MDP" (_one_mdp)
+        self.d2 = "py4swiss"
 
     def determine_homogeneous_exchanges(self) -> None:
         """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes
@@ -807,7 +816,7 @@ class FastBracketPairer(Dutch2025BracketPairer):
             self._heterogeneous_s1, self._heterogeneous_s2 = [mdp], [first]
             bm.finalize_match(mdp, first)
             self._validity_matcher.finalize_match(mdp, first)
-            self._merged = True
+            self._merged, self.d2 = True, "one MDP"
             return True
         for k, resident in enumerate(residents):
             bm.add_to_weights(mdp, [resident], -(size - k) * k_unit)
@@ -852,12 +861,16 @@ class FastBracketPairer(Dutch2025BracketPairer):
             pairs = len(residents) // 2
             if pairs and bm.weights_aligned() and self._units_matching(
                     residents[:pairs], residents[pairs:], None):
+                self.d2 = "units, no first matching"
                 return True
         paired = set(self._heterogeneous_s2)
         remainder = [r for r in bracket.resident_list if r not in paired]
         pairs = sum(self._has_resident_match(r) for r in remainder) // 2
-        return pairs >= 1 and self._units_matching(remainder[:pairs], remainder[pairs:],
-                                                   bm.matching_weight())
+        if pairs >= 1 and self._units_matching(remainder[:pairs], remainder[pairs:],
+                                               bm.matching_weight()):
+            self.d2 = "units"
+            return True
+        return False
 
     def _units_matching(self, s1: list[Player], s2: list[Player], before: int | None,
                         mdp: Player | None = None) -> bool:
@@ -908,6 +921,8 @@ class FastBracketPairer(Dutch2025BracketPairer):
         D.2.b value, minus twice a BSN of S2 (at least ``2 x |S1|``), outweighs any D.1
         addition (below ``|S2|``).  The fixed pairs of D.1 keep this: each comes from an
         optimal matching of py4swiss's graph, and their hidden edges are removed when fixed.
+        With the units of :meth:`_d2_by_units` instead of py4swiss's D.2 values (no MDP in
+        Limbo), an S1-S1 or S2-S2 pair costs a unit, more than any D.1 addition.
         Otherwise the next matching starts afresh (:meth:`FastBracketMatcher.restart`)."""
         bm = self._bracket_matcher
         limbo = [m for m in self._bracket.mdp_list if m not in self._heterogeneous_s1]

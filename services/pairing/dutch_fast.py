@@ -30,12 +30,18 @@ decides:
 3. :class:`FastBracketPairer` -- a D.1 transposition step whose result is proven from the last
    optimal matching skips the matching computation and its weight additions (argument in
    :meth:`FastBracketPairer.transpose_homogeneous_s2`); with no D.2 exchange the D.2
-   matching seeds that proof; the D.2 matching starts on a new computer
-   (:meth:`FastBracketMatcher.restart`), and so does the next one after the removals within
-   S1 and S2, unless those removals are proven not to matter: then they stay out of the
-   computer, which keeps its matching (:meth:`FastBracketPairer.perform_homogeneous_exchanges`,
-   round 5 of 3,000 players: 3 matchings of brackets of ~700 vertices become 2); every other
-   step, and everything else (exchanges, colours E.1-E.5, board order), is py4swiss's code.
+   matching seeds that proof.  The D.2 matching starts on a new computer
+   (:meth:`FastBracketMatcher.restart`) with one unit per S1-S2 edge instead of py4swiss's
+   D.2 values where its result proves them equivalent (:meth:`FastBracketPairer.
+   _d2_by_units`: ~55 % of the time); a bracket without MDPs then needs no first matching,
+   and one with a single MDP gets his D.3 and D.1 steps from the same matching
+   (:meth:`FastBracketPairer._one_mdp`): one matching of the bracket instead of two.  The
+   removals within S1 and S2 stay out of the computer when proven not to matter
+   (:meth:`FastBracketPairer.perform_homogeneous_exchanges`); a D.1 computation after many
+   proven steps starts on a computer without the fixed pairs (:class:`_SubComputer`) rather
+   than re-matching every vertex they touched.  Every other step, and everything else
+   (exchanges, colours E.1-E.5, board order), is py4swiss's code.  Round 5 of 9 of 3,000
+   players (loadtests/bench.py): 3 matchings of brackets of ~700 vertices, then 2, now 1.
 
 ``tests/unit/test_dutch_fast.py`` checks weights and pairings against py4swiss's own classes
 with the same amendments (generated events with byes, absences, forfeits, late entries,
@@ -114,8 +120,57 @@ class _Deferred:
     def set_edge_weight(u: int, v: int, weight: DynamicUint) -> None:
         return None
 
+    @staticmethod
+    def add_vertex() -> None:
+        return None
+
 
 _DEFERRED = _Deferred()
+
+
+class _SubComputer:
+    """The compiled computer on the bracket's vertices other than those of fixed pairs
+    (``finalize_match``: the pair's edge alone, with the fixed-pair weight), which every
+    maximum-weight matching contains and which take no part in the rest of it.  Vertex
+    indices are the matcher's; an edge change at an excluded vertex has the matcher start
+    afresh (:meth:`FastBracketMatcher.restart`)."""
+
+    def __init__(self, matcher: FastBracketMatcher, fixed: dict[int, int]) -> None:
+        self._matcher, self._fixed = matcher, fixed
+        self._keep = keep = [v for v in range(matcher._len) if v not in fixed]
+        self._slot = {v: k for k, v in enumerate(keep)}
+        self._raw = raw = ComputerDutchOptimality(len(keep), matcher._max_weight)
+        for _ in keep:
+            raw.add_vertex()
+        set_edge, weights = raw.set_edge_weight, matcher._weights
+        for a, i in enumerate(keep):
+            row = weights[i]
+            for b in range(a + 1, len(keep)):
+                w = row[keep[b]]
+                if w:
+                    set_edge(a, b, w)
+
+    def size(self) -> int:
+        return len(self._keep)
+
+    def set_edge_weight(self, i: int, j: int, weight: DynamicUint) -> None:
+        a, b = self._slot.get(i), self._slot.get(j)
+        if a is None or b is None:
+            self._matcher._computer = _DEFERRED
+        else:
+            self._raw.set_edge_weight(a, b, weight)
+
+    def compute_matching(self) -> None:
+        self._raw.compute_matching()
+
+    def get_matching(self) -> list[int]:
+        mate = list(range(self._matcher._len))
+        for v, u in self._fixed.items():
+            mate[v] = u
+        keep = self._keep
+        for a, b in enumerate(self._raw.get_matching()):
+            mate[keep[a]] = keep[b]
+        return mate
 
 
 class FastBracketMatcher(Dutch2025BracketMatcher):
@@ -144,6 +199,12 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         # vertex -> the other ends.
         self._hidden: dict[int, set[int]] = {}
         self._hiding = False
+        self._fixed: dict[int, int] = {}  # vertex -> partner, pairs fixed by finalize_match
+        self._exposed = 0  # vertices the computer has unmatched since its last matching
+        #: Set by :class:`FastBracketPairer` where every optimal matching gives the same
+        #: result: the computer may then start afresh without the fixed pairs (see
+        #: :meth:`update_matching`).
+        self.shrink = False
         self._bracket = bracket
         self._max_weight = self._get_max_weight()
         self._zero_weight = self._max_weight & 0
@@ -160,11 +221,41 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
         self._index_dict_reverse = dict(enumerate(self._player_list))
         self._index_dict = {p: i for i, p in self._index_dict_reverse.items()}
         self._position = {id(p): i for i, p in enumerate(self._player_list)}
-        self._computer = ComputerDutchOptimality(self._len, self._max_weight)
+        # The first matching is computed when first read (:meth:`first_pending`), on a
+        # computer built then: D.2 or D.1 of one MDP may make it unneeded.
+        self._first_pending = bool(self._max_weight)
+        self._computer = _DEFERRED if self._first_pending else ComputerDutchOptimality(
+            self._len, self._max_weight)
         self._weights = [[self._zero_weight] * self._len for _ in range(self._len)]
-        self.matching = {}
+        self._matching: dict = {}
+        self._mate: list[int] = []
         self._set_up_computer()
-        self.update_matching()
+        if not self._first_pending:
+            self.update_matching()
+
+    @property
+    def matching(self) -> dict:
+        """py4swiss's ``matching`` (player -> player, himself when unmatched)."""
+        if self._first_pending:
+            self.update_matching()
+        return self._matching
+
+    @matching.setter
+    def matching(self, value: dict) -> None:
+        self._matching = value
+
+    @property
+    def mate(self) -> list[int]:
+        """The matching by vertex index (itself when unmatched)."""
+        if self._first_pending:
+            self.update_matching()
+        return self._mate
+
+    def first_pending(self) -> bool:
+        """Whether py4swiss's first matching (of the weights as set up) has not been
+        computed yet: it is, when :attr:`matching` or :attr:`mate` is read before any other
+        computation (:meth:`FastBracketPairer._d2_by_units` may make it unneeded)."""
+        return bool(self._first_pending)
 
     def _template(self, ci: int, cj: int):
         """The quality weight of a pair of signature classes (None: C.3 forbids the pair)."""
@@ -291,6 +382,11 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
 
     def _new_computer(self) -> None:
         self._hidden = {}
+        top = self._max_weight
+        fixed = {v: u for v, u in self._fixed.items() if top and self._weights[v][u] is top}
+        if fixed and self.shrink:
+            self._computer = _SubComputer(self, fixed)
+            return
         self._computer = computer = ComputerDutchOptimality(self._len, self._max_weight)
         for _ in range(self._len):
             computer.add_vertex()
@@ -301,11 +397,34 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     set_edge(i, j, row[j])
 
     def update_matching(self) -> None:
+        if self.shrink and self._computer is not _DEFERRED and self._max_weight:
+            # The computer re-matches each vertex it has unmatched (O(size^2) each); a new one
+            # without the fixed pairs costs O(open^3) (bbpPairings' matching computer).
+            size = self._computer.size()
+            open_ = self._len - len(self._fixed)
+            if open_ < size and open_ ** 3 < self._exposed * size * size:
+                self._computer = _DEFERRED
+        self._first_pending = False
         self._flush()
+        self._exposed = 0
         self._computer.compute_matching()
         players = self._player_list
-        self.mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
+        self._mate = self._computer.get_matching()  # vertex -> vertex (itself: unmatched)
         self.matching = {players[i]: players[j] for i, j in enumerate(self.mate)}
+
+    def weights_aligned(self) -> bool:
+        """Whether every edge weight as set up is a multiple of ``2^(3 x bracket_bits + 1)``
+        (py4swiss leaves those low bits to the transpositions and exchanges)."""
+        low = (1 << (3 * self._bracket.bracket_bits + 1)) - 1
+        weights = [w for row in self._table for w in row if w is not _UNSET and w is not None]
+        if self._stand_in_weights is not None:
+            weights += [*self._stand_in_weights[0], self._stand_in_weights[1]]
+        return not any(_to_int(w) & low for w in weights)
+
+    def matching_weight(self) -> int:
+        """The weight of the current matching (:attr:`mate`) under the current weights."""
+        row, mate = self._weights, self.mate
+        return sum(_to_int(row[i][j]) for i, j in enumerate(mate) if i < j)
 
     def add_to_weights(self, player: Player, player_list: list[Player], value: int,
                        increment: bool = False) -> None:
@@ -336,6 +455,7 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                 weights[j][i] = new
                 set_edge(i, j, new)
             value += step
+        self._exposed += 1
 
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
         i, j = self._position[id(player_1)], self._position[id(player_2)]
@@ -360,6 +480,9 @@ class FastBracketMatcher(Dutch2025BracketMatcher):
                     w = wa[k] = weights[k][a] = zero
                 set_edge(a, k, w)
         self._set_weight(i, j, top)
+        if i != j:
+            self._fixed[i], self._fixed[j] = j, i
+        self._exposed += 2
 
 
 def _common_weight(m: FastBracketMatcher, rows: list[int], cols: list[int]):
@@ -620,6 +743,10 @@ class FastBracketPairer(Dutch2025BracketPairer):
         self._optimal_mate: list[int] | None = None  # see determine_homogeneous_exchanges
         # statistics: whether the removals of the S1/S2 exchanges stayed out of the computer
         self.hid_removals = False
+        self._merged = False  # the MDP's steps and D.2 done in one matching (_one_mdp)
+        # statistics: how D.2 was matched: "py4swiss", "units" (_d2_by_units), "units, no
+        # first matching" (a bracket without MDPs), "one MDP" (_one_mdp)
+        self.d2 = "py4swiss"
 
     def determine_homogeneous_exchanges(self) -> None:
         """py4swiss's D.2 step, which computes a maximum-weight matching last.  When it makes
@@ -630,9 +757,153 @@ class FastBracketPairer(Dutch2025BracketPairer):
         proof (:meth:`transpose_homogeneous_s2`), which then needs no computation of its own.
         The additions change every resident's edges: the matching starts afresh
         (:meth:`FastBracketMatcher.restart`)."""
+        if self._merged:  # done with the MDP's pairing (determine_heterogeneous_s1)
+            self._optimal_mate = list(self._bracket_matcher.mate)
+            return
         self._bracket_matcher.restart()
-        super().determine_homogeneous_exchanges()
+        if not self._d2_by_units():
+            super().determine_homogeneous_exchanges()
         self._optimal_mate = list(self._bracket_matcher.mate) if self._exchanges == 0 else None
+
+    def determine_heterogeneous_s1(self) -> None:
+        """py4swiss's D.3 step (then :meth:`determine_heterogeneous_s2`'s D.1 for the MDPs),
+        or, for a single MDP, that step, D.1 for him and D.2 in one matching when it proves
+        them (:meth:`_one_mdp`)."""
+        if not self._one_mdp():
+            super().determine_heterogeneous_s1()
+
+    def determine_heterogeneous_s2(self) -> None:
+        if not self._merged:
+            super().determine_heterogeneous_s2()
+
+    def _one_mdp(self) -> bool:
+        """A bracket with one MDP ``m`` and no matching yet: py4swiss's D.3 and D.1 steps for
+        ``m`` and its D.2 step in one matching ``M``, when ``M`` proves them.
+
+        With ``R`` residents, ``pairs = (R - 1) // 2``, ``A`` the first ``pairs + 1`` residents
+        and S2 the others: to the weights as set up, each edge from ``m`` to the resident of
+        index ``k`` gets ``(R - k) x K`` and each edge from ``A`` to S2 gets ``unit``
+        (:meth:`_d2_by_units`), ``K = 2^(2 x bracket_bits - 1)`` above all the units together.
+        Kept when ``M`` pairs ``m`` with a resident ``r`` of ``A`` and every other player of
+        ``A`` (S1) with a lower-ranked S2 player, and no two S2 players with each other; the
+        pair ``m``-``r`` is then fixed as py4swiss fixes it.  Otherwise everything added is
+        taken back and py4swiss's steps run.
+
+        Proof: every weight as set up is a multiple of ``2^(3 x bracket_bits + 1)`` (checked)
+        and all that is added sums below it, so ``M`` has the largest weight without the
+        additions; some such matching pairs ``m`` with a resident, so py4swiss puts ``m`` in S1
+        (D.3).  A matching of that weight pairing ``m`` with a resident ranked above ``r`` would
+        gain at least ``K`` over ``M`` and lose less in units: there is none, so D.1 gives ``m``
+        the partner ``r``.  py4swiss's D.2 then starts from a matching as heavy as ``M``, with
+        as many bracket pairs (C.5): ``pairs`` in the remainder, as ``M`` has; ``M`` keeps the
+        largest weight once ``m``-``r`` is fixed, and has the largest D.2 value
+        (:meth:`_d2_by_units`)."""
+        bm, bracket = self._bracket_matcher, self._bracket
+        residents = bracket.resident_list
+        size = len(residents)
+        k_unit = 1 << (2 * bracket.bracket_bits - 1)
+        if (len(bracket.mdp_list) != 1 or size < 3 or size * k_unit >= 1 << 32
+                or not bm.first_pending() or not bm.weights_aligned()):
+            return False
+        (mdp,) = bracket.mdp_list
+        pairs = (size - 1) // 2
+        top = residents[:pairs + 1]
+        for k, resident in enumerate(residents):
+            bm.add_to_weights(mdp, [resident], (size - k) * k_unit)
+        if self._units_matching(top, residents[pairs + 1:], None, mdp):
+            first = bm.matching[mdp]
+            self._homogeneous_s1 = [r for r in top if r is not first]
+            self._heterogeneous_s1, self._heterogeneous_s2 = [mdp], [first]
+            bm.finalize_match(mdp, first)
+            self._validity_matcher.finalize_match(mdp, first)
+            self._merged, self.d2 = True, "one MDP"
+            return True
+        for k, resident in enumerate(residents):
+            bm.add_to_weights(mdp, [resident], -(size - k) * k_unit)
+        bm.restart()
+        bm._first_pending = True
+        return False
+
+    def _d2_by_units(self) -> bool:
+        """D.2 without py4swiss's D.2 values when they cannot matter: each edge from the
+        original S1 (the first ``pairs`` residents of the remainder) to S2 gets one ``unit =
+        2^bracket_bits`` (above any D.1 addition, which stays below ``|S2|``), and nothing
+        else changes (measured: a fresh matching on these weights takes ~55 % of the time of
+        one on py4swiss's, whose many distinct values cost the compiled computer more dual
+        updates).  Kept when the matching ``M`` found pairs every S1 player with a
+        lower-ranked S2 player, no two S2 players with each other, and weighs, without the
+        units, as much as the matching before (then it is maximum-weight without them);
+        otherwise the units are taken back and py4swiss's step runs.  Only with ``pairs >= 1``
+        and no MDP in Limbo.  A bracket without MDPs and no matching yet presumes ``pairs``
+        (:meth:`_units_matching`).
+
+        Proof that ``M`` is what py4swiss's step could return, and that every later step has
+        the same maximum-weight matchings on these weights as on py4swiss's: py4swiss adds
+        ``f = 2 x 2^(2 x bracket_bits) - 2 x i`` to each pair whose higher-ranked player has
+        index ``i < pairs`` in the remainder, ``-2 x i`` for ``i >= pairs`` (py4swiss's
+        comment: a lost D.2.a unit outweighs every D.2.b sum, below ``pairs^2``).  ``M`` has
+        the largest old weight and the largest ``f`` any matching can have (``pairs`` D.2.a
+        units, the smallest index sum, no other remainder pair), so it is maximum-weight under
+        py4swiss's weights and makes no exchange; then every maximum-weight matching there has
+        the same S1 and S2 (they all reach that largest ``f``).  Afterwards the candidates of
+        each D.1 step (largest old weight) pair every open S1 player into S2 (C.5: the
+        bracket's pairs, equal for all of them, and no Limbo MDP), where ``f`` and the units
+        differ by the same amount for all of them; any other matching loses a D.2.a unit under
+        py4swiss's weights and a ``unit`` here, more than the step's additions."""
+        bm = self._bracket_matcher
+        bracket = self._bracket
+        if any(m not in self._heterogeneous_s1 for m in bracket.mdp_list):
+            return False
+        if bm.first_pending() and not bracket.mdp_list:
+            # No MDP and no matching yet: the first matching's pairs presumed (all residents
+            # but one at most), checked on the matching found (see _units_matching).
+            residents = bracket.resident_list
+            pairs = len(residents) // 2
+            if pairs and bm.weights_aligned() and self._units_matching(
+                    residents[:pairs], residents[pairs:], None):
+                self.d2 = "units, no first matching"
+                return True
+        paired = set(self._heterogeneous_s2)
+        remainder = [r for r in bracket.resident_list if r not in paired]
+        pairs = sum(self._has_resident_match(r) for r in remainder) // 2
+        if pairs >= 1 and self._units_matching(remainder[:pairs], remainder[pairs:],
+                                               bm.matching_weight()):
+            self.d2 = "units"
+            return True
+        return False
+
+    def _units_matching(self, s1: list[Player], s2: list[Player], before: int | None,
+                        mdp: Player | None = None) -> bool:
+        """:meth:`_d2_by_units` with S1 ``s1`` and S2 ``s2``: the units added, the matching
+        ``M`` computed and checked: every player of ``s1`` is paired with a lower-ranked one
+        of ``s2`` (but the one paired with ``mdp``, who must be one of ``s1``), no two of
+        ``s2`` with each other, and, with ``before`` given (the weight of the current
+        maximum-weight matching), ``M`` weighs as much without the units.  False (units taken
+        back, the next matching afresh) if it fails.
+
+        ``before`` None: there is no matching yet (nothing added to the weights as set up but
+        ``mdp``'s edges, :meth:`_one_mdp`), and the S1 size is presumed.  Every weight as set
+        up is a multiple of ``2^(3 x bracket_bits + 1)`` (:meth:`FastBracketMatcher.
+        weights_aligned`) and the additions sum below it, so ``M`` has the largest weight
+        without them, hence as many bracket pairs (C.5, a sum of the weights' own field) as
+        py4swiss's first matching: S1's."""
+        bm = self._bracket_matcher
+        unit = 1 << self._bracket.bracket_bits
+        for resident in s1:
+            bm.add_to_weights(resident, s2, unit)
+        bm.update_matching()
+        matching, in_s2 = bm.matching, set(map(id, s2))
+        if (all((id(matching[r]) in in_s2 and not r <= matching[r]) or matching[r] is mdp
+                for r in s1)
+                and (mdp is None or any(matching[mdp] is r for r in s1))
+                and not any(id(matching[r]) in in_s2 for r in s2)
+                and (before is None or bm.matching_weight() == before + len(s1) * unit)):
+            self._homogeneous_s1, self._homogeneous_s2, self._exchanges = s1, s2, 0
+            return True
+        for resident in s1:
+            bm.add_to_weights(resident, s2, -unit)
+        bm.restart()
+        return False
 
     def perform_homogeneous_exchanges(self) -> None:
         """py4swiss's step: it removes the edges within S1 and within S2, i.e. changes every
@@ -650,6 +921,8 @@ class FastBracketPairer(Dutch2025BracketPairer):
         D.2.b value, minus twice a BSN of S2 (at least ``2 x |S1|``), outweighs any D.1
         addition (below ``|S2|``).  The fixed pairs of D.1 keep this: each comes from an
         optimal matching of py4swiss's graph, and their hidden edges are removed when fixed.
+        With the units of :meth:`_d2_by_units` instead of py4swiss's D.2 values (no MDP in
+        Limbo), an S1-S1 or S2-S2 pair costs a unit, more than any D.1 addition.
         Otherwise the next matching starts afresh (:meth:`FastBracketMatcher.restart`)."""
         bm = self._bracket_matcher
         limbo = [m for m in self._bracket.mdp_list if m not in self._heterogeneous_s1]
@@ -690,6 +963,7 @@ class FastBracketPairer(Dutch2025BracketPairer):
             super().transpose_homogeneous_s2()
             return
         bm = self._bracket_matcher
+        bm.shrink = True  # every computation's partner is the same in any optimal matching
         index, players = bm._index_dict, bm._player_list
         s2 = self._homogeneous_s2
         proof = _TranspositionProof(bm, [index[p] for p in self._homogeneous_s1],

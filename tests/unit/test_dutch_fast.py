@@ -254,6 +254,35 @@ def test_kept_computer_pairs_as_py4swiss(monkeypatch):
     assert any(not p.hid_removals and len(p._bracket.resident_list) > 1 for p in pairers)
 
 
+def test_d2_units_and_one_mdp_matchings_pair_as_py4swiss(monkeypatch):
+    """D.2 matched with units (dutch_fast.FastBracketPairer._d2_by_units), without a first
+    matching in brackets without MDPs, one MDP's D.3 and D.1 steps with D.2 in one matching
+    (_one_mdp), py4swiss's own D.2 where none of those is proven, and D.1 computations on a
+    computer without the fixed pairs (_SubComputer): generated events with byes, absences,
+    forfeits and late entries, every round equal to py4swiss's own classes, every path
+    taken."""
+    from services.pairing import dutch_fast
+
+    pairers = _spy_pairers(monkeypatch)
+    rebuilt = []
+    real = dutch_fast._SubComputer.__init__
+
+    def spy(computer, matcher, fixed):
+        rebuilt.append(len(fixed))
+        real(computer, matcher, fixed)
+
+    monkeypatch.setattr(dutch_fast._SubComputer, "__init__", spy)
+    rounds = 0
+    for seed, n, total in [(21, 150, 7), (22, 97, 9)]:
+        for players, rnd, ref in generated_event(seed, n, total):
+            assert pair_dutch(players, rnd, total) == ref, (seed, n, rnd)
+            rounds += 1
+    assert rounds == 16
+    paths = {p.d2 for p in pairers}
+    assert paths == {"units", "units, no first matching", "one MDP", "py4swiss"}
+    assert len(rebuilt) > 10 and all(k % 2 == 0 and k > 0 for k in rebuilt)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n,rnd,seed", [(1000, 5, 7), (700, 6, 3), (1200, 4, 5)])
 def test_benchmark_events_pair_as_py4swiss(n, rnd, seed):

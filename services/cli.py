@@ -524,7 +524,7 @@ def import_cmd(what: str = typer.Argument(..., help="trf or h9"),
     McMahon) records as our events (tournament, players, every round's pairing entered manually
     with byes, results and forfeits), hosted through the gateway on --bus; --log writes its
     messages to a file (read by export trf --log, audit --log)."""
-    from contracts.messages import TOPICS
+    from contracts.messages import LOG_TOPICS
     from services.tools.embedded import arbiter_client
     from services.tools.host import HostError
     from services.tools.logio import select
@@ -563,7 +563,8 @@ def import_cmd(what: str = typer.Argument(..., help="trf or h9"),
             async with arbiter_client(bus or "memory", ticks=False) as c:
                 report = await import_event(c, file, tournament_id=tournament_id, tiebreaks=codes,
                                             progress=lambda n=1: prog.advance(task, n))
-                msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{report.tournament_id}")
+                # with the checkpoints (as export-log): the games' and the event's end ones sign the log
+                msgs = select(await c.arbiter_log.read_many(LOG_TOPICS), f"tournament-{report.tournament_id}")
                 return report, msgs
     try:
         report, msgs = _run(main())

@@ -33,11 +33,13 @@ def _fail(msg: str, code: int = 2) -> None:
 
 
 def _run(coro):
-    """Run ``coro``; an unreachable or failing broker is one clear line and exit 1."""
+    """Run ``coro``; an unreachable or failing broker is one clear line and exit 1 (aiokafka's
+    errors, and confluent-kafka's, which the audit's decided offsets are read with)."""
     from aiokafka.errors import KafkaError
+    from confluent_kafka import KafkaException
     try:
         return asyncio.run(coro)
-    except (KafkaError, ConnectionError, OSError) as e:
+    except (KafkaError, KafkaException, ConnectionError, OSError) as e:
         _fail(f"cannot use the event log: {e or type(e).__name__}. Is the broker running? "
               "(make kafka-up starts one on 127.0.0.1:19092)", 1)
     except RuntimeError as e:

@@ -120,9 +120,11 @@ def not_public(ip: IPAddress) -> str | None:
     """Why ``ip`` is no webhook target (``"loopback"``, ``"link-local"``, ``"unspecified"``,
     ``"multicast"``, ``"private"``, ``"reserved"``, ``"not global"``: e.g. 100.64.0.0/10,
     shared address space), or None for a global unicast address. An IPv4-mapped IPv6 address
-    (``::ffff:a.b.c.d``) is judged as its IPv4 address."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    (``::ffff:a.b.c.d``) and a 6to4 one (``2002:AABB:CCDD::``, RFC 3056: the IPv4 address
+    ``A.B.C.D`` it tunnels to; ``ipaddress`` counts 2002::/16 as global) are judged as their
+    IPv4 address."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        ip = ip.ipv4_mapped or ip.sixtofour or ip
     for what, prop in _NOT_PUBLIC:
         if getattr(ip, prop):
             return what

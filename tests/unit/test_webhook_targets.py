@@ -23,6 +23,8 @@ ip = ipaddress.ip_address
     ("fe80::1", "link-local"), ("::ffff:169.254.169.254", "link-local"), ("::ffff:10.1.1.1", "private"),
     ("0.0.0.0", "unspecified"), ("::", "unspecified"), ("224.0.0.1", "multicast"), ("ff02::1", "multicast"),
     ("100.100.100.200", "not global"),  # shared address space 100.64.0.0/10: a cloud's metadata
+    ("2002:7f00:1::", "loopback"), ("2002:a9fe:a9fe::1", "link-local"),  # 6to4 (RFC 3056): the IPv4 inside
+    ("2002:5db8:d822::", None),  # 6to4 of 93.184.216.34, public
     ("93.184.216.34", None), ("8.8.8.8", None), ("2606:4700::1111", None),
 ])
 def test_what_an_address_is(address, what):

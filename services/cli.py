@@ -608,8 +608,9 @@ def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is e
 @app.command()
 def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_okay=False, help="NDJSON from export-log"),
           bus: Optional[str] = typer.Option(None, help=BUS_HELP),
-          stream: Optional[str] = typer.Option(None, help="aggregate to audit with --bus "
-                                               "(left out: every game and tournament of the log)"),
+          stream: Optional[str] = typer.Option(None, help="aggregate to audit: game-<id> or "
+                                               "tournament-<id>, with its games (left out: every "
+                                               "game and tournament of the log)"),
           json_out: Optional[Path] = typer.Option(None, "--json"),
           verify_key: list[str] = typer.Option([], "--verify-key", help="an Ed25519 public key "
                                                "(base64) trusted for checkpoints; repeatable; "
@@ -625,7 +626,7 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
 
     from services.tools.audit import audit as run_audit
     from services.tools.integrity import check
-    from services.tools.logio import audit_input, read_ndjson
+    from services.tools.logio import audit_input, read_ndjson, select
     from shared.config import ConfigError
     from shared.heap import paused_gc
     from shared.signing import verify_keys
@@ -638,8 +639,12 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     with paused_gc():  # reading and re-deriving make next to no garbage cycles
         try:
             msgs, pending = (read_ndjson(log), {}) if log else _run(audit_input(bus, stream))
+            if log and stream:  # as --bus --stream does (it was ignored: the whole file audited)
+                msgs = select(msgs, stream)
         except ValueError as e:
             _fail(str(e))
+        if log and stream and not msgs:
+            _fail(f"no messages for {stream} in {log}", 1)
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1, pending=pending))
         try:
             kept = read_ndjson(anchors) if anchors else []

@@ -446,3 +446,22 @@ def test_arbiter_audit_of_a_file_takes_stream_as_the_bus_does(keys, tmp_path, mo
     assert r.exit_code == 1 and "no messages for game-g3" in r.output
     r = audit_of("--stream", "../g1")
     assert r.exit_code == 2 and "--stream must be game-<id> or tournament-<id>" in r.output
+
+
+def test_a_log_file_is_cut_at_newlines_only(keys, tmp_path):
+    """``read_ndjson`` (``audit --log``, ``export trf --log``) splits an export at ``\\n`` only:
+    a recorded text holding U+2028, U+2029 or NEL is written unescaped in the message's JSON,
+    and ``str.splitlines`` cut the line there ("line 3: not a valid Arbiter message")."""
+    import asyncio
+
+    from services.tools.logio import read_ndjson
+
+    log = asyncio.run(_played())
+    i = _index(log, "GameEnded")
+    log[i] = log[i].model_copy(update={"payload": log[i].payload.model_copy(update={"reason": "a\u2028b\u2029c\x85d"})})
+    f = tmp_path / "log.ndjson"
+    f.write_text("".join(m.model_dump_json() + "\n" for m in log), encoding="utf-8")
+    assert "\u2028" in f.read_text(encoding="utf-8")  # unescaped: the case the reader must take
+    back = read_ndjson(f)
+    assert [m.model_dump_json() for m in back] == [m.model_dump_json() for m in log]
+    assert back[i].payload.reason == "a\u2028b\u2029c\x85d"

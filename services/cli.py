@@ -33,11 +33,13 @@ def _fail(msg: str, code: int = 2) -> None:
 
 
 def _run(coro):
-    """Run ``coro``; an unreachable or failing broker is one clear line and exit 1."""
+    """Run ``coro``; an unreachable or failing broker is one clear line and exit 1 (aiokafka's
+    errors, and confluent-kafka's, which the audit's decided offsets are read with)."""
     from aiokafka.errors import KafkaError
+    from confluent_kafka import KafkaException
     try:
         return asyncio.run(coro)
-    except (KafkaError, ConnectionError, OSError) as e:
+    except (KafkaError, KafkaException, ConnectionError, OSError) as e:
         _fail(f"cannot use the event log: {e or type(e).__name__}. Is the broker running? "
               "(make kafka-up starts one on 127.0.0.1:19092)", 1)
     except RuntimeError as e:
@@ -524,7 +526,7 @@ def import_cmd(what: str = typer.Argument(..., help="trf or h9"),
     McMahon) records as our events (tournament, players, every round's pairing entered manually
     with byes, results and forfeits), hosted through the gateway on --bus; --log writes its
     messages to a file (read by export trf --log, audit --log)."""
-    from contracts.messages import TOPICS
+    from contracts.messages import LOG_TOPICS
     from services.tools.embedded import arbiter_client
     from services.tools.host import HostError
     from services.tools.logio import select
@@ -563,7 +565,8 @@ def import_cmd(what: str = typer.Argument(..., help="trf or h9"),
             async with arbiter_client(bus or "memory", ticks=False) as c:
                 report = await import_event(c, file, tournament_id=tournament_id, tiebreaks=codes,
                                             progress=lambda n=1: prog.advance(task, n))
-                msgs = select(await c.arbiter_log.read_many(TOPICS), f"tournament-{report.tournament_id}")
+                # with the checkpoints (as export-log): the games' and the event's end ones sign the log
+                msgs = select(await c.arbiter_log.read_many(LOG_TOPICS), f"tournament-{report.tournament_id}")
                 return report, msgs
     try:
         report, msgs = _run(main())
@@ -605,8 +608,9 @@ def export_log(bus: str = typer.Option(..., help=BUS_HELP + " (a memory bus is e
 @app.command()
 def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_okay=False, help="NDJSON from export-log"),
           bus: Optional[str] = typer.Option(None, help=BUS_HELP),
-          stream: Optional[str] = typer.Option(None, help="aggregate to audit with --bus "
-                                               "(left out: every game and tournament of the log)"),
+          stream: Optional[str] = typer.Option(None, help="aggregate to audit: game-<id> or "
+                                               "tournament-<id>, with its games (left out: every "
+                                               "game and tournament of the log)"),
           json_out: Optional[Path] = typer.Option(None, "--json"),
           verify_key: list[str] = typer.Option([], "--verify-key", help="an Ed25519 public key "
                                                "(base64) trusted for checkpoints; repeatable; "
@@ -622,7 +626,7 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
 
     from services.tools.audit import audit as run_audit
     from services.tools.integrity import check
-    from services.tools.logio import audit_input, read_ndjson
+    from services.tools.logio import audit_input, read_ndjson, select
     from shared.config import ConfigError
     from shared.heap import paused_gc
     from shared.signing import verify_keys
@@ -635,8 +639,12 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
     with paused_gc():  # reading and re-deriving make next to no garbage cycles
         try:
             msgs, pending = (read_ndjson(log), {}) if log else _run(audit_input(bus, stream))
+            if log and stream:  # as --bus --stream does (it was ignored: the whole file audited)
+                msgs = select(msgs, stream)
         except ValueError as e:
             _fail(str(e))
+        if log and stream and not msgs:
+            _fail(f"no messages for {stream} in {log}", 1)
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1, pending=pending))
         try:
             kept = read_ndjson(anchors) if anchors else []

@@ -25,18 +25,27 @@ _Count = Annotated[_Int, Field(ge=1, le=9999)]
 _Round = Annotated[_Int, Field(ge=1, le=99)]
 _Seconds = Annotated[_Int, Field(ge=0, le=7 * 86_400)]
 
-#: One line of text: no control character (C0 but the tab, DEL). These fields are written
-#: into PGN tags (``TimeControl``, ``FEN``) and TRF lines (names, club, federation...): a line
-#: break in one would end it and forge the next tag or line of an export.
-ONE_LINE = r"^[^\x00-\x08\x0a-\x1f\x7f]*$"
+#: One line of text: no control character (C0 but the tab, DEL, C1) and no Unicode line or
+#: paragraph separator. These fields are written into PGN tags (``TimeControl``, ``FEN``) and
+#: TRF lines (names, club, federation...): a line break in one would end it and forge the next
+#: tag or line of an export; NEL (U+0085), U+2028 and U+2029 are line breaks to Python's
+#: ``str.splitlines`` (our TRF reader) and to Unicode-aware readers, and go unescaped into the
+#: log's JSON.
+ONE_LINE = r"^[^\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]*$"
+
+
+def _breaks_a_line(c: str) -> bool:
+    """True for a character :data:`ONE_LINE` refuses (the tab is allowed)."""
+    return c != "\t" and (c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029")
 
 
 def _one_line(text: str) -> str:
     """``text`` when it is one line (:data:`ONE_LINE`); ValueError naming the first control
-    character and its place, for the 422's detail."""
-    bad = next((i for i, c in enumerate(text) if c != "\t" and (c < " " or c == "\x7f")), None)
+    character or line separator and its place, for the 422's detail."""
+    bad = next((i for i, c in enumerate(text) if _breaks_a_line(c)), None)
     if bad is not None:
-        raise ValueError(f"one line of text: control character U+{ord(text[bad]):04X} at position {bad}")
+        what = "line separator" if text[bad] in "\u2028\u2029" else "control character"
+        raise ValueError(f"one line of text: {what} U+{ord(text[bad]):04X} at position {bad}")
     return text
 
 

@@ -281,8 +281,9 @@ class Resume:
 
 def _hidden(conn: Any) -> frozenset[str]:
     """The message types a reader without the event's private scope does not get: the
-    registrations, which carry FIDE ids, birth dates and sex (:mod:`.scopes`)."""
-    return frozenset() if scopes.private_ok(conn) else frozenset({"PlayerRegistered"})
+    registrations (command and event), which carry FIDE ids, birth dates and sex
+    (:data:`.scopes.PRIVATE_TYPES`)."""
+    return frozenset() if scopes.private_ok(conn) else scopes.PRIVATE_TYPES
 
 
 async def resume_params(request: Request, since: Annotated[str | None, Query(

@@ -15,8 +15,10 @@ is expired, forged, malformed or revoked is 401 even on a public read. Three lev
   arbiters, integrators whose token covers it, e.g. a rating office): the players' private
   fields, FIDE id, birth date and sex (:data:`PRIVATE_FIELDS`): in ``GET /tournaments/{tid}``
   and the TRF they are blank without this scope, and the event's message feeds
-  (``/feeds/tournament|event/{tid}``, ``/tournaments/{tid}/events``) leave PlayerRegistered
-  out (the messages are the log's, unedited, so that their chains verify).
+  (``/feeds/tournament|event/{tid}``, ``/tournaments/{tid}/events``) leave the registrations
+  out (:data:`PRIVATE_TYPES`: the organiser's RegisterPlayer command carries the same fields as
+  the PlayerRegistered it causes; the messages are the log's, unedited, so that their chains
+  verify).
 
 The browser's pages (``/ui/tournaments/{tid}``, ``/ui/games/{gid}``...) are shells that carry
 no data of the event (a browser opening a link sends no bearer token): their scripts read the
@@ -42,6 +44,8 @@ from services.gateway.identity import AuthError, Principal
 
 #: PlayerRegistered's fields only the private scope reads.
 PRIVATE_FIELDS = ("fide_id", "birth_date", "sex")
+#: The message types that carry :data:`PRIVATE_FIELDS`: the registration command and its event.
+PRIVATE_TYPES = frozenset({"RegisterPlayer", "PlayerRegistered"})
 #: The reads naming one event: the path's pattern and what its ``id`` group is.
 PATHS = (
     (re.compile(r"^/tournaments/(?P<id>[A-Za-z0-9_\-]{1,80})(?:/.*)?$"), "tournament"),

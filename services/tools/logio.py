@@ -20,9 +20,11 @@ from shared.eventlog.base import applied_once, open_log  # applied_once: read he
 def read_ndjson(path: str | Path) -> list[Envelope]:
     """The messages of an ``export-log`` file (one JSON envelope a line, UTF-8), in file order.
     Raises ``ValueError`` "line N of FILE: not a valid Arbiter message: <reason>" for a line
-    that does not parse (e.g. a truncated last line), ``OSError`` when the file is unreadable."""
+    that does not parse (e.g. a truncated last line), ``OSError`` when the file is unreadable.
+    Lines end at ``\n`` only (NDJSON): a message's JSON holds U+2028, U+2029 or NEL unescaped
+    where a recorded name has one, which ``str.splitlines`` would cut."""
     out = []
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -195,3 +195,30 @@ def test_import_usage_errors_exit_2_before_importing(tmp_path):
     # a --log in a directory that does not exist yet: created, as --json does
     res = CliRunner().invoke(app, ["import", "trf", str(two), "--log", str(log), "--tournament-id", "ab"])
     assert log.exists() and json.loads(log.read_text().splitlines()[0])["stream"].startswith("tournament-ab")
+
+
+def test_an_imported_log_is_signed_and_audits_clean_with_the_key(shared_data, tmp_path, monkeypatch):
+    """``import trf --log F`` writes the checkpoints with the messages (as ``export-log``): with
+    the importer's key given, ``audit --log F --verify-key`` finds nothing (a log without them
+    is ``end not signed`` at each of its 56 games' GameEnded and the event's end), and the file
+    cut after a game's end checkpoint is ``truncated``."""
+    from shared.signing import new_key
+
+    private, public = new_key()
+    monkeypatch.setenv("ARBITER_SIGNING_KEY", private)
+    monkeypatch.delenv("ARBITER_VERIFY_KEYS", raising=False)
+    path = shared_data("data/chess/trf/lichess-swiss-mai-5plus0-2020-05-29.trf")
+    log = tmp_path / "mai.ndjson"
+    res = CliRunner().invoke(app, ["import", "trf", str(path), "--log", str(log), "--tournament-id", "mai"])
+    assert res.exit_code == 0, res.output
+    lines = log.read_text().splitlines()
+    ends = [i for i, line in enumerate(lines) if json.loads(line)["type"] == "GameEnded"]
+    assert len(ends) == 56
+    assert sum(json.loads(line)["type"] == "StreamsCheckpointed" for line in lines) >= 57
+    res = CliRunner().invoke(app, ["audit", "--log", str(log), "--verify-key", public])
+    out = " ".join(res.output.split())
+    assert res.exit_code == 0 and "0 integrity finding(s)" in out and "0 difference(s)" in out, out
+    cut = tmp_path / "cut.ndjson"  # the last game's result cut off, its checkpoint kept
+    cut.write_text("\n".join(lines[:ends[-1]] + lines[ends[-1] + 1:]) + "\n")
+    res = CliRunner().invoke(app, ["audit", "--log", str(cut), "--verify-key", public])
+    assert res.exit_code == 1 and "truncated" in " ".join(res.output.split())

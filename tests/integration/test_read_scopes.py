@@ -88,9 +88,14 @@ async def test_private_fields_only_for_the_events_officials_and_integrators():
                 [("46616543", "2006/05/29", "m"), ("8603677", "1992/10/24", "m")] if shown
                 else [("", "", ""), ("", "", "")])
             assert sorted(x.points for x in trf.players) == [0.0, 0.0]
-            for path in ("/tournaments/pub/events?follow=false", "/feeds/event/pub?follow=false&since=0"):
-                types = [m["type"] for m in json.loads((await c.get(path, headers=h)).text)]
+            for path in ("/tournaments/pub/events?follow=false", "/feeds/event/pub?follow=false&since=0",
+                         "/feeds/tournament/pub?follow=false&since=0"):
+                text = (await c.get(path, headers=h)).text
+                types = [m["type"] for m in json.loads(text)]
                 assert ("PlayerRegistered" in types) == shown and "RoundPaired" in types, (path, who)
+                # the organiser's RegisterPlayer command carries the same private fields
+                assert ("RegisterPlayer" in types) == shown, (path, who)
+                assert all((fide in text and born in text) == shown for _, _, fide, born in PLAYERS), (path, who)
 
 
 async def test_a_websocket_feed_takes_its_token_in_the_query_and_is_refused_without_it():

@@ -255,6 +255,11 @@ def test_every_field_of_every_request_body_is_bounded():
     ("/tournaments/T/players", {"player_id": "p", "name": 'Evil"]\n[Result "0-1'}, "name"),
     ("/tournaments/T/players", {"player_id": "p", "name": "P", "club": "C\r\n001 x"}, "club"),
     ("/tournaments/T/players", {"player_id": "p", "name": "P", "federation": "F\x00"}, "federation"),
+    # Unicode line breaks: str.splitlines (the TRF and NDJSON readers) cut there too
+    ("/tournaments/T/players", {"player_id": "p", "name": "Evil\u2028001 x"}, "name"),
+    ("/tournaments/T/players", {"player_id": "p", "name": "P", "club": "C\u2029x"}, "club"),
+    ("/tournaments/T/players", {"player_id": "p", "name": "Evil\x85001 x"}, "name"),
+    ("/tournaments", {"name": "Open\x9b012 Forged"}, "name"),
 ])
 async def test_a_field_out_of_its_bounds_is_422_naming_it_and_nothing_logged(path, body, field):
     async with gateway(jwt_secret=None) as (client, log):

@@ -414,3 +414,54 @@ async def test_a_processor_seals_in_place_what_a_copy_would_hold(keys):
         assert sealed is fresh and bare.chain is None
         assert sealed == copied == m and sealed.model_dump_json() == m.model_dump_json()
         assert sealed.model_fields_set == copied.model_fields_set
+
+
+def test_arbiter_audit_of_a_file_takes_stream_as_the_bus_does(keys, tmp_path, monkeypatch):
+    """``arbiter audit --log F --stream game-<id>``: that game's messages only (``--stream`` was
+    ignored with ``--log``: the whole file audited): a file of two games, one of them edited, is
+    clean for the other and names the edited one; a stream the file lacks is exit 1, and an id of
+    another form exit 2."""
+    import asyncio
+
+    from typer.testing import CliRunner
+
+    from services.cli import app
+    from shared.chain import public_text
+
+    g1, g2 = asyncio.run(_played(gid="g1")), asyncio.run(_played(gid="g2"))
+    i = _index(g1, "Resign")
+    g1[i] = g1[i].model_copy(update={"actor": g1[i].actor.model_copy(update={"id": "alice"})})
+    both = tmp_path / "both.ndjson"
+    both.write_text("".join(m.model_dump_json() + "\n" for m in g1 + g2))
+    public = public_text(next(iter(keys.values())))
+    monkeypatch.setenv("COLUMNS", "400")
+    audit_of = lambda *extra: CliRunner().invoke(app, ["audit", "--log", str(both), "--verify-key", public, *extra])  # noqa: E731
+    r = audit_of("--stream", "game-g2")
+    assert r.exit_code == 0 and f"audited {len(g2)} messages" in r.output, r.output
+    r = audit_of("--stream", "game-g1")
+    assert r.exit_code == 1 and f"audited {len(g1)} messages" in r.output and "chain broken" in r.output, r.output
+    r = audit_of()
+    assert r.exit_code == 1 and f"audited {len(g1) + len(g2)} messages" in r.output
+    r = audit_of("--stream", "game-g3")
+    assert r.exit_code == 1 and "no messages for game-g3" in r.output
+    r = audit_of("--stream", "../g1")
+    assert r.exit_code == 2 and "--stream must be game-<id> or tournament-<id>" in r.output
+
+
+def test_a_log_file_is_cut_at_newlines_only(keys, tmp_path):
+    """``read_ndjson`` (``audit --log``, ``export trf --log``) splits an export at ``\\n`` only:
+    a recorded text holding U+2028, U+2029 or NEL is written unescaped in the message's JSON,
+    and ``str.splitlines`` cut the line there ("line 3: not a valid Arbiter message")."""
+    import asyncio
+
+    from services.tools.logio import read_ndjson
+
+    log = asyncio.run(_played())
+    i = _index(log, "GameEnded")
+    log[i] = log[i].model_copy(update={"payload": log[i].payload.model_copy(update={"reason": "a\u2028b\u2029c\x85d"})})
+    f = tmp_path / "log.ndjson"
+    f.write_text("".join(m.model_dump_json() + "\n" for m in log), encoding="utf-8")
+    assert "\u2028" in f.read_text(encoding="utf-8")  # unescaped: the case the reader must take
+    back = read_ndjson(f)
+    assert [m.model_dump_json() for m in back] == [m.model_dump_json() for m in log]
+    assert back[i].payload.reason == "a\u2028b\u2029c\x85d"

@@ -171,11 +171,17 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+#: The fewest characters of an admin token on a gateway beyond loopback (as a JWT secret's).
+MIN_TOKEN_CHARS = 32
+
+
 def require_for_address(service: str, host: str, s: Settings) -> None:
-    """Refuse (``ConfigError``) to serve the gateway beyond loopback without an admin token or
-    a JWT secret (identity on): its arbiter endpoints would be open to the network; and a
-    game or tournament process beyond loopback without ``ARBITER_SIGNING_KEY``: its
-    checkpoints would be signed by a key drawn at start, which no auditor was given."""
+    """Refuse (``ConfigError``) to serve the gateway beyond loopback without a JWT secret
+    (identity on: without it the players' and organisers' routes act for whoever they name,
+    whatever the admin token), or with an admin token under :data:`MIN_TOKEN_CHARS` characters
+    (guessable); and a game or tournament process beyond loopback without
+    ``ARBITER_SIGNING_KEY``: its checkpoints would be signed by a key drawn at start, which no
+    auditor was given."""
     if service in ("game", "tournament") and s.signing_key is None and not is_loopback(host):
         raise ConfigError(f"the {service} process does not listen on {host} without "
                           f"{ENV_PREFIX}SIGNING_KEY: it signs the log's checkpoints, and a key of its "
@@ -187,10 +193,17 @@ def require_for_address(service: str, host: str, s: Settings) -> None:
                           "are derived from it, and a key of its own would sign what no "
                           "integrator can verify (set it, the same for every gateway, or listen "
                           "on 127.0.0.1)")
-    if service == "gateway" and s.admin_token is None and s.jwt_secret is None and not is_loopback(host):
-        raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}ADMIN_TOKEN "
-                          f"or {ENV_PREFIX}JWT_SECRET: its arbiter endpoints would be open to anyone "
-                          "who reaches it (set one, or listen on 127.0.0.1)")
+    if service != "gateway" or is_loopback(host):
+        return
+    if s.jwt_secret is None:
+        raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}JWT_SECRET: "
+                          "without identity its players' and organisers' routes act for whoever "
+                          "they name, and an admin token guards only the arbiters' (set it, at "
+                          "least 32 characters, or listen on 127.0.0.1)")
+    if s.admin_token is not None and len(s.admin_token.get_secret_value().strip()) < MIN_TOKEN_CHARS:
+        raise ConfigError(f"the gateway does not listen on {host} with an {ENV_PREFIX}ADMIN_TOKEN of "
+                          f"fewer than {MIN_TOKEN_CHARS} characters: anyone who reaches it could "
+                          "guess it (make a longer one, or listen on 127.0.0.1)")
 
 
 def describe(s: Settings) -> list[tuple[str, str, str]]:

@@ -25,6 +25,8 @@ IMAGE = "arbiter:0.1.0"          # deploy/Dockerfile; push it where the cluster 
 REPLICAS = {"gateway": 2, "game": 3, "tournament": 2, "webhooks": 1}
 ADMIN_TOKEN = {"name": "ARBITER_ADMIN_TOKEN",   # Secret created by the operator (config.yaml)
                "valueFrom": {"secretKeyRef": {"name": "arbiter-admin", "key": "token"}}}
+JWT_SECRET = {"name": "ARBITER_JWT_SECRET",  # gateway: identity on (required beyond loopback)
+              "valueFrom": {"secretKeyRef": {"name": "arbiter-identity", "key": "secret"}}}
 SNAPSHOT_KEY = {"name": "ARBITER_SNAPSHOT_KEY",  # every process: snapshots are sealed with it
                 "valueFrom": {"secretKeyRef": {"name": "arbiter-snapshots", "key": "key"}}}
 SIGNING_KEY = {"name": "ARBITER_SIGNING_KEY",  # game, tournament: they sign the log's checkpoints
@@ -32,7 +34,7 @@ SIGNING_KEY = {"name": "ARBITER_SIGNING_KEY",  # game, tournament: they sign the
 WEBHOOK_KEY = {"name": "ARBITER_WEBHOOK_KEY",  # gateway, webhooks: the subscriptions' secrets
                "valueFrom": {"secretKeyRef": {"name": "arbiter-webhooks", "key": "key"}}}
 #: The secrets each process is given (the gateway faces the network: no signing key).
-ENV = {"gateway": [ADMIN_TOKEN, SNAPSHOT_KEY, WEBHOOK_KEY], "webhooks": [SNAPSHOT_KEY, WEBHOOK_KEY]}
+ENV = {"gateway": [ADMIN_TOKEN, JWT_SECRET, SNAPSHOT_KEY, WEBHOOK_KEY], "webhooks": [SNAPSHOT_KEY, WEBHOOK_KEY]}
 
 
 def labels(name: str) -> dict:

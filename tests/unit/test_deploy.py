@@ -108,6 +108,8 @@ def test_each_process_deployment_is_probed_scraped_and_configured_without_a_defa
     token = deployments["gateway"]["spec"]["template"]["spec"]["containers"][0]["env"]
     assert {"name": "ARBITER_ADMIN_TOKEN",
             "valueFrom": {"secretKeyRef": {"name": "arbiter-admin", "key": "token"}}} in token
+    assert {"name": "ARBITER_JWT_SECRET",  # beyond loopback the gateway needs identity on
+            "valueFrom": {"secretKeyRef": {"name": "arbiter-identity", "key": "secret"}}} in token
     for d in deployments.values():  # every process seals and checks snapshots with one secret
         assert {"name": "ARBITER_SNAPSHOT_KEY",
                 "valueFrom": {"secretKeyRef": {"name": "arbiter-snapshots", "key": "key"}}} in \
@@ -144,6 +146,7 @@ def test_compose_runs_every_process_from_a_real_module_on_its_port():
         assert svc["build"]["dockerfile"] == "deploy/Dockerfile" and svc["depends_on"]["kafka"]
     assert services["game"]["deploy"]["replicas"] > 1
     assert services["gateway"]["environment"]["ARBITER_ADMIN_TOKEN"].startswith("${ARBITER_ADMIN_TOKEN:?")
+    assert services["gateway"]["environment"]["ARBITER_JWT_SECRET"].startswith("${ARBITER_JWT_SECRET:?")
     for name in PORTS:
         assert services[name]["environment"]["ARBITER_SNAPSHOT_KEY"].startswith("${ARBITER_SNAPSHOT_KEY:?")
     # the files it mounts exist

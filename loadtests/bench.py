@@ -489,6 +489,9 @@ def _audit_contract_floor(records: list[tuple[str, bytes]], events: int, runs: i
 def main() -> None:
     import sys
 
+    if {"-h", "--help"} & set(sys.argv):  # (it ran every benchmark for minutes before)
+        print(__doc__)
+        return
     if "--pair-once" in sys.argv:  # child of bench_pairing: one timing as JSON
         n = int(sys.argv[sys.argv.index("--pair-once") + 1])
         rnd = int(sys.argv[sys.argv.index("--round") + 1]) if "--round" in sys.argv else 5

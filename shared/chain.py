@@ -278,10 +278,10 @@ class ChainBook:
         self.credit += self.peak * elapsed / max(1, max_age_ms)
         out = []
         for a, t in self.since.items():
-            if self.credit < 1 and now_ms - t >= max_age_ms:
-                return out
             if now_ms - t < max_age_ms:
                 break
+            if self.credit < 1:
+                return out  # aged ones wait: the backlog goes on
             out.append(a)
             self.credit -= 1
         self.credit, self.peak = 1.0, 0  # nothing more has aged: the backlog is over

@@ -30,6 +30,10 @@ class ConfigError(TransportError):
     """A setting in the environment that cannot be used: the message names the variable."""
 
 
+#: The fewest characters of a JWT secret, and of an admin token on a gateway beyond loopback.
+MIN_TOKEN_CHARS = 32
+
+
 class Settings(BaseSettings):
     """Every setting of an Arbiter process (environment variable ``ARBITER_`` + the upper-case
     field name; units in the names: seconds ``_s``, milliseconds ``_ms``)."""
@@ -83,7 +87,7 @@ class Settings(BaseSettings):
     @field_validator("jwt_secret")
     @classmethod
     def _secret_length(cls, v: SecretStr | None) -> SecretStr | None:
-        if v is not None and (n := len(v.get_secret_value())) < 32:
+        if v is not None and (n := len(v.get_secret_value())) < MIN_TOKEN_CHARS:
             raise ValueError(f"must have at least 32 characters, not {n}")
         return v
 
@@ -171,10 +175,6 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-#: The fewest characters of an admin token on a gateway beyond loopback (as a JWT secret's).
-MIN_TOKEN_CHARS = 32
-
-
 def require_for_address(service: str, host: str, s: Settings) -> None:
     """Refuse (``ConfigError``) to serve the gateway beyond loopback without a JWT secret
     (identity on: without it the players' and organisers' routes act for whoever they name,
@@ -198,8 +198,8 @@ def require_for_address(service: str, host: str, s: Settings) -> None:
     if s.jwt_secret is None:
         raise ConfigError(f"the gateway does not listen on {host} without {ENV_PREFIX}JWT_SECRET: "
                           "without identity its players' and organisers' routes act for whoever "
-                          "they name, and an admin token guards only the arbiters' (set it, at "
-                          "least 32 characters, or listen on 127.0.0.1)")
+                          f"they name, and an admin token guards only the arbiters' (set it, at "
+                          f"least {MIN_TOKEN_CHARS} characters, or listen on 127.0.0.1)")
     if s.admin_token is not None and len(s.admin_token.get_secret_value().strip()) < MIN_TOKEN_CHARS:
         raise ConfigError(f"the gateway does not listen on {host} with an {ENV_PREFIX}ADMIN_TOKEN of "
                           f"fewer than {MIN_TOKEN_CHARS} characters: anyone who reaches it could "

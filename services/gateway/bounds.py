@@ -10,6 +10,7 @@ Each bound is well above what a real event needs (a 19x19 Go position, a 5,000-b
 """
 from __future__ import annotations
 
+import re
 from types import NoneType, UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
@@ -31,21 +32,18 @@ _Seconds = Annotated[_Int, Field(ge=0, le=7 * 86_400)]
 #: tag or line of an export; NEL (U+0085), U+2028 and U+2029 are line breaks to Python's
 #: ``str.splitlines`` (our TRF reader) and to Unicode-aware readers, and go unescaped into the
 #: log's JSON.
-ONE_LINE = r"^[^\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]*$"
-
-
-def _breaks_a_line(c: str) -> bool:
-    """True for a character :data:`ONE_LINE` refuses (the tab is allowed)."""
-    return c != "\t" and (c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029")
+_LINE_BREAKING = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"  # (the tab is allowed)
+ONE_LINE = rf"^[^{_LINE_BREAKING}]*$"
+_BREAK = re.compile(f"[{_LINE_BREAKING}]")
 
 
 def _one_line(text: str) -> str:
     """``text`` when it is one line (:data:`ONE_LINE`); ValueError naming the first control
     character or line separator and its place, for the 422's detail."""
-    bad = next((i for i, c in enumerate(text) if _breaks_a_line(c)), None)
-    if bad is not None:
-        what = "line separator" if text[bad] in "\u2028\u2029" else "control character"
-        raise ValueError(f"one line of text: {what} U+{ord(text[bad]):04X} at position {bad}")
+    if (bad := _BREAK.search(text)) is not None:
+        c, at = bad.group(), bad.start()
+        what = "line separator" if c in "\u2028\u2029" else "control character"
+        raise ValueError(f"one line of text: {what} U+{ord(c):04X} at position {at}")
     return text
 
 

@@ -33,16 +33,24 @@ _Seconds = Annotated[_Int, Field(ge=0, le=7 * 86_400)]
 #: ``str.splitlines`` (our TRF reader) and to Unicode-aware readers, and go unescaped into the
 #: log's JSON.
 _LINE_BREAKING = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"  # (the tab is allowed)
-ONE_LINE = rf"^[^{_LINE_BREAKING}]*$"
-_BREAK = re.compile(f"[{_LINE_BREAKING}]")
+#: Nor a bidirectional embedding, override (U+202A..U+202E) or isolate (U+2066..U+2069) of
+#: Unicode's bidirectional algorithm (UAX #9): one would reorder what follows it on the line of
+#: the standings, the exports and the console ("Trojan Source", CVE-2021-42574). The marks LRM
+#: and RLM (U+200E, U+200F), which Hebrew and Arabic names use and which reorder nothing beyond
+#: their own neighbours, pass.
+_BIDI_CONTROL = r"\u202a-\u202e\u2066-\u2069"
+ONE_LINE = rf"^[^{_LINE_BREAKING}{_BIDI_CONTROL}]*$"
+_BAD = re.compile(f"[{_LINE_BREAKING}{_BIDI_CONTROL}]")
+_BIDI = re.compile(f"[{_BIDI_CONTROL}]")
 
 
 def _one_line(text: str) -> str:
     """``text`` when it is one line (:data:`ONE_LINE`); ValueError naming the first control
-    character or line separator and its place, for the 422's detail."""
-    if (bad := _BREAK.search(text)) is not None:
+    character, line separator or bidirectional control and its place, for the 422's detail."""
+    if (bad := _BAD.search(text)) is not None:
         c, at = bad.group(), bad.start()
-        what = "line separator" if c in "\u2028\u2029" else "control character"
+        what = ("line separator" if c in "\u2028\u2029" else
+                "bidirectional control" if _BIDI.match(c) else "control character")
         raise ValueError(f"one line of text: {what} U+{ord(c):04X} at position {at}")
     return text
 

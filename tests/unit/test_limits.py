@@ -260,6 +260,11 @@ def test_every_field_of_every_request_body_is_bounded():
     ("/tournaments/T/players", {"player_id": "p", "name": "P", "club": "C\u2029x"}, "club"),
     ("/tournaments/T/players", {"player_id": "p", "name": "Evil\x85001 x"}, "name"),
     ("/tournaments", {"name": "Open\x9b012 Forged"}, "name"),
+    # bidirectional embeddings, overrides and isolates reorder the rest of the line (Trojan Source)
+    ("/tournaments/T/players", {"player_id": "p", "name": "Evil \u202etxet"}, "name"),
+    ("/tournaments", {"name": "Open \u202aX"}, "name"),
+    ("/tournaments/T/players", {"player_id": "p", "name": "P", "club": "C\u2066x\u2069"}, "club"),
+    ("/tournaments/T/players", {"player_id": "p", "name": "P", "team": "T\u2069"}, "team"),
 ])
 async def test_a_field_out_of_its_bounds_is_422_naming_it_and_nothing_logged(path, body, field):
     async with gateway(jwt_secret=None) as (client, log):
@@ -268,6 +273,31 @@ async def test_a_field_out_of_its_bounds_is_422_naming_it_and_nothing_logged(pat
         await _game(client)
         r = await refused(client, log, 422, "malformed", path, body, ADMIN)
         assert r.json()["detail"][0]["loc"][:2] == ["body", field], r.text
+
+
+@pytest.mark.parametrize("name,what", [
+    ("Evil\u202egnp.exe", "bidirectional control U+202E at position 4"),
+    ("\u2067Ann", "bidirectional control U+2067 at position 0"),
+    ("Ann\u2028B", "line separator U+2028 at position 3"),
+    ("Ann\x1bB", "control character U+001B at position 3"),
+])
+async def test_a_one_line_refusal_names_the_character_and_its_place(name, what):
+    async with gateway(jwt_secret=None) as (client, log):
+        r = await client.post("/tournaments", json={"tournament_id": "T", "name": "T"})
+        assert r.status_code == 200, r.text
+        r = await refused(client, log, 422, "malformed", "/tournaments/T/players",
+                          {"player_id": "p", "name": name}, ADMIN)
+        assert r.json()["detail"][0]["msg"] == f"Value error, one line of text: {what}", r.text
+
+
+async def test_the_bidi_marks_of_hebrew_and_arabic_names_pass():
+    """LRM and RLM (U+200E, U+200F) reorder nothing beyond their neighbours: a name keeps them."""
+    async with gateway(jwt_secret=None) as (client, _):
+        r = await client.post("/tournaments", json={"tournament_id": "T", "name": "T"})
+        assert r.status_code == 200, r.text
+        for pid, name in (("p1", "\u05d3\u05d5\u05d3 (Tel Aviv)\u200e"), ("p2", "\u0639\u0644\u064a\u200f 2")):
+            r = await client.post("/tournaments/T/players", json={"player_id": pid, "name": name}, headers=ADMIN)
+            assert r.status_code == 200, r.text
 
 
 # ------------------------------------------------------------------------------------ CORS

@@ -643,8 +643,8 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
                 msgs = select(msgs, stream)
         except ValueError as e:
             _fail(str(e))
-        if log and stream and not msgs:
-            _fail(f"no messages for {stream} in {log}", 1)
+        if not msgs:  # 0 differences of nothing read is no audit (as export-log: exit 1)
+            _fail(f"no messages {f'for {stream} ' if stream else ''}in {log or bus}: nothing audited", 1)
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1, pending=pending))
         try:
             kept = read_ndjson(anchors) if anchors else []

@@ -448,6 +448,25 @@ def test_arbiter_audit_of_a_file_takes_stream_as_the_bus_does(keys, tmp_path, mo
     assert r.exit_code == 2 and "--stream must be game-<id> or tournament-<id>" in r.output
 
 
+@pytest.mark.parametrize("text", ["", "\n \n\n"])
+def test_arbiter_audit_of_a_log_without_messages_audits_nothing_and_exits_1(text, tmp_path, monkeypatch):
+    """An empty export (or blank lines only) was audited as "0 messages: 0 difference(s)",
+    exit 0, as if a log had been checked: it says the log holds no messages, exit 1 (as a
+    ``--stream`` the file lacks); so does a bus or a bus's stream with none."""
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    empty = tmp_path / "empty.ndjson"
+    empty.write_text(text)
+    monkeypatch.setenv("COLUMNS", "400")
+    for args, said in ((["--log", str(empty)], f"no messages in {empty}: nothing audited"),
+                       (["--bus", "memory"], "no messages in memory: nothing audited"),
+                       (["--bus", "memory", "--stream", "game-g1"], "no messages for game-g1 in memory: nothing audited")):
+        r = CliRunner().invoke(app, ["audit", *args])
+        assert (r.exit_code, " ".join(r.output.split())) == (1, f"arbiter: {said}"), r.output
+
+
 def test_a_log_file_is_cut_at_newlines_only(keys, tmp_path):
     """``read_ndjson`` (``audit --log``, ``export trf --log``) splits an export at ``\\n`` only:
     a recorded text holding U+2028, U+2029 or NEL is written unescaped in the message's JSON,

@@ -108,15 +108,13 @@ def check_ttl(ttl_s: int) -> int:
     return ttl_s
 
 
-def issue_token(secret: str, role: str, sub: str, events: tuple[str, ...] | list[str] = (), *,
-                ttl_s: int, chief: bool = False, now_s: float | None = None) -> str:
-    """A signed token (compact JWS, ASCII) for ``sub`` in ``role``, valid ``ttl_s`` seconds from
-    ``now_s`` (epoch seconds, default the wall clock). Raises ``ValueError`` for a secret
-    shorter than :data:`MIN_SECRET_CHARS`, an unknown role, an id or event id outside
-    ``[A-Za-z0-9_-]{1,80}`` (events may also be :data:`ALL_EVENTS`), :data:`ADMIN_ID` for another
-    role than admin, ``chief`` on a role other than arbiter, or a lifetime out of range."""
-    if len(secret) < MIN_SECRET_CHARS:
-        raise ValueError(f"the signing secret must have at least {MIN_SECRET_CHARS} characters")
+def check_claims(role: str, sub: str, events: tuple[str, ...] | list[str], chief: bool, ttl_s: int) -> None:
+    """The limits of a token's claims, which :func:`issue_token` mints within and
+    :func:`read_token` holds a token to (one signed with the real secret by other means is no
+    token of ours): ``ValueError`` naming the first broken one: an unknown ``role``, a ``sub``
+    or event id outside ``[A-Za-z0-9_-]{1,80}`` (events may be :data:`ALL_EVENTS`),
+    :data:`ADMIN_ID` in another role than admin, ``chief`` on a role other than arbiter, a
+    lifetime ``ttl_s`` (s) out of :func:`check_ttl`'s range."""
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
     if not _ID.match(sub):
@@ -129,6 +127,16 @@ def issue_token(secret: str, role: str, sub: str, events: tuple[str, ...] | list
     if chief and role != "arbiter":
         raise ValueError("only an arbiter token may carry chief")
     check_ttl(ttl_s)
+
+
+def issue_token(secret: str, role: str, sub: str, events: tuple[str, ...] | list[str] = (), *,
+                ttl_s: int, chief: bool = False, now_s: float | None = None) -> str:
+    """A signed token (compact JWS, ASCII) for ``sub`` in ``role``, valid ``ttl_s`` seconds from
+    ``now_s`` (epoch seconds, default the wall clock). Raises ``ValueError`` for a secret
+    shorter than :data:`MIN_SECRET_CHARS` or claims out of :func:`check_claims`'s limits."""
+    if len(secret) < MIN_SECRET_CHARS:
+        raise ValueError(f"the signing secret must have at least {MIN_SECRET_CHARS} characters")
+    check_claims(role, sub, events, chief, ttl_s)
     now = int(time.time() if now_s is None else now_s)
     claims = {"sub": sub, "role": role, "events": sorted(set(events)), "iat": now,
               "exp": now + ttl_s, "jti": uuid.uuid4().hex}
@@ -146,7 +154,8 @@ def read_token(secret: str, token: str, *, expired_ok: bool = False) -> Principa
     past its expiry, to revoke it). Raises :class:`AuthError` 401 with code ``token-expired``
     (past ``exp`` plus :data:`LEEWAY_S`), ``token-forged`` (the signature does not verify:
     another secret, or edited claims), or ``token-malformed`` (not a JWT, another algorithm, a
-    claim missing or of the wrong shape)."""
+    claim missing or of the wrong shape, or claims :func:`issue_token` never makes:
+    :func:`check_claims`, e.g. ``exp - iat`` over :data:`MAX_TTL_S`)."""
     try:
         claims = jwt.decode(token, secret, algorithms=[ALGORITHM], leeway=LEEWAY_S,
                             options={"require": ["sub", "role", "exp", "iat", "jti"],
@@ -161,12 +170,16 @@ def read_token(secret: str, token: str, *, expired_ok: bool = False) -> Principa
         raise AuthError(401, "token-malformed", f"the bearer token is not usable: {type(e).__name__}") from None
     role, sub, events = claims.get("role"), claims.get("sub"), claims.get("events", [])
     chief = claims.get("chief", False)
-    if (role not in ROLES or not isinstance(sub, str) or not _ID.match(sub)
-            or not isinstance(events, list) or not all(isinstance(e, str) for e in events)
+    if (not isinstance(sub, str) or not isinstance(events, list) or not all(isinstance(e, str) for e in events)
             or not isinstance(chief, bool) or not isinstance(claims.get("jti"), str)
-            or not _JTI.match(claims["jti"]) or not isinstance(claims["exp"], int)):
+            or not _JTI.match(claims["jti"]) or not isinstance(claims["exp"], int)
+            or not isinstance(claims["iat"], int)):
         raise AuthError(401, "token-malformed", "the bearer token's claims are not role, sub, "
-                                                "events, chief, jti, exp as issued")
+                                                "events, chief, jti, iat, exp as issued")
+    try:
+        check_claims(role, sub, events, chief, claims["exp"] - claims["iat"])
+    except ValueError as e:
+        raise AuthError(401, "token-malformed", f"the bearer token is none the gateway issues: {e}") from None
     return Principal(role, sub, frozenset(events), chief, claims["jti"], claims["exp"])
 
 

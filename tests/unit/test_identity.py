@@ -21,7 +21,7 @@ from contracts.messages import (
 from services.cli import app as cli
 from services.gateway.app import create_app
 from services.gateway.identity import (
-    AuthError, Principal, issue_token, parse_ttl, read_token, tokens_equal,
+    MAX_TTL_S, AuthError, Principal, issue_token, parse_ttl, read_token, tokens_equal,
 )
 from shared.config import require_for_address, settings
 from shared.eventlog.memory import MemoryLog
@@ -221,6 +221,38 @@ async def test_expired_forged_and_malformed_tokens_are_401(idn, make, code):
     await _game(client)
     await refused(client, log, 401, code, "/games/g1/moves", {"player_id": "alice", "move": "e4"},
                   {"Authorization": f"Bearer {make()}".encode()})
+
+
+def _minted(iat: float = 0, exp: int = DAY, **claims) -> str:
+    """A token signed with the gateway's real secret, not by :func:`issue_token`: a player
+    alice's for every event, issued ``iat`` s from now and expiring ``exp`` s from now, with
+    ``claims`` changed."""
+    now = int(time.time())
+    return __import__("jwt").encode({"sub": "alice", "role": "player", "events": ["*"], "iat": now + iat,
+                                     "exp": now + exp, "jti": "j1", **claims}, SECRET, algorithm="HS256")
+
+
+@pytest.mark.parametrize("claims,why", [
+    ({"exp": MAX_TTL_S + 1}, f"a token lives 1 s to 366 days, not {MAX_TTL_S + 1} s"),
+    ({"iat": -10 * MAX_TTL_S}, f"a token lives 1 s to 366 days, not {10 * MAX_TTL_S + DAY} s"),
+    ({"exp": 0}, "a token lives 1 s to 366 days, not 0 s"),
+    ({"role": "superuser"}, "role must be one of admin, organiser, arbiter, player, integrator, not 'superuser'"),
+    ({"sub": "admin", "role": "arbiter", "chief": True}, "the id 'admin' is the platform administrator's"),
+    ({"chief": True}, "only an arbiter token may carry chief"),
+    ({"events": ["../T1"]}, "event ids must match [A-Za-z0-9_-]{1,80} or be '*': ['../T1']"),
+    ({"sub": "al ice"}, "sub must match [A-Za-z0-9_-]{1,80}, not 'al ice'"),
+    ({"iat": 0.5}, "claims are not role, sub, events, chief, jti, iat, exp as issued"),
+])
+async def test_a_token_the_gateway_would_never_issue_is_401_naming_the_limit(idn, claims, why):
+    """Signed with the real secret (a leaked one, another minting tool) but outside what
+    ``issue_token`` makes: a lifetime over a year and a day (or none), an unknown role, the
+    administrator's id in another role, chief on a player, a bad event id or sub: refused."""
+    client, log = idn
+    await _game(client)
+    r = await refused(client, log, 401, "token-malformed", "/games/g1/moves", {"player_id": "alice", "move": "e4"},
+                      {"Authorization": f"Bearer {_minted(**claims)}"})
+    assert why in r.json()["detail"], r.text
+    assert read_token(SECRET, _minted(exp=MAX_TTL_S)).sub == "alice"  # the longest lifetime issued
 
 
 async def test_a_token_with_edited_claims_or_another_scheme_is_401(idn):

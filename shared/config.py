@@ -77,6 +77,9 @@ class Settings(BaseSettings):
                                 "writes per authenticated principal ('' none; admin never limited)")
     rate_game: str = Field("10/second;300/minute", max_length=200, description="gateway: "
                            "commands per game and actor, arbiters' not counted ('' none)")
+    rate_auth_failures: str = Field("10/minute", max_length=200, description="gateway: failed "
+                                    "authentications (a token that does not verify, a wrong admin "
+                                    "token) per client address, then 429 ('' none)")
     rate_storage: str = Field("memory://", min_length=1, description="gateway: the rate "
                               "counters' storage (limits URI; memory: per process)")
     max_body_bytes: int = Field(1_000_000, ge=1024, le=100_000_000,
@@ -91,7 +94,7 @@ class Settings(BaseSettings):
             raise ValueError(f"must have at least 32 characters, not {n}")
         return v
 
-    @field_validator("rate_principal", "rate_game")
+    @field_validator("rate_principal", "rate_game", "rate_auth_failures")
     @classmethod
     def _rates(cls, v: str) -> str:
         parse_rates(v)

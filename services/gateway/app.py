@@ -987,8 +987,10 @@ async def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
 
 
 async def _auth_error(request: Request, exc: AuthError) -> JSONResponse:
-    """401 (no, expired, forged or malformed credentials; RFC 6750's challenge) or 403 (the
-    principal may not do this), with the rule's ``code``: nothing was published."""
+    """401 (no, expired, forged or malformed credentials; RFC 6750's challenge; a guess counts
+    against the address's failed authentications) or 403 (the principal may not do this), with
+    the rule's ``code``: nothing was published."""
+    request.app.state.gateway.rates.count_auth_failure(request.scope, exc.code)
     return refused(exc.status, exc.detail, code=exc.code,
                    headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
 
@@ -1083,7 +1085,7 @@ def create_app(log: EventLog, *, admin_token: str | None = None,
     install_docs(app)  # /docs, /redoc with assets served here, not from a CDN
     app.state.gateway = gw
     app.add_middleware(scopes.ReadScopes)  # read scopes, inside the body limit and CORS
-    install_limits(app, limits or HttpLimits())
+    install_limits(app, limits or HttpLimits(), gw.rates)
     for router in (ops, feeds.feeds_router(GW), export_router(GW), tournaments, games, command_router(),
                    revocation_router(GW, CONTEXT), webhook_router(GW, CONTEXT),
                    bulk_router(GW, CONTEXT, outcome), organiser_router(GW, ORGANISER_BODIES)):

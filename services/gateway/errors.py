@@ -9,6 +9,7 @@ limits (429) and the body size limit (413, :mod:`services.gateway.limits`).
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from fastapi.responses import JSONResponse
@@ -123,3 +124,17 @@ def error_response(status: int, detail: Any, code: str | None = None,
     REJECTED.labels(str(status)).inc()
     return JSONResponse({"detail": detail, "code": code or STATUS_CODES.get(status, "refused"),
                          **extra}, status_code=status, headers=headers)
+
+
+async def refuse_request(scope: dict, receive: Any, send: Any, status: int, detail: str, code: str,
+                         headers: dict[str, str] | None = None) -> None:
+    """Refuse the ASGI request ``scope`` from a middleware, before any route: HTTP, the
+    :func:`error_response`; a WebSocket, accepted, then that ``{"detail", "code"}`` as one JSON
+    text frame and closed with code 4000 + ``status`` (4401, 4403, 4429)."""
+    if scope["type"] == "websocket":
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": json.dumps({"detail": detail, "code": code})})
+        await send({"type": "websocket.close", "code": 4000 + status})
+        return
+    await error_response(status, detail, code=code, headers=headers)(scope, receive, send)

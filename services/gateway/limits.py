@@ -17,11 +17,19 @@ Rate limits use the ``limits`` library (moving windows; its rate syntax, e.g.
 - per game and actor: every command about to be published on a game (a player's, an
   organiser's), keyed by the game's aggregate ``game-<id>`` and the actor, so that nobody
   floods one game's log (rejected moves included, since they are recorded) and one player's
-  flood does not lock out his opponent.
+  flood does not lock out his opponent;
+- per client address: the failed authentications (:data:`GUESSES`: a bearer token that does
+  not verify or is no token at all, a wrong ``X-Arbiter-Token``), so that nobody tries tokens
+  at full speed (:class:`AuthFailureLimit`). Once an address has used them up, every request
+  of it that presents credentials is 429 before they are read, a right token as a wrong one
+  (else the answers would still tell the right guess); requests without credentials and other
+  addresses go on. An expired or revoked token is no guess (the gateway signed it): a page
+  polling with one does not lock its address (a hall behind one NAT address) out.
 
 The platform administrator (the ``X-Arbiter-Token``, or an ``admin`` bearer token) and the
-arbiters' commands on a game are never limited: they are the operators and their tools
-(``arbiter run-tournament``, ``arbiter demo``, an arbiter entering a recorded game). A refused
+arbiters' commands on a game are never limited but for their address's failed
+authentications: they are the operators and their tools (``arbiter run-tournament``,
+``arbiter demo``, an arbiter entering a recorded game). A refused
 request changes nothing and reaches no log.
 
 The counters live in the ``limits`` storage named by ``storage`` (``memory://``: each gateway
@@ -35,6 +43,7 @@ import math
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs
 
 from limits import RateLimitItem
 from limits.errors import ConfigurationError
@@ -44,9 +53,14 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contracts.envelope import Actor
-from services.gateway.errors import error_response
+from services.gateway.errors import error_response, refuse_request
 from services.gateway.identity import Principal
 from shared.config import Settings, parse_rates
+
+#: The refusals that count as a failed authentication (a guess: credentials the gateway never
+#: issued): a bearer token whose signature does not verify, one that is no token of ours, a wrong
+#: administrator's token.
+GUESSES = frozenset({"token-forged", "token-malformed", "token-invalid"})
 
 #: The headers a browser client may send across origins (CORS).
 CORS_HEADERS = ("Authorization", "Content-Type", "X-Arbiter-Token", "X-Correlation-Id",
@@ -56,15 +70,17 @@ CORS_HEADERS = ("Authorization", "Content-Type", "X-Arbiter-Token", "X-Correlati
 @dataclass(frozen=True)
 class HttpLimits:
     """What the gateway allows one caller: ``principal_rate`` (writes per authenticated
-    principal) and ``game_rate`` (commands per game), each a ``limits`` rate list or ``""``
-    for none; ``storage``: the counters' ``limits`` storage URI; ``max_body_bytes``: the
-    largest request body (bytes); ``cors_origins``: origins a browser may call from
+    principal), ``game_rate`` (commands per game) and ``auth_failure_rate`` (failed
+    authentications per client address), each a ``limits`` rate list or ``""`` for none;
+    ``storage``: the counters' ``limits`` storage URI; ``max_body_bytes``: the largest request
+    body (bytes); ``cors_origins``: origins a browser may call from
     (``("*",)``: any; empty: CORS off). ``HttpLimits()`` limits only bodies (1 MB, the event
     log's record size); :meth:`from_settings` gives a deployment's. Raises ``ValueError`` for a
     rate that does not parse or a body limit below 1 KiB."""
 
     principal_rate: str = ""
     game_rate: str = ""
+    auth_failure_rate: str = ""
     storage: str = "memory://"
     max_body_bytes: int = 1_000_000
     cors_origins: tuple[str, ...] = ()
@@ -72,15 +88,17 @@ class HttpLimits:
     def __post_init__(self) -> None:
         parse_rates(self.principal_rate)
         parse_rates(self.game_rate)
+        parse_rates(self.auth_failure_rate)
         if self.max_body_bytes < 1024:
             raise ValueError(f"max_body_bytes must be at least 1024, not {self.max_body_bytes}")
 
     @classmethod
     def from_settings(cls, s: Settings) -> HttpLimits:
         """The limits of :class:`shared.config.Settings` ``s`` (``ARBITER_RATE_PRINCIPAL``,
-        ``ARBITER_RATE_GAME``, ``ARBITER_RATE_STORAGE``, ``ARBITER_MAX_BODY_BYTES``,
-        ``ARBITER_CORS_ORIGINS``: comma-separated)."""
-        return cls(principal_rate=s.rate_principal, game_rate=s.rate_game, storage=s.rate_storage,
+        ``ARBITER_RATE_GAME``, ``ARBITER_RATE_AUTH_FAILURES``, ``ARBITER_RATE_STORAGE``,
+        ``ARBITER_MAX_BODY_BYTES``, ``ARBITER_CORS_ORIGINS``: comma-separated)."""
+        return cls(principal_rate=s.rate_principal, game_rate=s.rate_game,
+                   auth_failure_rate=s.rate_auth_failures, storage=s.rate_storage,
                    max_body_bytes=s.max_body_bytes,
                    cors_origins=tuple(o.strip() for o in s.cors_origins.split(",") if o.strip()))
 
@@ -102,6 +120,7 @@ class RateLimits:
         open (an unknown scheme, or its client library not installed)."""
         self.principal_rates = parse_rates(cfg.principal_rate)
         self.game_rates = parse_rates(cfg.game_rate)
+        self.auth_failure_rates = parse_rates(cfg.auth_failure_rate)
         try:
             storage = storage_from_string(cfg.storage)
         except ConfigurationError as e:
@@ -124,14 +143,69 @@ class RateLimits:
         if aggregate.startswith("game-") and actor.kind != "arbiter":
             self._admit(self.game_rates, "game", f"{aggregate} for {actor.kind} {actor.id}")
 
+    def admit_credentials(self, scope: Scope) -> None:
+        """Before the credentials of ASGI request ``scope`` are read: :class:`RateLimited` when
+        its client address has used up its failed authentications (nothing is counted)."""
+        self._test(self.auth_failure_rates, "address", client_address(scope), " of failed authentications")
+
+    def count_auth_failure(self, scope: Scope, code: str) -> None:
+        """Count a failed authentication of ASGI request ``scope``'s client address when its
+        refusal ``code`` is one of :data:`GUESSES` (another refusal counts nothing)."""
+        if code in GUESSES:
+            self._hit(self.auth_failure_rates, "address", client_address(scope))
+
     def _admit(self, rates: list[RateLimitItem], scope: str, key: str) -> None:
-        for rate in rates:  # all tested before any is counted: a refusal counts nothing
+        self._test(rates, scope, key)  # all tested before any is counted: a refusal counts nothing
+        self._hit(rates, scope, key)
+
+    def _test(self, rates: list[RateLimitItem], scope: str, key: str, of: str = "") -> None:
+        for rate in rates:
             if not self.limiter.test(rate, scope, key):
                 reset = self.limiter.get_window_stats(rate, scope, key).reset_time
-                raise RateLimited(f"{scope} {key} is over its limit of {rate}: try again later",
+                raise RateLimited(f"{scope} {key} is over its limit of {rate}{of}: try again later",
                                   max(1, math.ceil(reset - time.time())))
+
+    def _hit(self, rates: list[RateLimitItem], scope: str, key: str) -> None:
         for rate in rates:
             self.limiter.hit(rate, scope, key)
+
+
+def client_address(scope: Scope) -> str:
+    """The client address of ASGI request ``scope`` (the server's, which takes a proxy's
+    ``X-Forwarded-For`` only from the addresses it trusts), ``unknown`` when it has none."""
+    client = scope.get("client")
+    return client[0] if client else "unknown"
+
+
+def presents_credentials(scope: Scope) -> bool:
+    """True when ASGI request ``scope`` carries an ``Authorization`` or ``X-Arbiter-Token``
+    header or an ``access_token`` query parameter (RFC 6750 2.3)."""
+    headers = dict(scope.get("headers") or ())
+    query = scope.get("query_string", b"")
+    return (b"authorization" in headers or b"x-arbiter-token" in headers
+            or (b"access_token" in query and "access_token" in parse_qs(query.decode("latin-1"))))
+
+
+class AuthFailureLimit:
+    """ASGI middleware refusing a request (HTTP or WebSocket) that presents credentials
+    (:func:`presents_credentials`) from a client address that has used up ``rates``' failed
+    authentications: 429 ``rate-limited`` with ``Retry-After`` (a WebSocket: closed 4429),
+    before they are read; the refusals that count are :meth:`RateLimits.count_auth_failure`'s.
+    Other requests go through untouched."""
+
+    def __init__(self, app: ASGIApp, rates: RateLimits) -> None:
+        self.app, self.rates = app, rates
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] in ("http", "websocket") and self.rates.auth_failure_rates
+                and presents_credentials(scope)):
+            try:
+                self.rates.admit_credentials(scope)
+            except RateLimited as e:
+                await refuse_request(scope, receive, send, 429, e.detail, "rate-limited",
+                                     {"Retry-After": str(e.retry_after_s)})
+                return
+        await self.app(scope, receive, send)
 
 
 #: The largest header section (names, values and 4 bytes a line for ": " and CRLF) the gateway
@@ -215,11 +289,14 @@ def _replay(first: list[Message], receive: Receive) -> Receive:
     return replayed
 
 
-def install_limits(app: Any, cfg: HttpLimits) -> None:
-    """Add the body and header size limits and (with ``cfg.cors_origins``) CORS to FastAPI
-    ``app``: CORS outermost, so that a refusal carries its headers too. Browsers may send the
-    headers of :data:`CORS_HEADERS` with GET and POST and read ``Retry-After``; no cookies."""
+def install_limits(app: Any, cfg: HttpLimits, rates: RateLimits) -> None:
+    """Add the body and header size limits, the limit of failed authentications (``rates``',
+    outside the body limit: a refused address's body is not read) and (with
+    ``cfg.cors_origins``) CORS to FastAPI ``app``: CORS outermost, so that a refusal carries its
+    headers too. Browsers may send the headers of :data:`CORS_HEADERS` with GET and POST and
+    read ``Retry-After``; no cookies."""
     app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
+    app.add_middleware(AuthFailureLimit, rates=rates)
     app.add_middleware(HeaderLimit)
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.cors_origins),

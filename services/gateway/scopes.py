@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from services.gateway import identity
-from services.gateway.errors import error_response
+from services.gateway.errors import refuse_request
 from services.gateway.identity import AuthError, Principal
 
 #: PlayerRegistered's fields only the private scope reads.
@@ -120,7 +120,9 @@ def reader(request: Any) -> Principal | None:
 
 class ReadScopes:
     """ASGI middleware enforcing the scopes above on ``GET``/``HEAD`` and WebSocket requests;
-    refusals ``{"detail", "code"}`` (a WebSocket: the same JSON frame, close 4401/4403)."""
+    refusals ``{"detail", "code"}`` (a WebSocket: the same JSON frame, close 4401/4403), a
+    guessed token counted against the address's failed authentications
+    (:meth:`~services.gateway.limits.RateLimits.count_auth_failure`)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -140,20 +142,10 @@ class ReadScopes:
                        if p is None else
                        AuthError(403, "not-your-event", f"{p.role} {p.sub} may not read event {tid}"))
         except AuthError as e:
-            return await self._refuse(scope, receive, send, e)
+            gw.rates.count_auth_failure(scope, e.code)
+            return await refuse_request(scope, receive, send, e.status, e.detail, e.code,
+                                        {"WWW-Authenticate": "Bearer"} if e.status == 401 else None)
         state = scope.setdefault("state", {})
         state["reader"] = p
         state["private_ok"] = t is None or may_read_private(p, t.tournament_id, t.created_by)
         return await self.app(scope, receive, send)
-
-    async def _refuse(self, scope: dict, receive: Any, send: Any, e: AuthError) -> None:
-        if scope["type"] == "websocket":
-            import json
-
-            await receive()  # websocket.connect
-            await send({"type": "websocket.accept"})
-            await send({"type": "websocket.send", "text": json.dumps({"detail": e.detail, "code": e.code})})
-            await send({"type": "websocket.close", "code": 4000 + e.status})
-            return
-        headers = {"WWW-Authenticate": "Bearer"} if e.status == 401 else None
-        await error_response(e.status, e.detail, code=e.code, headers=headers)(scope, receive, send)

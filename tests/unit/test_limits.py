@@ -8,13 +8,15 @@ Rate limits are given per hour here, so a test's requests never leave the window
 from __future__ import annotations
 
 import json
+import time
 from contextlib import asynccontextmanager
 
 import httpx
 import pytest
 
 from services.gateway.app import create_app
-from services.gateway.limits import BodyLimit, HttpLimits
+from services.gateway.identity import issue_token
+from services.gateway.limits import AuthFailureLimit, BodyLimit, HttpLimits, RateLimits
 from shared.config import ConfigError, settings
 from shared.eventlog.memory import MemoryLog
 from tests.unit.test_identity import ADMIN, ADMIN_TOKEN, SECRET, Fake, _counts, _game, bearer, refused
@@ -22,15 +24,26 @@ from tests.unit.test_gateway import NOW
 
 
 @asynccontextmanager
-async def gateway(limits: HttpLimits | None = None, jwt_secret: str | None = SECRET):
-    """A started gateway on a MemoryLog with the fake services: (client, log)."""
+async def started(limits: HttpLimits | None = None, jwt_secret: str | None = SECRET):
+    """A started gateway on a MemoryLog with the fake services: (app, log)."""
     log = MemoryLog()
     Fake(log)
     app = create_app(log, admin_token=ADMIN_TOKEN, now_ms=lambda: NOW, wait_timeout=0.3,
                      jwt_secret=jwt_secret, limits=limits)
     async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as c:
-            yield c, log
+        yield app, log
+
+
+def client_of(app, address: str = "127.0.0.1") -> httpx.AsyncClient:
+    """A client of ``app`` calling from client address ``address``."""
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 50_000)), base_url="http://gw")
+
+
+@asynccontextmanager
+async def gateway(limits: HttpLimits | None = None, jwt_secret: str | None = SECRET):
+    """A started gateway on a MemoryLog with the fake services: (client, log)."""
+    async with started(limits, jwt_secret) as (app, log), client_of(app) as c:
+        yield c, log
 
 
 # ------------------------------------------------------------------------------- rate limits
@@ -96,10 +109,16 @@ async def test_no_rate_limit_unless_configured_and_the_settings_defaults():
             assert r.status_code == 409, r.text
     cfg = HttpLimits.from_settings(settings())
     assert (cfg.principal_rate, cfg.game_rate) == ("50/second;2000/minute", "10/second;300/minute")
+    assert cfg.auth_failure_rate == "10/minute"
     assert (cfg.max_body_bytes, cfg.cors_origins) == (1_000_000, ())
 
 
 def test_settings_refuse_a_rate_they_cannot_read(monkeypatch):
+    monkeypatch.setenv("ARBITER_RATE_AUTH_FAILURES", "many")
+    with pytest.raises(ConfigError, match="ARBITER_RATE_AUTH_FAILURES"):
+        settings()
+    monkeypatch.setenv("ARBITER_RATE_AUTH_FAILURES", "")
+    assert HttpLimits.from_settings(settings()).auth_failure_rate == ""
     monkeypatch.setenv("ARBITER_RATE_GAME", "lots")
     with pytest.raises(ConfigError, match="ARBITER_RATE_GAME"):
         settings()
@@ -111,6 +130,77 @@ def test_settings_refuse_a_rate_they_cannot_read(monkeypatch):
         HttpLimits(principal_rate="fast")
     with pytest.raises(ValueError, match="ARBITER_RATE_STORAGE 'bogus://x': unknown storage scheme"):
         create_app(MemoryLog(), limits=HttpLimits(storage="bogus://x"))
+
+
+# ------------------------------------------------------------------ failed authentications
+FORGED = {"Authorization": "Bearer " + bearer("player", "alice", ["*"])["Authorization"][7:-4] + "AAAA"}
+MOVE = {"player_id": "alice", "move": "e4"}
+
+
+async def test_an_address_over_its_failed_authentications_is_429_before_its_credentials_are_read():
+    """Three failures an hour per address: forged tokens (writes, reads, an EventSource's
+    ?access_token=) and a wrong administrator's token count; the fourth request of that address
+    presenting credentials is 429 with Retry-After, the right token too (else the answers would
+    tell the right guess); its requests without credentials, other addresses and valid
+    requests are not held back, and nothing reaches the log."""
+    async with started(HttpLimits(auth_failure_rate="3/hour")) as (app, log), \
+            client_of(app, "10.0.0.66") as evil, client_of(app, "10.0.0.7") as alice:
+        await _game(alice)
+        await refused(evil, log, 401, "token-forged", "/games/g1/moves", MOVE, FORGED)
+        r = await evil.get("/games/g1", headers=FORGED)
+        assert (r.status_code, r.json()["code"]) == (401, "token-forged"), r.text
+        await refused(evil, log, 401, "token-invalid", "/games/g1/moves", MOVE, {"X-Arbiter-Token": "guess"})
+        for headers in (FORGED, bearer("player", "alice", ["*"]), ADMIN):
+            r = await refused(evil, log, 429, "rate-limited", "/games/g1/moves", MOVE, headers)
+            assert "address 10.0.0.66 is over its limit of 3 per 1 hour of failed authentications" in r.json()["detail"]
+            assert 1 <= int(r.headers["retry-after"]) <= 3600
+        token = bearer("player", "alice", ["*"])["Authorization"][7:]
+        r = await evil.get(f"/games/g1?access_token={token}")
+        assert (r.status_code, r.json()["code"]) == (429, "rate-limited"), r.text
+        assert (await evil.get("/games/g1")).status_code == 200  # no credentials: a public read
+        for _ in range(5):  # another address: valid requests count nothing
+            r = await alice.post("/games/g1/draw/offer", json={"player_id": "alice"}, headers=bearer("player", "alice", ["*"]))
+            assert r.status_code == 200, r.text
+        await refused(alice, log, 401, "token-forged", "/games/g1/moves", MOVE, FORGED)  # its own budget
+
+
+async def test_expired_and_revoked_tokens_are_no_guesses_and_no_limit_unless_configured():
+    """A page polling with an expired token (the console every 3 s) does not lock its address
+    out: the gateway signed that token. Without a rate (the default of ``create_app``) forged
+    tokens are refused one by one, never 429."""
+    expired = {"Authorization": "Bearer " + issue_token(SECRET, "player", "alice", ["*"], ttl_s=60, now_s=time.time() - 3600)}
+    async with gateway(HttpLimits(auth_failure_rate="2/hour")) as (client, log):
+        await _game(client)
+        for _ in range(5):
+            await refused(client, log, 401, "token-expired", "/games/g1/moves", MOVE, expired)
+        r = await client.post("/games/g1/moves", json=MOVE, headers=bearer("player", "alice", ["*"]))
+        assert r.status_code == 200, r.text
+    async with gateway() as (client, log):
+        await _game(client)
+        for _ in range(20):
+            await refused(client, log, 401, "token-forged", "/games/g1/moves", MOVE, FORGED)
+
+
+async def test_a_websocket_from_an_address_over_its_failed_authentications_is_closed_4429():
+    rates = RateLimits(HttpLimits(auth_failure_rate="1/hour"))
+    scope = {"type": "websocket", "path": "/feeds/game/g1", "headers": [],
+             "query_string": b"since=0&access_token=x", "client": ("10.0.0.66", 1)}
+    rates.count_auth_failure(scope, "token-forged")
+
+    async def app(scope, receive, send):  # pragma: no cover - must not be reached
+        raise AssertionError("the app was called")
+
+    sent = []
+
+    async def receive():
+        return {"type": "websocket.connect"}
+
+    async def send(m):
+        sent.append(m)
+
+    await AuthFailureLimit(app, rates)(scope, receive, send)
+    assert [m["type"] for m in sent] == ["websocket.accept", "websocket.send", "websocket.close"]
+    assert json.loads(sent[1]["text"])["code"] == "rate-limited" and sent[2]["code"] == 4429
 
 
 # ------------------------------------------------------------------------------- body size

@@ -29,6 +29,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
+from urllib.parse import parse_qs
 
 import jwt
 
@@ -181,6 +182,15 @@ def read_token(secret: str, token: str, *, expired_ok: bool = False) -> Principa
     except ValueError as e:
         raise AuthError(401, "token-malformed", f"the bearer token is none the gateway issues: {e}") from None
     return Principal(role, sub, frozenset(events), chief, claims["jti"], claims["exp"])
+
+
+def query_token(query: bytes) -> str | None:
+    """The ``access_token`` parameter of a request's raw query string (RFC 6750 2.3: browsers'
+    EventSource and WebSocket cannot send a header), None when absent or blank."""
+    if b"access_token" not in query:  # (most requests: no parse)
+        return None
+    got = parse_qs(query.decode("latin-1")).get("access_token")
+    return got[0] if got else None
 
 
 def bearer(authorization: str) -> str:

@@ -43,7 +43,6 @@ import math
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs
 
 from limits import RateLimitItem
 from limits.errors import ConfigurationError
@@ -54,6 +53,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contracts.envelope import Actor
 from services.gateway.errors import error_response, refuse_request
+from services.gateway import identity
 from services.gateway.identity import Principal
 from shared.config import Settings, parse_rates
 
@@ -181,9 +181,8 @@ def presents_credentials(scope: Scope) -> bool:
     """True when ASGI request ``scope`` carries an ``Authorization`` or ``X-Arbiter-Token``
     header or an ``access_token`` query parameter (RFC 6750 2.3)."""
     headers = dict(scope.get("headers") or ())
-    query = scope.get("query_string", b"")
     return (b"authorization" in headers or b"x-arbiter-token" in headers
-            or (b"access_token" in query and "access_token" in parse_qs(query.decode("latin-1"))))
+            or identity.query_token(scope.get("query_string", b"")) is not None)
 
 
 class AuthFailureLimit:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qs
 
 from services.gateway import identity
 from services.gateway.errors import refuse_request
@@ -85,12 +84,7 @@ def reader_of(gw: Any, headers: dict[bytes, bytes], query: bytes) -> Principal |
     """The principal of a read: its bearer token (header, else ``access_token``), None for
     none; :class:`AuthError` 401 for a bad or revoked one."""
     auth = headers.get(b"authorization")
-    token = None
-    if auth is not None:
-        token = identity.bearer(auth.decode("latin-1"))
-    else:
-        got = parse_qs(query.decode("latin-1")).get("access_token")
-        token = got[0] if got else None
+    token = identity.bearer(auth.decode("latin-1")) if auth is not None else identity.query_token(query)
     if token is None:
         return None
     p = identity.read_token(gw.jwt_secret, token)

@@ -30,9 +30,10 @@ mechanisms do the work:
 - Snapshots. A partition's state (the processor, pickled and compressed, with the input
   offsets it has consumed) goes to the compacted topic ``arbiter.snapshots.<process>``, key and
   partition = the partition number, at most every ``snapshot_every_s`` seconds (30) or
-  ``snapshot_every`` inputs (10,000), serialised by a forked child at the lowest priority so
-  the loop never stops for it (the partitions half-way to theirs go in the same child: a fork
-  is what a snapshot costs the loop). On assignment an instance loads the latest snapshot and
+  ``snapshot_every`` inputs (10,000), one partition's at a time. It is the state at one instant,
+  serialised in the loop a piece at a time (:mod:`shared.snapshot`: the games a few at a time,
+  :data:`SNAPSHOT_STEP_S` a turn, each written before a decision changes it), so the loop never
+  stops for long and nothing forks. On assignment an instance loads the latest snapshot and
   replays only the inputs between its offsets and the committed offsets (already
   decided: their decisions are in the log and are not written again), so start-up time depends
   on the snapshot interval and the live state, not on the length of the log. A graceful
@@ -58,11 +59,9 @@ import asyncio
 import hashlib
 import json
 import logging
-import pickle
 import threading
 import time
 import uuid
-import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -80,9 +79,10 @@ from shared.metrics import (
 from shared.differences import compare
 from shared.eventlog.kafka import (FETCH_MIN_BYTES, FETCH_WAIT_MAX_MS, ensure_topics, in_log_order,
                                    parse_record as _parse, partition_of)
-from shared.heap import freeze_heap, in_child, serialised_each_in_child
+from shared.heap import freeze_heap, in_child
 from shared.sealing import KEY_ENV, seal, snapshot_key, snapshot_keys, unseal, warn_without_key
 from shared.service import Processor
+from shared.snapshot import Snapshot, load
 
 log = logging.getLogger("arbiter.kafkahost")
 #: librdkafka's own log: every failed connection while the broker is away is an ERROR line per
@@ -93,8 +93,10 @@ _rdkafka_log.setLevel(logging.CRITICAL)
 
 #: Bumped when the pickled state of a core changes shape: older snapshots are then ignored and
 #: the partition is rebuilt from the start of its inputs (so is a snapshot that fails to load).
-#: 2: compact chess positions and clock schedules.
-SNAPSHOT_FORMAT = 2
+#: 2: compact chess positions and clock schedules. 3: written a game at a time (shared.snapshot).
+SNAPSHOT_FORMAT = 3
+#: A turn of the loop spends at most about this long (seconds) writing snapshots' entries.
+SNAPSHOT_STEP_S = 0.002
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 #: A transaction open longer is aborted by the broker (an instance killed mid-transaction that
 #: does not come back under its id holds its partitions' readers until then).
@@ -213,6 +215,12 @@ def _code_fingerprint() -> str:
 CODE = _code_fingerprint()
 
 
+def _snapshot(part: "_Part") -> Snapshot:
+    """A snapshot of ``part``'s state (:func:`_state`) as it is now, to be written a piece at a
+    time (:mod:`shared.snapshot`)."""
+    return Snapshot(_state(part), part.proc.aggregate_maps())
+
+
 def _state(part: "_Part") -> dict:
     """What a snapshot of ``part`` holds: its processor, the input offsets it has decided, the
     fingerprint of the code that decided, and ``written``: per output topic, an offset of its
@@ -275,7 +283,7 @@ class _Part:
     inputs_since_snapshot: int = 0
     snapshot_at: float = field(default_factory=time.monotonic)
     next: _Txn = field(default_factory=_Txn)
-    snapshotting: asyncio.Task | None = None  # a forked child serialising the state
+    snapshotting: Snapshot | None = None  # the state at an instant, being written
     broken: bool = False
     written: dict[str, int] = field(default_factory=dict)  # output topic -> bound (see _state)
     ends: dict[str, int] = field(default_factory=dict)  # input topic -> its end when restored
@@ -441,8 +449,8 @@ class KafkaHost:
         re-decides history with the new code; only a crash leaves a tail, re-decided by the
         same code)."""
         for part in list(self.parts.values()):
-            if part.snapshotting is not None:
-                await asyncio.gather(part.snapshotting, return_exceptions=True)
+            if part.snapshotting is not None:  # of an earlier instant: this one replaces it
+                part.snapshotting.abort()
                 part.snapshotting = None
         if self._inflight is not None:
             await asyncio.gather(self._inflight, return_exceptions=True)
@@ -453,8 +461,7 @@ class KafkaHost:
             txn, part.next = part.next, _Txn()
             txn.offsets = dict(part.offsets)
             txn.out += self._checkpoints(part, final=True)
-            blob = seal(zlib.compress(pickle.dumps(_state(part), protocol=pickle.HIGHEST_PROTOCOL), 1),
-                        self.snapshot_key)
+            blob = seal(_snapshot(part).finish(), self.snapshot_key)
             txn.snapshot = blob if _fits(self.name, part.number, blob) else None
             part.inputs_since_snapshot = 0
             batch.append((part, txn))
@@ -589,7 +596,9 @@ class KafkaHost:
         written (the next owner, or this one's restore, decides it again)."""
         self._to_resume.pop(n, None)
         self.restored.pop(n, None)
-        if self.parts.pop(n, None) is not None and n in self._assignment:
+        if (part := self.parts.pop(n, None)) is not None and part.snapshotting is not None:
+            part.snapshotting.abort()
+        if part is not None and n in self._assignment:
             try:
                 self.consumer.pause([KafkaPartition(t, n) for t in self.inputs])
             except Exception:  # no longer assigned
@@ -719,7 +728,8 @@ class KafkaHost:
                         "(%s); replaying the partition's inputs", self.name, n, KEY_ENV)
             return None
         try:
-            snap = pickle.loads(zlib.decompress(blob))
+            snap = load(blob, lambda state: state["proc"].aggregate_maps())
+            snap["proc"].loaded()
         except Exception as e:  # written by other code: rebuild from the inputs
             log.warning("%s: snapshot of partition %d not loadable (%s: %s); replaying "
                         "from the start", self.name, n, type(e).__name__, e)
@@ -884,6 +894,7 @@ class KafkaHost:
                 else:
                     self._decide(part, by_part.get(part.number, ()))
             self._flush()
+            self._write_snapshots()
             await self._restore_missing()
 
     def _decide(self, part: _Part, rows) -> None:
@@ -1036,44 +1047,48 @@ class KafkaHost:
         return True
 
     def _snapshots_due(self, now: float) -> None:
-        """Start the snapshots due: when one partition's is (``snapshot_every`` inputs or
-        ``snapshot_every_s`` seconds since its last), every partition at least half-way there
-        is serialised with it by one forked child (:meth:`_snapshot`): forks are what a
-        snapshot costs the loop, so partitions restored at spread times soon share them."""
-        ready = [p for p in self.parts.values()
-                 if p.snapshotting is None and not p.broken and p.inputs_since_snapshot > 0]
+        """Start the snapshot due first (``snapshot_every`` inputs or ``snapshot_every_s``
+        seconds since a partition's last): one partition's at a time, so that the part written
+        at once (:class:`shared.snapshot.Snapshot`, a few milliseconds) and the entries after it
+        spread over the interval."""
         if self.parts:
             SNAPSHOT_AGE.labels(self.name).set(max(now - p.snapshot_at for p in self.parts.values()))
-
-        def due(p: _Part, share: float) -> bool:
-            return (p.inputs_since_snapshot >= self.snapshot_every * share
-                    or now - p.snapshot_at >= self.snapshot_every_s * share)
-        if not any(due(p, 1.0) for p in ready):
+        if any(p.snapshotting is not None for p in self.parts.values()):
             return
-        parts = [p for p in ready if due(p, 0.5)]
-        task = asyncio.create_task(self._snapshot(parts))
-        for p in parts:
-            p.snapshotting = task
-            p.inputs_since_snapshot, p.snapshot_at = 0, now
-
-    async def _snapshot(self, parts: list[_Part]) -> None:
-        """Serialise each of ``parts``' state as it is now, with the offsets of the inputs it
-        holds, without stopping the loop (:func:`shared.heap.serialised_each_in_child`); the
-        bytes go out with each partition's next transaction (their own offsets inside)."""
+        due = [p for p in self.parts.values() if not p.broken and p.inputs_since_snapshot > 0
+               and (p.inputs_since_snapshot >= self.snapshot_every
+                    or now - p.snapshot_at >= self.snapshot_every_s)]
+        if not due:
+            return
+        part = min(due, key=lambda p: p.snapshot_at)
         try:
-            blobs = await serialised_each_in_child([_state(p) for p in parts])
-            for part, blob in zip(parts, blobs):
-                blob = seal(blob, self.snapshot_key)
-                if (self.parts.get(part.number) is part and not part.broken
-                        and _fits(self.name, part.number, blob)):
-                    part.next.snapshot = blob
-            self._flush()
-        except Exception:
-            log.exception("%s: snapshot of partitions %s failed; the next one is due in %.0f s",
-                          self.name, [p.number for p in parts], self.snapshot_every_s)
-        finally:
-            for p in parts:
-                p.snapshotting = None
+            part.snapshotting = _snapshot(part)
+        except Exception:  # not a decision: the partition is restored from further back
+            log.exception("%s: snapshot of partition %d failed; the next one is due in %.0f s",
+                          self.name, part.number, self.snapshot_every_s)
+        part.inputs_since_snapshot, part.snapshot_at = 0, now
+
+    def _write_snapshots(self) -> None:
+        """Write the snapshot in progress for about :data:`SNAPSHOT_STEP_S`; once complete, its
+        bytes go out with the partition's next transaction (its own offsets inside)."""
+        for part in self.parts.values():
+            snap = part.snapshotting
+            if snap is None:
+                continue
+            try:
+                if not snap.step(time.perf_counter() + SNAPSHOT_STEP_S):
+                    return
+                part.snapshotting = None
+                blob = seal(snap.finish(), self.snapshot_key)
+            except Exception:
+                snap.abort()
+                part.snapshotting = None
+                log.exception("%s: snapshot of partition %d failed; the next one is due in %.0f s",
+                              self.name, part.number, self.snapshot_every_s)
+                return
+            if not part.broken and _fits(self.name, part.number, blob):
+                part.next.snapshot = blob
+            return
 
     async def _commit(self, batch: list[tuple[_Part, _Txn]], metadata) -> None:
         """Commit ``batch`` (each partition's next transaction) as one transaction, fenced by

@@ -37,6 +37,7 @@ from contracts.messages import (
 from shared.chain import CHAIN_BYTES, ENDINGS, ChainBook, canonical_text, record_bytes
 from shared.eventlog.base import MAX_EVENT_BYTES, Deduper, EventLog
 from shared.metrics import EMITTED, ERRORS, HANDLED, LATENCY, TIMERS
+from shared.snapshot import Tracked
 
 log = logging.getLogger("arbiter.service")
 
@@ -62,11 +63,18 @@ class Core:
 
     ``reads`` (a class attribute, optional): the payload classes :meth:`handle` acts on, when
     it decides nothing and changes nothing on any other message of its topics; the processor
-    then hands the core only those (None: every message of its input topics)."""
+    then hands the core only those (None: every message of its input topics).
+
+    ``aggregates`` (a class attribute, optional): the names of the core's dict attributes keyed
+    by aggregate id (a game's), each entry that aggregate's state, changed only by a decision
+    that reaches it through the dict by its id. The processor keeps them as
+    :class:`shared.snapshot.Tracked` dicts, so that a snapshot writes them an entry at a time
+    while the loop goes on deciding (:mod:`shared.snapshot`)."""
 
     name: str = "core"
     inputs: tuple[str, ...] = ()
     reads: ClassVar[frozenset[type] | None] = None
+    aggregates: ClassVar[tuple[str, ...]] = ()
 
     def handle(self, msg: Envelope) -> list[Emit]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -87,6 +95,10 @@ class Core:
         overrides :meth:`due` overrides this too: the hosts ask :meth:`due` only once it is
         reached (a test checks every core)."""
         return None
+
+    def loaded(self) -> None:
+        """Rebuild what a snapshot leaves out, once the whole state is loaded (the clock's timer
+        schedule); nothing by default."""
 
 
 def _refusal(cause: Envelope, decision: Envelope, size: int) -> Payload:
@@ -162,11 +174,26 @@ class Processor:
         self._actors = {c.name: Actor(kind="service", id=c.name) for c in self.cores}
         self._metrics()
 
+    def aggregate_maps(self) -> list[tuple[Core, str]]:
+        """``(core, attribute)`` of each core's per-aggregate dict (``Core.aggregates``), in core
+        order: what a :class:`shared.snapshot.Snapshot` of this processor writes an entry at a
+        time."""
+        return [(c, a) for c in self.cores for a in c.aggregates]
+
+    def loaded(self) -> None:
+        """The whole state is loaded from a snapshot: each core rebuilds what it leaves out
+        (:meth:`Core.loaded`)."""
+        for c in self.cores:
+            c.loaded()
+
     def _metrics(self) -> None:
         self._handled = HANDLED.labels(self.name)
         self._latency = LATENCY.labels(self.name)
         self._routes: dict[type, tuple[Core, ...]] = {}  # payload class -> the cores it goes to
         self._preparing = [c for c in self.cores if type(c).prepare is not Core.prepare]
+        for core, attr in self.aggregate_maps():
+            if type(m := getattr(core, attr)) is not Tracked:
+                setattr(core, attr, Tracked(m))
 
     def __getstate__(self) -> dict:
         """The state a snapshot keeps (:mod:`shared.kafkahost`): everything but the metrics

@@ -71,6 +71,7 @@ class _Game:
 @dataclass
 class AdjudicationCore(Core):
     name: str = "adjudication"
+    aggregates = ("games",)  # snapshotted a game at a time (Core.aggregates)
     inputs: tuple[str, ...] = (GAME_EVENTS,)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
     games: dict[str, _Game] = field(default_factory=dict)

@@ -103,6 +103,7 @@ def first_to_move(p: GameStarted) -> clk.Colour:
 @dataclass
 class ClockCore(Core):
     name: str = "clock"
+    aggregates = ("games",)  # snapshotted a game at a time (Core.aggregates)
     inputs: tuple[str, ...] = (GAME_COMMANDS, GAME_EVENTS)
     reads = frozenset(_READS)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
@@ -127,6 +128,11 @@ class ClockCore(Core):
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("waiting", {})  # a snapshot of older code
+        self._schedule()
+
+    def loaded(self) -> None:
+        """A snapshot's clocks are all loaded (:mod:`shared.snapshot` puts them back after the
+        rest of the state): the schedule from them."""
         self._schedule()
 
     def _schedule(self) -> None:

@@ -59,6 +59,7 @@ class _Game(rules.Seats):
 @dataclass
 class PenaltiesCore(Core):
     name: str = "penalties"
+    aggregates = ("games",)  # snapshotted a game at a time (Core.aggregates)
     inputs: tuple[str, ...] = (GAME_COMMANDS, GAME_EVENTS)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
     games: dict[str, _Game] = field(default_factory=dict)

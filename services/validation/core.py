@@ -225,6 +225,7 @@ class ValidationCore(Core):
     """State: games by id and the settings of tournaments (time control, start FEN)."""
 
     name: str = "validation"
+    aggregates = ("games",)  # snapshotted a game at a time (Core.aggregates)
     inputs: tuple[str, ...] = (GAME_COMMANDS, GAME_EVENTS, TOURNAMENT_EVENTS)
     outputs: tuple[str, ...] = (GAME_EVENTS,)
     games: dict[str, Game] = field(default_factory=dict)

@@ -481,6 +481,48 @@ def test_a_graceful_stop_leaves_nothing_to_decide_again(kafka_bootstrap):
     asyncio.run(main())
 
 
+def test_a_crash_restores_from_the_periodic_snapshot_and_its_tail(kafka_bootstrap):
+    """Periodic snapshots (written in the loop a game at a time, shared.snapshot) restore a
+    crashed game host: the game's partition loads the snapshot taken after 1. e4 e5 and decides
+    again only its tail, 2. Nf3; the game goes on (Black's e5 refused: his pawn stands there)
+    and the log audits with 0 differences."""
+    from contracts.messages import SubmitMove
+    from shared.eventlog.kafka import partition_of
+
+    gid = f"gp{uuid.uuid4().hex[:6]}"
+    white, black = Actor(kind="player", id="w"), Actor(kind="player", id="b")
+
+    async def main():
+        h = await _game_host(kafka_bootstrap, snapshot_every_s=0.2, snapshot_on_stop=False)
+        n = partition_of(f"game-{gid}".encode(), h.partitions)
+        async with _Commands(kafka_bootstrap, gid, "c4c4c4c4") as c:
+            try:
+                await c.open_with_e4_e5()
+                taken = h.parts[n].snapshot_at
+                for _ in range(100):  # a snapshot after e5, written and committed
+                    await asyncio.sleep(0.1)
+                    part = h.parts[n]
+                    if (part.snapshot_at > taken and part.snapshotting is None and not part.next
+                            and h._inflight is None):
+                        break
+                h.snapshot_every_s = 3600  # none after it: Nf3 is the tail
+                await asyncio.sleep(0.3)
+                await c.put(white, SubmitMove(game_id=gid, player_id="w", move="Nf3"))
+                await c.settle(3)
+                await h.stop()  # a crash: no last snapshot
+                h = await _game_host(kafka_bootstrap)
+                assert h.restored[n]["snapshot"] and h.restored[n]["messages"] == 1, h.restored
+                await c.put(black, SubmitMove(game_id=gid, player_id="b", move="e5"))
+                ms, ds = await c.settle(4)
+                assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3"),
+                              ("MoveRejected", "e5")]
+                assert await audit(ms) == []
+            finally:
+                await h.stop()
+
+    asyncio.run(main())
+
+
 def test_the_audit_of_a_live_log_leaves_out_the_moves_in_flight(kafka_bootstrap):
     """A live log is audited while moves are in flight: a command is in the log before its
     decisions are (a helper audited a live event and got 12, then 14 false differences, the

@@ -10,6 +10,8 @@ import pytest
 import shared.kafkahost as kh
 from shared.chain import ChainBook
 from services.system import make_processor
+from shared.sealing import unseal
+from shared.snapshot import load
 
 
 class _Consumer:
@@ -428,28 +430,24 @@ def test_a_twin_fencing_us_again_gets_the_partitions_for_a_while(monkeypatch, ca
     assert "fenced 2 times by a twin" in caplog.text and host._twin is None
 
 
-def test_partitions_half_way_to_their_snapshot_share_the_due_ones_child(monkeypatch):
-    """When one partition's snapshot is due (30 s since its last), every partition at least
-    half-way there (15 s, or half of ``snapshot_every`` inputs) is serialised by the same
-    forked child; one with no input since its last, or less than half-way, is not."""
+def test_snapshots_are_written_one_partition_at_a_time_and_go_in_the_next_transaction():
+    """Due snapshots (``snapshot_every_s`` seconds or ``snapshot_every`` inputs since the last)
+    are made one partition at a time, the longest waiting first, and written a few entries a
+    turn; done, the bytes go in the partition's next transaction and load the state of the
+    instant it was made. A partition with no input since its last, or not due, waits."""
     host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"),
                         snapshot_every=10_000, snapshot_every_s=30.0)
-    taken = []
-
-    async def snapshot(parts):
-        taken.append(sorted(p.number for p in parts))
-
-    monkeypatch.setattr(host, "_snapshot", snapshot)
     now = 1_000.0
-    for n, (age, inputs) in enumerate([(30.0, 5), (16.0, 5), (14.0, 5), (29.0, 0), (1.0, 6_000)]):
+    for n, (age, inputs) in enumerate([(31.0, 5), (40.0, 0), (14.0, 5), (1.0, 12_000), (35.0, 7)]):
         host.parts[n] = kh._Part(n, make_processor("game"), inputs_since_snapshot=inputs,
                                  snapshot_at=now - age)
-
-    async def run():
+    started = []
+    for turn in range(4):
         host._snapshots_due(now)
-        await asyncio.sleep(0)
-    asyncio.run(run())
-    assert taken == [[0, 1, 4]]
+        started += [n for n, p in host.parts.items() if p.snapshotting is not None and n not in started]
+        host._write_snapshots()  # an empty processor: written in one turn
+    assert started == [4, 0, 3]  # the longest waiting first; 1 has nothing new, 2 is not due
     assert [host.parts[n].inputs_since_snapshot for n in range(5)] == [0, 0, 5, 0, 0]
-    host._snapshots_due(now + 1)  # nothing due: partition 2 is 15 s old
-    assert taken == [[0, 1, 4]]
+    assert all(host.parts[n].next.snapshot for n in (0, 3, 4)) and host.parts[2].next.snapshot is None
+    loaded = load(unseal(host.parts[4].next.snapshot, host.snapshot_keys), lambda s: s["proc"].aggregate_maps())
+    assert loaded["format"] == kh.SNAPSHOT_FORMAT and loaded["offsets"] == {}

@@ -675,7 +675,8 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
 
 
 #: The processes' own timings read from their ``/metrics`` at the end of the system phase.
-HISTOGRAMS = ("arbiter_transaction_seconds", "arbiter_batch_seconds", "arbiter_gc_seconds")
+HISTOGRAMS = ("arbiter_transaction_seconds", "arbiter_batch_seconds", "arbiter_gc_seconds",
+              "arbiter_snapshot_seconds")
 
 
 def scrape_histograms(procs: dict) -> dict:
@@ -697,9 +698,10 @@ def scrape_histograms(procs: dict) -> dict:
         for fam in families:
             if fam.name not in HISTOGRAMS:
                 continue
-            hs: dict[str, dict] = {}  # one per generation for the collector's pauses
+            hs: dict[str, dict] = {}  # one per generation for the collector's pauses, per phase for snapshots
             for s in fam.samples:
-                key = fam.name + (f"/gen{s.labels['generation']}" if "generation" in s.labels else "")
+                key = fam.name + (f"/gen{s.labels['generation']}" if "generation" in s.labels else "") \
+                    + (f"/{s.labels['phase']}" if "phase" in s.labels else "")
                 h = hs.setdefault(key, {"count": 0, "sum": 0.0, "le_ms": {}})
                 if s.name.endswith("_count"):
                     h["count"] += int(s.value)

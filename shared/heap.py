@@ -52,37 +52,27 @@ def no_automatic_full_collections() -> None:
     stacks, ``_BoardState`` and ``Move``, two objects per ply; clock values), freed by
     reference counting and never cyclic, and a full pass over it stops every decision of the
     process. Measured at 1,000 moves/s on 10,000 games (``python -m loadtests.load``, the
-    game process's ``arbiter_gc_seconds``): 4 full collections of 116 ms mean in 100 s. What
-    survives the young collections is frozen at the next snapshot (:func:`freeze_heap`), as
-    before. The price: a reference cycle that dies after reaching the oldest generation is
-    not reclaimed (it would not be either once frozen)."""
+    game process's ``arbiter_gc_seconds``): 4 full collections of 116 ms mean in 100 s. The
+    state restored on assignment is frozen (:func:`freeze_heap`). The price: a reference
+    cycle that dies after reaching the oldest generation is not reclaimed (it would not be
+    either once frozen)."""
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, 2**31 - 1)
 
 
 async def serialised_in_child(state) -> bytes:
-    """``zlib(pickle(state))`` (level 1), made by a forked child so the event loop never
-    stops: :func:`serialised_each_in_child` of one state."""
-    return (await serialised_each_in_child([state]))[0]
-
-
-async def serialised_each_in_child(states: list) -> list[bytes]:
-    """``zlib(pickle(state))`` (level 1) of each of ``states``, made by ONE forked child so the
-    event loop never stops: the child sees the states as they are at the fork (copy-on-write)
-    and serialises them at the lowest priority (niceness 19) while the parent goes on: on two
+    """``zlib(pickle(state))`` (level 1), made by a forked child so the event loop never stops
+    (the gateway's read model): the child sees the state as it is at the fork (copy-on-write)
+    and serialises it at the lowest priority (niceness 19) while the parent goes on: on two
     cores a child at the priority of the processes that decide competes with them and the
-    broker (at 1,000 moves/s, ``python -m loadtests.load``: p99 478 ms with such a child,
-    129-178 ms once niced with the changes of the same day). Pickling 10,000 live games (or a
-    gateway's read model) inline would stop the process for a fifth of a second or more.
-    One child for several states, not one each: a fork stops the parent while its page tables
-    are copied (7-15 ms for a game process holding 10,000 games, 26 ms for a 727 MB heap), and
-    every page the parent writes while the child lives is copied too (that heap's objects were
-    7 times slower to touch for a while). Raises ``RuntimeError`` when the child fails (nothing
-    is returned then)."""
+    broker. The price is the fork: it stops the parent while its page tables are copied (26 ms
+    for a 727 MB heap), and every page the parent writes while the child lives is copied too
+    (the game processes, which write their state a game at a time instead, :mod:`shared.
+    snapshot`, took some 25,000 such copies in the second after a fork). Raises
+    ``RuntimeError`` when the child fails (nothing is returned then)."""
     def work() -> bytes:
-        return pickle.dumps([zlib.compress(pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL), 1)
-                             for s in states], protocol=pickle.HIGHEST_PROTOCOL)
-    return pickle.loads(await in_child(work, nice=19))
+        return zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    return await in_child(work, nice=19)
 
 
 async def in_child(work, nice: int = 0) -> bytes:

@@ -74,7 +74,7 @@ from confluent_kafka import TopicPartition as KafkaPartition
 from contracts.envelope import Envelope, dt_of
 from shared.metrics import (
     ASSIGNED, BATCH, EMITTED, LAG, OFFLOADED, READY, REBALANCES, RECOVERY, RECOVERY_SECONDS, SNAPSHOT_AGE,
-    TIMERS, TXN_ABORTS, TXN_SECONDS,
+    SNAPSHOT_SECONDS, TIMERS, TXN_ABORTS, TXN_SECONDS,
 )
 from shared.differences import compare
 from shared.eventlog.kafka import (FETCH_MIN_BYTES, FETCH_WAIT_MAX_MS, ensure_topics, in_log_order,
@@ -1062,7 +1062,9 @@ class KafkaHost:
             return
         part = min(due, key=lambda p: p.snapshot_at)
         try:
+            t0 = time.perf_counter()
             part.snapshotting = _snapshot(part)
+            SNAPSHOT_SECONDS.labels(self.name, "instant").observe(time.perf_counter() - t0)
         except Exception:  # not a decision: the partition is restored from further back
             log.exception("%s: snapshot of partition %d failed; the next one is due in %.0f s",
                           self.name, part.number, self.snapshot_every_s)
@@ -1080,6 +1082,7 @@ class KafkaHost:
                     return
                 part.snapshotting = None
                 blob = seal(snap.finish(), self.snapshot_key)
+                SNAPSHOT_SECONDS.labels(self.name, "written").observe(time.monotonic() - part.snapshot_at)
             except Exception:
                 snap.abort()
                 part.snapshotting = None

@@ -26,6 +26,11 @@ REBALANCES = Counter("arbiter_rebalances_total", "Partition assignments and revo
 ASSIGNED = Gauge("arbiter_assigned_partitions", "Input partitions this instance owns", ["service"])
 OFFLOADED = Counter("arbiter_offloaded_total", "Slow pure computations of a decision run in a forked "
                     "child while the partition's inputs wait (shared.offload)", ["service"])
+SNAPSHOT_SECONDS = Histogram(
+    "arbiter_snapshot_seconds", "Partition snapshots (shared.snapshot): phase 'instant' is the part "
+    "written at once, while the loop waits; 'written' the instant to the last entry written, while "
+    "the loop decides", ["service", "phase"],
+    buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30))
 SNAPSHOT_AGE = Gauge("arbiter_snapshot_age_seconds", "Seconds since this instance last wrote a snapshot",
                      ["service"])
 TXN_ABORTS = Counter("arbiter_transaction_aborts_total", "Kafka transactions aborted", ["service"])

@@ -143,6 +143,7 @@ class Snapshot:
                 setattr(holder, attr, m)
         self._pickler.dump([list(m.keys()) for m in tracked])  # each map's order at the instant
         self._maps = tracked
+        self._failed: Exception | None = None
         self._index = {id(m): i for i, m in enumerate(tracked)}
         self._left = [set(m.keys()) for m in tracked]  # keys of the instant not written yet
         self._todo = [(i, k) for i, m in enumerate(tracked) for k in m.keys()]
@@ -162,7 +163,11 @@ class Snapshot:
         left = self._left[i]
         if key in left:
             left.discard(key)
-            self._pickler.dump((i, key, dict.__getitem__(m, key)))
+            try:
+                self._pickler.dump((i, key, dict.__getitem__(m, key)))
+            except Exception as e:  # never into the decision that reached the entry
+                self._failed = e
+                self.abort()
 
     def capture_all(self, m: Tracked) -> None:
         """Write every entry of map ``m`` not written yet."""
@@ -172,20 +177,23 @@ class Snapshot:
 
     def step(self, until: float) -> bool:
         """Write entries until ``time.perf_counter()`` reaches ``until`` (seconds) or none is
-        left; True when none is left."""
+        left; True when none is left. Raises ``RuntimeError`` when an entry could not be
+        written (the maps are no longer tracked then)."""
         todo, n = self._todo, 0
-        while todo:
+        while todo and self._failed is None:
             i, key = todo.pop()
             self.capture(self._maps[i], key)
             n += 1
             if n % _CHECK_EVERY == 0 and time.perf_counter() >= until:
                 break
+        if self._failed is not None:
+            raise RuntimeError(f"an entry could not be written: {self._failed!r}") from self._failed
         self._drain()
         return not todo
 
     def finish(self) -> bytes:
         """The snapshot's bytes (every entry not written yet is written now); the maps are no
-        longer tracked."""
+        longer tracked. Raises ``RuntimeError`` as :meth:`step`."""
         self.step(float("inf"))
         self._pickler.dump(None)
         self._drain()

@@ -92,3 +92,14 @@ def test_tracked_maps_pickle_as_their_entries_and_hand_out_values_only_once_writ
         Snapshot({"h": holder}, [(holder, "games")])  # one at a time
     first.abort()
     assert holder.games.snapshot is None
+
+
+def test_an_entry_that_cannot_be_written_fails_the_snapshot_not_the_decision():
+    """A decision reaching an entry the snapshot cannot write still gets the entry; the
+    snapshot stops tracking and says why when it is stepped or finished."""
+    holder = Holder()
+    holder.games = Tracked({"a": [1], "b": [lambda: None]})  # a lambda does not pickle
+    snap = Snapshot({"h": holder}, [(holder, "games")])
+    assert holder.games["b"] and holder.games.snapshot is None
+    with pytest.raises(RuntimeError, match="could not be written"):
+        snap.finish()

@@ -146,7 +146,9 @@ class Snapshot:
         self._failed: Exception | None = None
         self._index = {id(m): i for i, m in enumerate(tracked)}
         self._left = [set(m.keys()) for m in tracked]  # keys of the instant not written yet
-        self._todo = [(i, k) for i, m in enumerate(tracked) for k in m.keys()]
+        # what step() goes through, map by map from the last (no object per entry: the part
+        # written at once allocates next to nothing, so no collection falls in it)
+        self._todo = [list(m.keys()) for m in tracked]
         for m in tracked:
             m.snapshot = self
         self._drain()
@@ -154,7 +156,7 @@ class Snapshot:
     @property
     def done(self) -> bool:
         """Whether every entry of the instant is written (:meth:`finish` is then quick)."""
-        return not self._todo
+        return not any(self._todo)
 
     def capture(self, m: Tracked, key) -> None:
         """Write entry ``key`` of map ``m`` now, if it was there at the instant and is not
@@ -181,15 +183,18 @@ class Snapshot:
         written (the maps are no longer tracked then)."""
         todo, n = self._todo, 0
         while todo and self._failed is None:
-            i, key = todo.pop()
-            self.capture(self._maps[i], key)
+            keys = todo[-1]
+            if not keys:
+                todo.pop()
+                continue
+            self.capture(self._maps[len(todo) - 1], keys.pop())
             n += 1
             if n % _CHECK_EVERY == 0 and time.perf_counter() >= until:
                 break
         if self._failed is not None:
             raise RuntimeError(f"an entry could not be written: {self._failed!r}") from self._failed
         self._drain()
-        return not todo
+        return not any(todo)
 
     def finish(self) -> bytes:
         """The snapshot's bytes (every entry not written yet is written now); the maps are no

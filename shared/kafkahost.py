@@ -448,15 +448,18 @@ class KafkaHost:
         snapshot alone and decides nothing again (an upgrade, which stops and starts, never
         re-decides history with the new code; only a crash leaves a tail, re-decided by the
         same code)."""
-        for part in list(self.parts.values()):
+        unwritten = set()  # partitions whose inputs since the last snapshot written were counted
+        for part in list(self.parts.values()):  # into the one given up here (none since its instant)
             if part.snapshotting is not None:  # of an earlier instant: this one replaces it
                 part.snapshotting.abort()
                 part.snapshotting = None
+                unwritten.add(part.number)
         if self._inflight is not None:
             await asyncio.gather(self._inflight, return_exceptions=True)
         batch = []
         for part in list(self.parts.values()):
-            if part.broken or (part.inputs_since_snapshot == 0 and not part.next):
+            if part.broken or (part.inputs_since_snapshot == 0 and not part.next
+                               and part.number not in unwritten):
                 continue
             txn, part.next = part.next, _Txn()
             txn.offsets = dict(part.offsets)

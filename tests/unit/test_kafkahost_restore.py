@@ -451,3 +451,46 @@ def test_snapshots_are_written_one_partition_at_a_time_and_go_in_the_next_transa
     assert all(host.parts[n].next.snapshot for n in (0, 3, 4)) and host.parts[2].next.snapshot is None
     loaded = load(unseal(host.parts[4].next.snapshot, host.snapshot_keys), lambda s: s["proc"].aggregate_maps())
     assert loaded["format"] == kh.SNAPSHOT_FORMAT and loaded["offsets"] == {}
+
+
+def _stopping_host(monkeypatch, part):
+    """A host owning ``part`` whose :meth:`KafkaHost._last_commit` hands its batch to the list
+    returned (no broker)."""
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"),
+                        snapshot_every=10_000, snapshot_every_s=30.0)
+    host.parts[part.number] = part
+    host.consumer = SimpleNamespace(consumer_group_metadata=lambda: None)
+    monkeypatch.setattr(host, "_begin", lambda: True)
+    committed = []
+
+    async def commit(batch, metadata):
+        committed.extend(batch)
+
+    monkeypatch.setattr(host, "_commit", commit)
+    return host, committed
+
+
+def test_a_graceful_stop_while_a_snapshot_is_being_written_still_writes_the_last_snapshot(monkeypatch):
+    """A stop (an upgrade) comes while a periodic snapshot is being written and nothing was
+    decided since its instant: the snapshot in progress is given up, and the last commit must
+    write one of the state now in its place, or the next owner (the new code) restores from the
+    snapshot before and decides again the inputs since (the tail the stop is there to avoid)."""
+    from tests.unit.test_game_services import Bus
+
+    bus = Bus()
+    for i in range(40):
+        bus.create(f"g{i}")
+        bus.move("alice", "e4", at=1_000, gid=f"g{i}")
+    now = 1_000.0
+    part = kh._Part(0, bus.processor, offsets={"arbiter.game.commands": 80}, inputs_since_snapshot=80,
+                    snapshot_at=now - 31)
+    host, committed = _stopping_host(monkeypatch, part)
+    host._snapshots_due(now)
+    assert part.snapshotting is not None and not part.next  # started; nothing decided since
+    asyncio.run(host._last_commit())
+    assert [p.number for p, _ in committed] == [0]
+    blob = committed[0][1].snapshot
+    assert blob is not None
+    loaded = load(unseal(blob, host.snapshot_keys), lambda s: s["proc"].aggregate_maps())
+    assert loaded["offsets"] == {"arbiter.game.commands": 80}
+    assert loaded["proc"].core("validation").games["g39"].pos.ply == 1

@@ -33,21 +33,30 @@ def _snapshot_while_deciding(every: int):
     Returns (the state at the instant, pickled after one round trip; the loaded snapshot's
     processor; the decisions of the second half)."""
     inputs = _inputs()
-    half = len(inputs) // 2
+    return snapshot_while_deciding(inputs, len(inputs) // 2, every)[:3]
+
+
+def snapshot_while_deciding(inputs, cut: int, every: int):
+    """A processor decides ``inputs[:cut]``; a snapshot is made; the rest is decided while the
+    snapshot is written ``_CHECK_EVERY`` entries every ``every`` inputs (and the timer's
+    schedule read after each, as the loop does). Returns (the state at the instant, pickled
+    after one round trip; the loaded snapshot's processor; the decisions after the instant;
+    the processor that went on)."""
     proc = make_processor("game")
-    for m in inputs[:half]:
+    for m in inputs[:cut]:
         proc.decide(m)
     at_instant = pickle.dumps(pickle.loads(pickle.dumps(proc)))
     snap = Snapshot({"proc": proc}, proc.aggregate_maps())
     after = []
-    for k, m in enumerate(inputs[half:]):
+    for k, m in enumerate(inputs[cut:]):
         after += proc.decide(m)
+        proc.next_deadline()
         if k % every == 0:
             snap.step(time.perf_counter())  # a few entries, as a turn of the loop would
     loaded = load(snap.finish(), _maps)["proc"]
     loaded.loaded()
     assert all(m.snapshot is None for m in (getattr(c, a) for c, a in proc.aggregate_maps()))
-    return at_instant, loaded, after
+    return at_instant, loaded, after, proc
 
 
 @pytest.mark.parametrize("every", [1, 40])

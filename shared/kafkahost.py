@@ -221,6 +221,17 @@ def _snapshot(part: "_Part") -> Snapshot:
     return Snapshot(_state(part), part.proc.aggregate_maps())
 
 
+def _give_up_snapshot(part: "_Part") -> None:
+    """Give up ``part``'s snapshot in progress (or one that failed to start): the partition
+    counts as having inputs not in a snapshot, so the next one is due in an interval even if
+    no input comes, and a graceful stop writes its last one (found by a helper: a stop during a
+    snapshot skipped the partition, and its next owner decided the tail again)."""
+    if part.snapshotting is not None:
+        part.snapshotting.abort()
+        part.snapshotting = None
+    part.inputs_since_snapshot = max(1, part.inputs_since_snapshot)
+
+
 def _state(part: "_Part") -> dict:
     """What a snapshot of ``part`` holds: its processor, the input offsets it has decided, the
     fingerprint of the code that decided, and ``written``: per output topic, an offset of its
@@ -448,18 +459,14 @@ class KafkaHost:
         snapshot alone and decides nothing again (an upgrade, which stops and starts, never
         re-decides history with the new code; only a crash leaves a tail, re-decided by the
         same code)."""
-        unwritten = set()  # partitions whose inputs since the last snapshot written were counted
-        for part in list(self.parts.values()):  # into the one given up here (none since its instant)
+        for part in list(self.parts.values()):
             if part.snapshotting is not None:  # of an earlier instant: this one replaces it
-                part.snapshotting.abort()
-                part.snapshotting = None
-                unwritten.add(part.number)
+                _give_up_snapshot(part)
         if self._inflight is not None:
             await asyncio.gather(self._inflight, return_exceptions=True)
         batch = []
         for part in list(self.parts.values()):
-            if part.broken or (part.inputs_since_snapshot == 0 and not part.next
-                               and part.number not in unwritten):
+            if part.broken or (part.inputs_since_snapshot == 0 and not part.next):
                 continue
             txn, part.next = part.next, _Txn()
             txn.offsets = dict(part.offsets)
@@ -1064,14 +1071,15 @@ class KafkaHost:
         if not due:
             return
         part = min(due, key=lambda p: p.snapshot_at)
+        part.inputs_since_snapshot, part.snapshot_at = 0, now
         try:
             t0 = time.perf_counter()
             part.snapshotting = _snapshot(part)
             SNAPSHOT_SECONDS.labels(self.name, "instant").observe(time.perf_counter() - t0)
         except Exception:  # not a decision: the partition is restored from further back
+            _give_up_snapshot(part)
             log.exception("%s: snapshot of partition %d failed; the next one is due in %.0f s",
                           self.name, part.number, self.snapshot_every_s)
-        part.inputs_since_snapshot, part.snapshot_at = 0, now
 
     def _write_snapshots(self) -> None:
         """Write the snapshot in progress for about :data:`SNAPSHOT_STEP_S`; once complete, its
@@ -1083,12 +1091,11 @@ class KafkaHost:
             try:
                 if not snap.step(time.perf_counter() + SNAPSHOT_STEP_S):
                     return
-                part.snapshotting = None
                 blob = seal(snap.finish(), self.snapshot_key)
+                part.snapshotting = None
                 SNAPSHOT_SECONDS.labels(self.name, "written").observe(time.monotonic() - part.snapshot_at)
             except Exception:
-                snap.abort()
-                part.snapshotting = None
+                _give_up_snapshot(part)
                 log.exception("%s: snapshot of partition %d failed; the next one is due in %.0f s",
                               self.name, part.number, self.snapshot_every_s)
                 return

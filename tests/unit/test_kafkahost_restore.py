@@ -494,3 +494,21 @@ def test_a_graceful_stop_while_a_snapshot_is_being_written_still_writes_the_last
     loaded = load(unseal(blob, host.snapshot_keys), lambda s: s["proc"].aggregate_maps())
     assert loaded["offsets"] == {"arbiter.game.commands": 80}
     assert loaded["proc"].core("validation").games["g39"].pos.ply == 1
+
+
+def test_a_snapshot_that_fails_leaves_the_partition_due_again(monkeypatch):
+    """A snapshot that fails (an entry that does not pickle) is logged and given up; the
+    partition still counts inputs not in a snapshot, so the next one is due an interval later
+    even if no input comes, and a graceful stop would write it."""
+    host = kh.KafkaHost("game", "127.0.0.1:1", lambda: make_processor("game"),
+                        snapshot_every=10_000, snapshot_every_s=30.0)
+    part = host.parts[0] = kh._Part(0, make_processor("game"), inputs_since_snapshot=5, snapshot_at=0.0)
+    part.proc.core("clock").games["g"] = lambda: None  # does not pickle
+    host._snapshots_due(100.0)
+    host._write_snapshots()
+    assert part.snapshotting is None and part.next.snapshot is None
+    assert part.inputs_since_snapshot == 1 and part.proc.core("clock").games.snapshot is None
+    host._snapshots_due(115.0)
+    assert part.snapshotting is None  # not due yet: 15 s since the failed one
+    host._snapshots_due(131.0)
+    assert part.snapshotting is not None

@@ -1,7 +1,7 @@
 """Open-loop load test of the move path, the services as separate processes on Kafka.
 
     python -m loadtests.load --bus kafka://HOST:PORT --games 10000 --move-every 5 --duration 60 \\
-        [--instances N] [--via log|http] [--rates 200,500,1000,2000] [--no-audit] --json OUT
+        [--instances N] [--via log|http] [--rates 200,500,1000,2000] [--kill-every S] [--no-audit] --json OUT
 
 1. Starts the services as processes (:func:`start_services`: ``python -m services.<name>`` for
    the gateway and every back-end service, ``--instances`` processes of each back-end service)
@@ -114,6 +114,25 @@ def start_services(bus: str, instances: int = 1, base_port: int = 18100,
     finally:
         if out is not None:
             out.close()  # the children keep their copies
+
+
+async def kill_game_every(procs: dict, bus: str, every_s: float, kills: list, log_path: Path) -> None:
+    """Every ``every_s`` seconds kill -9 the instance ``game`` of ``procs`` (name -> (Popen,
+    port), replaced in place) and start it again on its port, its output to ``log_path``;
+    each kill's time goes in ``kills``. Until cancelled."""
+    import signal
+
+    from services.tools.supervisor import spawn
+
+    while True:
+        await asyncio.sleep(every_s)
+        p, port = procs["game"]
+        p.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(p.wait)
+        kills.append(time.time())
+        print(f"  killed the game process (kill {len(kills)}); starting it again", flush=True)
+        with open(log_path, "ab") as out:
+            procs["game"] = (spawn("game", bus, port, restarts=len(kills), output=out), port)
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -633,6 +652,7 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
     log_path.parent.mkdir(parents=True, exist_ok=True)
     print(f"  service output: {log_path}", flush=True)
     procs = start_services(a.bus, a.instances, a.base_port, log_path, gateway=a.via == "http")
+    kills: list[float] = []
     try:
         missing = await asyncio.to_thread(wait_ready, procs, a.ready_timeout)
         if missing:
@@ -653,7 +673,14 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         try:
             started = await create_games(games, len(games.plans), submitter, collector,
                                          a.create_timeout)
-            rows = await run_steps("system", steps, games, submitter, collector, a.drain, pids)
+            killer = asyncio.create_task(kill_game_every(procs, a.bus, a.kill_every, kills, log_path)) \
+                if a.kill_every else None
+            try:
+                rows = await run_steps("system", steps, games, submitter, collector, a.drain, pids)
+            finally:
+                if killer is not None:
+                    killer.cancel()
+                    await asyncio.gather(killer, return_exceptions=True)
             await quiesce(collector, a.settle, a.drain)
         finally:
             cpu1 = _cpu_now(pids)
@@ -668,7 +695,7 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         return {"rows": rows, "match": m, "games_started": started, "send_errors": submitter.errors,
                 "send_error_samples": getattr(submitter, "error_samples", []),
                 "cpu": machine_cpu(cpu_delta(cpu0, cpu1), window),
-                "commands": len(submitter.commands), "histograms": histograms}
+                "commands": len(submitter.commands), "histograms": histograms, "kills": len(kills)}
     finally:
         print("stopping services", flush=True)
         await asyncio.to_thread(stop_all, procs)
@@ -922,7 +949,7 @@ def _report(a, run_id: str, sysres: dict, base: dict | None, aud: dict | None) -
         "audit_differences": None if aud is None else aud["differences"],
         "cpu_s_per_process": sysres["cpu"][0],
         "cpu_machine": sysres["cpu"][1],
-        "histograms": sysres["histograms"],
+        "histograms": sysres["histograms"], "kills": sysres["kills"],
         "offered_curve": curve,
         "warmup": [{k: r[k] for k in ("target_moves_per_s", "sent", "moves_per_s", "p50", "p99",
                                       "max", "lost")} | {"seconds": a.warmup} for r in warm],
@@ -990,9 +1017,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base-port", type=int, default=18100, help="first HTTP port of the services")
     ap.add_argument("--no-audit", action="store_true", help="skip the audit of the run's games")
     ap.add_argument("--no-baseline", action="store_true", help="skip the bare-Kafka baseline")
+    ap.add_argument("--kill-every", type=float, default=0.0,
+                    help="during the steps, kill -9 the first game process every this many seconds "
+                         "and start it again (a fault run: its latency includes the restarts, and "
+                         "the game process's CPU is not measured; 0: never)")
     a = ap.parse_args(argv)
     if a.bus != "own" and not a.bus.startswith("kafka://"):
         ap.error("--bus must be kafka://HOST:PORT or own: the services run as separate processes")
+    if a.kill_every < 0:
+        ap.error("--kill-every must be 0 (never) or positive")
     if a.games < 1 or a.instances < 1 or a.duration <= 0 or a.move_every <= 0 or a.warmup < 0:
         ap.error("--games, --instances, --duration and --move-every must be positive")
     broker = None

@@ -151,3 +151,41 @@ def test_move_record_is_the_envelope_pydantic_writes():
                         occurred_at=dt_of(at_ms), actor=Actor(kind="player", id=player))
         assert (cid, value, key) == (str(eid), want.model_dump_json().encode(), b"game-ltr1-2")
         assert parse_record(GAME_COMMANDS, value) == want
+
+
+def test_kill_every_kills_the_game_process_and_starts_it_again_on_its_port(monkeypatch, tmp_path):
+    """``--kill-every``: the instance ``game`` gets SIGKILL, is waited for, and is started
+    again on the same port with its restart count; the others are left alone."""
+    import asyncio
+    import signal
+
+    import services.tools.supervisor as supervisor
+    from loadtests.load import kill_game_every
+
+    class Proc:
+        def __init__(self, name):
+            self.name, self.signals = name, []
+
+        def send_signal(self, sig):
+            self.signals.append(sig)
+
+        def wait(self):
+            return -9
+
+    started = []
+    monkeypatch.setattr(supervisor, "spawn", lambda inst, bus, port, restarts=0, output=None:
+                        started.append((inst, bus, port, restarts)) or Proc(f"{inst}@{restarts}"))
+    first, tournament = Proc("game@0"), Proc("tournament")
+    procs = {"game": (first, 18100), "tournament": (tournament, 18101)}
+    kills: list[float] = []
+
+    async def run():
+        task = asyncio.create_task(kill_game_every(procs, "kafka://x:1", 0.01, kills, tmp_path / "out.log"))
+        while len(kills) < 2:
+            await asyncio.sleep(0.005)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    asyncio.run(run())
+    assert first.signals == [signal.SIGKILL] and tournament.signals == []
+    assert started[:2] == [("game", "kafka://x:1", 18100, 1), ("game", "kafka://x:1", 18100, 2)]
+    assert procs["game"][1] == 18100 and procs["game"][0].name == f"game@{len(kills)}"

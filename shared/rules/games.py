@@ -116,6 +116,9 @@ class ChessPosition(Position):
 
     game = "chess"
     RULES = chess_rules.RULES
+    #: the start position's FEN once computed (its board's ``root().fen()``, 28 us of the 48 a
+    #: live game's snapshot took); not pickled
+    _start: str | None = None
 
     def __init__(self, fen: str | None) -> None:
         self._board: chess.Board | None = chess_rules.board_from_fen(fen)
@@ -128,6 +131,7 @@ class ChessPosition(Position):
         if self._board is None:
             start, moves = self._record()
             self._board = chess_rules.board_from_fen(start)
+            self._start = start
             for uci in moves:
                 self._board.push(chess.Move.from_uci(uci))
             self._moves = None
@@ -139,7 +143,9 @@ class ChessPosition(Position):
         if self._board is None:
             start, moves = self._moves
             return start, moves.split() if isinstance(moves, str) else moves
-        return self._board.root().fen(), [m.uci() for m in self._board.move_stack]
+        if self._start is None:
+            self._start = self._board.root().fen()
+        return self._start, [m.uci() for m in self._board.move_stack]
 
     def __getstate__(self) -> dict:
         """What a snapshot keeps (:mod:`shared.kafkahost`): the start position and the list of

@@ -153,11 +153,6 @@ class Snapshot:
             m.snapshot = self
         self._drain()
 
-    @property
-    def done(self) -> bool:
-        """Whether every entry of the instant is written (:meth:`finish` is then quick)."""
-        return not any(self._todo)
-
     def capture(self, m: Tracked, key) -> None:
         """Write entry ``key`` of map ``m`` now, if it was there at the instant and is not
         written yet (its map calls this before handing it out or changing it)."""

@@ -86,15 +86,9 @@ def live_demo(request):
     # The browser tests act as one player principal for minutes across modules in one process;
     # the per-principal write rate (tested in tests/unit/test_limits.py) is not what they test,
     # and with it a slower machine made later modules wait on 429s (stop 30: ply 7 never came).
-    saved = os.environ.get("ARBITER_RATE_PRINCIPAL")
-    os.environ["ARBITER_RATE_PRINCIPAL"] = ""
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ARBITER_RATE_PRINCIPAL", "")
         d = LiveDemo(getattr(request, "param", "chess")).start()
-    finally:
-        if saved is None:
-            os.environ.pop("ARBITER_RATE_PRINCIPAL", None)
-        else:
-            os.environ["ARBITER_RATE_PRINCIPAL"] = saved
     yield d.demo
     d.stop()
 

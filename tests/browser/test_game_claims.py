@@ -82,7 +82,9 @@ def test_a_threefold_claim_refused_then_upheld(browser, live_demo, shot):
     shot(page, "claim-refused-desktop")
     page.set_viewport_size(PHONE)
     expect(page.locator("#claim")).to_be_visible()
-    # nothing wider than the phone (a fieldset's min-content width would push the page sideways)
+    # nothing wider than the phone (a fieldset's min-content width would push the page sideways),
+    # once the page is laid out again at the phone's width (read at once, a slow CI saw 640)
+    page.wait_for_function(f"document.documentElement.scrollWidth <= {PHONE['width']}", timeout=WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "claim-refused-phone")
 

@@ -17,6 +17,14 @@ DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
 
 
+def to_phone(page, timeout_ms: int = 20_000) -> None:
+    """Resize ``page`` to :data:`PHONE` and wait (at most ``timeout_ms``) until it is laid out
+    with nothing wider than the phone (no sideways scroll); read at once after the resize, a
+    slow CI saw the width before the layout (640)."""
+    page.set_viewport_size(PHONE)
+    page.wait_for_function(f"document.documentElement.scrollWidth <= {PHONE['width']}", timeout=timeout_ms)
+
+
 def _missing(msg: str) -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(msg + "; CI must run the browser tests (.ci/run installs chromium)")

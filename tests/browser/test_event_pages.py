@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from shared.domain.tiebreaks import TIEBREAK_EDITIONS, tiebreak_meaning
 from shared.rules import go, xiangqi
-from tests.browser.conftest import DESKTOP, PHONE
+from tests.browser.conftest import DESKTOP, PHONE, to_phone
 
 WAIT_MS = 30_000
 
@@ -82,7 +82,7 @@ def test_the_lobby_shows_live_boards_that_move_without_a_reload(browser, live_de
         f"{d.events[0]} round {g['round']} board {g['board']}", timeout=WAIT_MS)
     page.click("#title a.event-link")
     expect(page.locator(f'.live-card[data-game-id="{gid}"]')).to_be_visible(timeout=WAIT_MS)
-    page.set_viewport_size(PHONE)
+    to_phone(page, WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "event-live-phone")
     page.click("#lang")
@@ -144,7 +144,7 @@ def test_results_arrive_live_and_the_standings_shown_equal_the_api(browser, live
     expect(page.locator("#standings-table thead th").first).to_have_text("名次")
     expect(page.locator("#legend dd").first).to_have_text("小分（索伯分）：每局得分乘以该对手积分之和 (FIDE C.07 art. 9.1)")
     shot(page, "event-standings-zh-desktop")
-    page.set_viewport_size(PHONE)
+    to_phone(page, WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "event-standings-zh-phone")
     page.click("#lang")

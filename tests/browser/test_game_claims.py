@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PHONE
+from tests.browser.conftest import DESKTOP, PHONE, to_phone
 
 WAIT_MS = 20_000
 OPPONENT = "Carol"  # moved by the test with the administrator's token
@@ -80,11 +80,9 @@ def test_a_threefold_claim_refused_then_upheld(browser, live_demo, shot):
     g = _server_game(d, gid)
     assert g["status"] == "ongoing" and [p["time_delta_ms"] for p in g["penalties"]] == [-300_000]
     shot(page, "claim-refused-desktop")
-    page.set_viewport_size(PHONE)
+    # nothing wider than the phone (a fieldset's min-content width would push the page sideways)
+    to_phone(page, WAIT_MS)
     expect(page.locator("#claim")).to_be_visible()
-    # nothing wider than the phone (a fieldset's min-content width would push the page sideways),
-    # once the page is laid out again at the phone's width (read at once, a slow CI saw 640)
-    page.wait_for_function(f"document.documentElement.scrollWidth <= {PHONE['width']}", timeout=WAIT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "claim-refused-phone")
 

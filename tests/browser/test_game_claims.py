@@ -3,7 +3,7 @@
 position has occurred twice is refused with its code, reason and article (FIDE 1994 art.
 10.13(2)), in English and Chinese; at the third time the claim is upheld and the game ends
 drawn (art. 10.10). A xiangqi game's natural-limit claim (1999 rules art. 4.2.4, 23.3) goes
-the same way."""
+the same way. A move typed while the previous one's answer is still on its way is kept."""
 from __future__ import annotations
 
 import httpx
@@ -196,4 +196,54 @@ def test_a_xiangqi_draw_offer_is_offered_only_when_art_23_1_allows_it(browser, l
     r = httpx.post(f"{d.url}/games/{gid}/draw/offer", headers={"X-Arbiter-Token": d.admin}, timeout=30,
                    json={"player_id": "you"})
     assert r.status_code == 409 and "alternate" in r.json()["detail"], r.text
+    page.close()
+
+
+# The page's fetch, wrapped: the answer to a move (POST .../moves) is held until the test
+# releases it; GETs of the game are counted.
+HOLD_MOVE_ANSWERS = """
+(() => {
+    const fetch0 = window.fetch
+    window.heldAnswers = []
+    window.gameReads = 0
+    window.fetch = async (url, opts) => {
+        const r = await fetch0(url, opts)
+        if (opts && opts.method === "POST" && String(url).endsWith("/moves"))
+            await new Promise((release) => window.heldAnswers.push(release))
+        else if (!(opts && opts.method) && /^\\/games\\/[^/]+$/.test(String(url))) window.gameReads++
+        return r
+    }
+})()
+"""
+
+
+def test_a_move_typed_ahead_is_kept_when_the_previous_answer_arrives(browser, live_demo, shot):
+    """The visitor plays e4; before the answer to that request reaches the page (held by the test)
+    the opponent replies and the visitor types Nf3. The late answer clears the move box only if
+    it still holds the move it answered: Nf3 stays, and Enter plays it. (A clean-clone CI run
+    lost a typed move this way: the box was cleared after the next move had been typed.)"""
+    d, gid = live_demo, "typed-ahead"
+    _create(d, gid)
+    page = browser.new_page(viewport=DESKTOP)
+    page.add_init_script(HOLD_MOVE_ANSWERS)
+    page.goto(f"{d.url}/ui/games/{gid}?lang=en&token={d.tokens['player']}")
+    expect(page.locator("#status")).to_have_text("White to move (you)", timeout=WAIT_MS)
+    page.fill("#move-input", "e4")
+    page.press("#move-input", "Enter")
+    expect(page.locator('#moves .ply[data-ply="1"]')).to_have_text("e4", timeout=WAIT_MS)  # over SSE
+    _opponent_moves(d, gid, "e5")
+    expect(page.locator('#moves .ply[data-ply="2"]')).to_have_text("e5", timeout=WAIT_MS)
+    page.fill("#move-input", "Nf3")
+    assert page.evaluate("window.heldAnswers.length") == 1
+    reads = page.evaluate("window.gameReads")
+    page.evaluate("window.heldAnswers.shift()()")  # e4's answer arrives; the page reads the game
+    page.wait_for_function(f"window.gameReads > {reads}", timeout=WAIT_MS)
+    page.evaluate("new Promise((done) => setTimeout(done, 200))")  # the answer's handler has run
+    expect(page.locator("#move-input")).to_have_value("Nf3")
+    page.press("#move-input", "Enter")
+    expect(page.locator('#moves .ply[data-ply="3"]')).to_have_text("Nf3", timeout=WAIT_MS)
+    page.wait_for_function("window.heldAnswers.length === 1", timeout=WAIT_MS)
+    page.evaluate("window.heldAnswers.shift()()")
+    expect(page.locator("#move-input")).to_have_value("", timeout=WAIT_MS)  # cleared: it held Nf3
+    assert [m["san"] for m in _server_game(d, gid)["moves"]] == ["e4", "e5", "Nf3"]
     page.close()

@@ -162,7 +162,7 @@ function claim() {
     if (move && game.game === "chess") body.move = move
     // a claim the adjudication refused (DrawClaimRejected, 409) is shown with the claim
     return command("/draw/claim", body, (data) => data.event === "DrawClaimRejected").then((ok) => {
-        if (ok) $("claim-move").value = ""
+        if (ok && $("claim-move").value.trim() === move) $("claim-move").value = ""
     })
 }
 
@@ -216,7 +216,8 @@ $("move-form").addEventListener("submit", (e) => {
     e.preventDefault()
     const input = $("move-input")
     const mv = input.value.trim()
-    if (mv) submitMove(mv).then((ok) => { if (ok) input.value = "" })
+    // cleared once played, unless the player has typed the next move meanwhile
+    if (mv) submitMove(mv).then((ok) => { if (ok && input.value.trim() === mv) input.value = "" })
 })
 $("claim-form").addEventListener("submit", (e) => {
     e.preventDefault()

@@ -36,7 +36,9 @@ mechanisms do the work:
   stops for long and nothing forks. On assignment an instance loads the latest snapshot and
   replays only the inputs between its offsets and the committed offsets (already
   decided: their decisions are in the log and are not written again), so start-up time depends
-  on the snapshot interval and the live state, not on the length of the log. A graceful
+  on the snapshot interval and the live state, not on the length of the log; a partition
+  that replayed such a tail is the first snapshotted after it, so a second crash soon after
+  the first does not replay the same tail again. A graceful
   :meth:`KafkaHost.stop` writes a last snapshot with the pending decisions: the next start
   replays nothing (an upgrade never decides history again with new code). After a crash
   across an upgrade the tail's decisions are compared with those the log holds, and the
@@ -649,12 +651,13 @@ class KafkaHost:
                 progress["phase"] = "verifying"
                 await self._verify_tail(n, before, decided, snap["written"])
                 verified = len(decided)
-            # first snapshots staggered over the interval; the first due one takes those half-way
-            # with it (_snapshots_due), so they settle into one or two children an interval
+            # a partition that replayed a tail is due at once, so a second crash does not replay
+            # it again; the others' first snapshots are staggered over the interval
+            due_in = 0.0 if replayed else self.snapshot_every_s * n / self.partitions
             ends = {tp.topic: high for tp, (_, high) in zip(tps, highs)}  # the log's end now
             proc.keep_wire = True  # what it decides from now on is published
             part = _Part(n, proc, offsets=dict(committed), inputs_since_snapshot=replayed, ends=ends,
-                         snapshot_at=time.monotonic() - self.snapshot_every_s * n / self.partitions,
+                         snapshot_at=time.monotonic() - self.snapshot_every_s + due_in,
                          written=dict(snap.get("written") or {}) if from_snap else {})
             self.parts[n] = part
             self._resume(n, committed)

@@ -89,6 +89,40 @@ def test_the_offsets_record_and_the_group_offsets_the_higher_wins(monkeypatch):
     assert host.parts[3].offsets == ahead and host.consumer.seeks == ahead
 
 
+def test_a_partition_restored_with_a_tail_snapshots_first(monkeypatch):
+    """After a crash, a partition that replayed inputs decided since its last snapshot is due
+    for a snapshot at once (a second crash must not replay that tail again); a partition that
+    replayed nothing (a graceful handover) waits its staggered turn: partition n of 8, n/8 of
+    the interval."""
+    from contracts.envelope import Actor, dt_of
+    from contracts.messages import CreateGame, envelope
+
+    record = {t: 41 for t in make_processor("game").inputs}
+    tail = [envelope(CreateGame(game_id="g1", white="w", black="b", time_control="600"),
+                     stream="game-g1.commands.a1a1a1a1", seq=1, occurred_at=dt_of(1_000),
+                     actor=Actor(kind="organiser", id="o"))]
+    hosts = {}
+    for replay in (tail, []):
+        host = hosts[len(replay)] = _host(monkeypatch, record, None, {})
+        host.snapshot_every_s = 30.0
+
+        async def read_range(part, start, end=None, replay=replay):
+            return list(replay)
+
+        monkeypatch.setattr(host, "_read_range", read_range)
+        asyncio.run(host._restore(4))
+    crashed, handed_over = hosts[1].parts[4], hosts[0].parts[4]
+    assert crashed.inputs_since_snapshot == 1 and hosts[1].restored[4]["messages"] == 1
+    now = kh.time.monotonic()
+    hosts[1]._snapshots_due(now)
+    assert crashed.snapshotting is not None
+    handed_over.inputs_since_snapshot = 1  # an input since; due 15 s after the restore
+    hosts[0]._snapshots_due(now)
+    assert handed_over.snapshotting is None
+    hosts[0]._snapshots_due(now + 15.5)
+    assert handed_over.snapshotting is not None
+
+
 def test_a_tail_decided_again_by_other_code_is_reported(monkeypatch):
     """A crash across an upgrade: the inputs after the snapshot were decided by the old code
     and are decided again by this one; the restore says so (``code_changed`` on /healthz)

@@ -726,8 +726,8 @@ def up(bus: Optional[str] = typer.Option(None, help="Kafka bootstrap (kafka://HO
 def serve(service: str = typer.Argument(..., help="gateway, game (validation, clock, adjudication, penalties), tournament (pairing, standings), webhooks"),
           bus: Optional[str] = typer.Option(None, help="kafka://HOST:PORT (default ARBITER_BUS)"),
           port: int = typer.Option(0, help="HTTP port for /healthz and /metrics (0 = default)"),
-          host: str = typer.Option("127.0.0.1", help="HTTP address (the gateway beyond loopback "
-                                   "only with ARBITER_ADMIN_TOKEN set)")):
+          host: str = typer.Option("127.0.0.1", help="HTTP address (beyond loopback only with "
+                                   "the keys `arbiter config` names: the gateway ARBITER_JWT_SECRET)")):
     """Run one service alone (same as ``python -m services.<name>``)."""
     from services.runner import run_service
     try:

@@ -14,7 +14,7 @@ import logging
 import sys
 from contextlib import asynccontextmanager
 
-from shared.config import require_for_address, settings
+from shared.config import parse_networks, require_for_address, settings
 
 PORTS = {"gateway": 8000, "game": 8001, "tournament": 8002, "webhooks": 8003}
 
@@ -34,8 +34,15 @@ HTTP_HEAD_BYTES = 65_536
 
 
 def uvicorn_options() -> dict:
-    """The options every process's uvicorn server gets besides the app and its address."""
-    return {"log_level": "warning", "h11_max_incomplete_event_size": HTTP_HEAD_BYTES}
+    """The options every process's uvicorn server gets besides the app and its address. The
+    client address (what the gateway's failed-authentication limit counts) is the connecting
+    one, unless it is one of ``ARBITER_TRUSTED_PROXIES``: then the address its
+    ``X-Forwarded-For`` names. uvicorn's own default (trust loopback) is not kept: a local
+    tunnel or proxy passing a client's header through would let the client name any address.
+    Raises :class:`shared.config.ConfigError` for settings that cannot be used."""
+    proxies = ",".join(str(n) for n in parse_networks(settings().trusted_proxies))
+    return {"log_level": "warning", "h11_max_incomplete_event_size": HTTP_HEAD_BYTES,
+            "proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}
 
 
 def service_app(name: str, bus: str, instance_id: str | None = None):
@@ -93,7 +100,10 @@ def run_service(name: str, bus: str | None = None, port: int | None = None,
                 host: str = "127.0.0.1") -> None:
     """Serve service ``name`` (or the gateway) on ``host``:``port`` until stopped; ``bus``:
     ``ARBITER_BUS`` when None. Raises ``ValueError`` (:class:`shared.config.ConfigError`) for
-    a setting that cannot be used, or a gateway beyond loopback without an admin token."""
+    a setting that cannot be used, or an address the settings do not allow
+    (:func:`shared.config.require_for_address`: the gateway beyond loopback needs
+    ``ARBITER_JWT_SECRET``; a game or tournament process ``ARBITER_SIGNING_KEY``; webhooks
+    ``ARBITER_WEBHOOK_KEY``)."""
     import uvicorn
 
     from shared.metrics import observe_gc
@@ -155,8 +165,8 @@ def main(name: str) -> None:
     ap = argparse.ArgumentParser(prog=f"python -m services.{name}")
     ap.add_argument("--bus", default=None, help="kafka://HOST:PORT (default: ARBITER_BUS)")
     ap.add_argument("--port", type=int, default=None, help=f"HTTP port (default {PORTS.get(name)})")
-    ap.add_argument("--host", default="127.0.0.1", help="HTTP address (the gateway beyond "
-                    "loopback only with ARBITER_ADMIN_TOKEN set)")
+    ap.add_argument("--host", default="127.0.0.1", help="HTTP address (beyond loopback only "
+                    "with the keys `arbiter config` names: the gateway ARBITER_JWT_SECRET)")
     a = ap.parse_args()
     try:
         run_service(name, a.bus, a.port, a.host)

@@ -41,9 +41,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="ignore")
 
     bus: str = Field("kafka://127.0.0.1:19092", description="Kafka of up / serve (kafka://HOST:PORT)")
-    admin_token: SecretStr | None = Field(None, min_length=1, description="arbiters' token; unset: loopback only")
+    admin_token: SecretStr | None = Field(None, min_length=1, description="the administrator's token "
+                                        "(X-Arbiter-Token; at least 32 characters beyond loopback)")
     jwt_secret: SecretStr | None = Field(None, description="signs bearer tokens (at least 32 "
-                                         "characters); set: roles enforced")
+                                         "characters, not all blank); roles enforced; unset: "
+                                         "loopback only")
     snapshot_key: SecretStr | None = Field(None, min_length=1, description="seals snapshots; same in every process")
     snapshot_key_previous: SecretStr | None = Field(None, min_length=1, description="the key "
                                                     "before a rotation: still opens snapshots")
@@ -86,12 +88,16 @@ class Settings(BaseSettings):
                                 description="gateway: largest request body, bytes (413 above)")
     cors_origins: str = Field("", max_length=2000, description="gateway: origins browsers may "
                               "call from, comma-separated ('*' any; '' CORS off)")
+    trusted_proxies: str = Field("", max_length=2000, description="gateway: the proxies in "
+                                 "front (IP addresses or CIDR networks, comma-separated) whose "
+                                 "X-Forwarded-For names the client ('' none: the connecting "
+                                 "address is the client)")
 
     @field_validator("jwt_secret")
     @classmethod
     def _secret_length(cls, v: SecretStr | None) -> SecretStr | None:
-        if v is not None and (n := len(v.get_secret_value())) < MIN_TOKEN_CHARS:
-            raise ValueError(f"must have at least 32 characters, not {n}")
+        if v is not None and (n := len(v.get_secret_value().strip())) < MIN_TOKEN_CHARS:
+            raise ValueError(f"must have at least 32 characters other than blanks around them, not {n}")
         return v
 
     @field_validator("rate_principal", "rate_game", "rate_auth_failures")
@@ -104,6 +110,12 @@ class Settings(BaseSettings):
     @classmethod
     def _hosts(cls, v: str) -> str:
         parse_hosts(v)
+        return v
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, v: str) -> str:
+        parse_networks(v)
         return v
 
 
@@ -141,6 +153,16 @@ def parse_hosts(text: str) -> tuple[frozenset[str], tuple[IPNetwork, ...]]:
                                  "such as 10.0.0.0/8") from None
             names.add(entry)
     return frozenset(names), tuple(nets)
+
+
+def parse_networks(text: str) -> tuple[IPNetwork, ...]:
+    """The networks of ``text``, a comma-separated list of IP addresses and networks in CIDR
+    notation (``"10.0.0.0/8, 192.0.2.7"``; ``""``: none). Raises ``ValueError`` naming an entry
+    that is neither (a host name included: a proxy is known by its address)."""
+    names, nets = parse_hosts(text)
+    if names:
+        raise ValueError(f"{sorted(names)[0][:80]!r} is not an IP address or a network such as 10.0.0.0/8")
+    return nets
 
 
 def settings() -> Settings:

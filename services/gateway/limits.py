@@ -172,7 +172,8 @@ class RateLimits:
 
 def client_address(scope: Scope) -> str:
     """The client address of ASGI request ``scope`` (the server's, which takes a proxy's
-    ``X-Forwarded-For`` only from the addresses it trusts), ``unknown`` when it has none."""
+    ``X-Forwarded-For`` only from ``ARBITER_TRUSTED_PROXIES``: :func:`services.runner.
+    uvicorn_options`), ``unknown`` when it has none."""
     client = scope.get("client")
     return client[0] if client else "unknown"
 

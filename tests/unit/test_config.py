@@ -26,6 +26,8 @@ def test_defaults_and_environment(monkeypatch):
 @pytest.mark.parametrize("var,value", [("ARBITER_SNAPSHOT_EVERY_S", "0"), ("ARBITER_SNAPSHOT_EVERY_S", "inf"),
                                        ("ARBITER_SNAPSHOT_EVERY_S", "soon"), ("ARBITER_COMMIT_INTERVAL_MS", "-5"),
                                        ("ARBITER_ADMIN_TOKEN", ""),
+                                       ("ARBITER_JWT_SECRET", "j" * 31), ("ARBITER_JWT_SECRET", " " * 40),
+                                       ("ARBITER_TRUSTED_PROXIES", "10.0.0.0/33"),
                                        ("ARBITER_WEBHOOK_ALLOW_HOSTS", "10.0.0.0/33"),
                                        ("ARBITER_WEBHOOK_ALLOW_HOSTS", "http://intranet/")])
 def test_a_setting_that_cannot_be_used_is_refused_by_name(monkeypatch, var, value):

@@ -440,3 +440,57 @@ async def test_a_body_that_cannot_be_decoded_is_malformed_and_changes_nothing():
             r = await client.post("/games", content=body, headers={"Content-Type": "application/json"})
             assert (r.status_code, r.json()["code"]) == (422, "malformed"), r.text
             assert await _counts(log) == before
+
+
+@asynccontextmanager
+async def served_by_uvicorn(limits: HttpLimits):
+    """The gateway served as ``arbiter serve`` serves it (uvicorn with
+    :func:`services.runner.uvicorn_options`, read from the environment now) on a free loopback
+    port: a client of it."""
+    import asyncio
+    import socket
+
+    import uvicorn
+
+    from services.runner import uvicorn_options
+
+    async with started(limits) as (app, log):
+        sock = socket.create_server(("127.0.0.1", 0))
+        server = uvicorn.Server(uvicorn.Config(app, **uvicorn_options()))
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            await asyncio.sleep(0.01)
+        try:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}") as c:
+                yield c
+        finally:
+            server.should_exit = True
+            await task
+
+
+async def test_x_forwarded_for_names_the_client_only_from_a_trusted_proxy(monkeypatch):
+    """The failed-authentication limit counts the client address. Without
+    ARBITER_TRUSTED_PROXIES it is the connecting one: a caller on the same host as the gateway
+    (a tunnel, a proxy passing the header through) cannot name a fresh address in each
+    X-Forwarded-For to guess without limit (uvicorn's own default trusts loopback). With the
+    proxy's address trusted, each client behind it has its own budget: one client's guesses
+    do not lock out another behind the same proxy (a helper's finding)."""
+    limits = HttpLimits(auth_failure_rate="3/hour")
+    monkeypatch.delenv("ARBITER_TRUSTED_PROXIES", raising=False)
+    async with served_by_uvicorn(limits) as c:
+        codes = [(await c.get("/games", headers={**FORGED, "X-Forwarded-For": f"10.9.8.{i}"})).status_code
+                 for i in range(5)]
+        assert codes == [401, 401, 401, 429, 429]
+    monkeypatch.setenv("ARBITER_TRUSTED_PROXIES", "127.0.0.0/8, ::1")
+    async with served_by_uvicorn(limits) as c:
+        codes = [(await c.get("/games", headers={**FORGED, "X-Forwarded-For": f"10.9.8.{i}"})).status_code
+                 for i in range(5)]
+        assert codes == [401] * 5
+        codes = [(await c.get("/games", headers={**FORGED, "X-Forwarded-For": "10.9.8.66"})).status_code
+                 for i in range(4)]
+        assert codes == [401, 401, 401, 429]  # one client behind the proxy, its own budget
+        r = await c.get("/games", headers={**bearer("player", "alice", ["*"]), "X-Forwarded-For": "10.9.8.7"})
+        assert r.status_code == 200, r.text
+    monkeypatch.setenv("ARBITER_TRUSTED_PROXIES", "proxy.internal")
+    with pytest.raises(ConfigError, match="ARBITER_TRUSTED_PROXIES: .*'proxy.internal' is not an IP address"):
+        settings()

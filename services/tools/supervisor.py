@@ -59,7 +59,9 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
     if not os.environ.get("ARBITER_WEBHOOK_KEY"):  # one webhook key for the gateway and webhooks
         os.environ["ARBITER_WEBHOOK_KEY"] = secrets.token_hex(32)
     ensure_signing_key()
-    return subprocess.Popen([sys.executable, "-m", f"services.{process_name(instance)}",
+    # -P: the working directory is not put first on sys.path; where the caller stands beside
+    # a folder named like a package of ours (../shared, the data), it would hide the package
+    return subprocess.Popen([sys.executable, "-P", "-m", f"services.{process_name(instance)}",
                              "--bus", bus, "--port", str(port)],
                             env={**os.environ, "ARBITER_RESTARTS": str(restarts), **(env or {})},
                             stdout=output, stderr=output, preexec_fn=_stop_with_parent())

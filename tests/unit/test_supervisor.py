@@ -67,3 +67,23 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_an_instance_started_beside_a_folder_named_like_our_package_imports_ours(tmp_path, monkeypatch):
+    """``arbiter up`` run from the folder that holds the data (``../shared`` of the README's
+    layout) started its instances there, and ``python -m`` put that folder first on
+    ``sys.path``: its ``shared/`` hid the code package (``No module named 'shared.rules.games'``,
+    reported as "is Kafka up?"; a helper's finding). The instance gets as far as the broker."""
+    from services.tools.supervisor import spawn
+
+    for var in ("ARBITER_SNAPSHOT_KEY", "ARBITER_WEBHOOK_KEY", "ARBITER_SIGNING_KEY", "ARBITER_VERIFY_KEYS"):
+        monkeypatch.setenv(var, os.environ.get(var, ""))  # spawn draws keys into os.environ: restored after
+    (tmp_path / "shared" / "rules").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    p = spawn("game", "kafka://127.0.0.1:1", 18_498, output=subprocess.PIPE)
+    try:
+        _, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert b"ModuleNotFoundError" not in err
+    assert b"Unable to bootstrap from" in err  # no broker on port 1: it got that far

@@ -11,6 +11,7 @@ Each bound is well above what a real event needs (a 19x19 Go position, a 5,000-b
 from __future__ import annotations
 
 import re
+import unicodedata
 from types import NoneType, UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
@@ -39,19 +40,35 @@ _LINE_BREAKING = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"  # (the tab is allow
 #: and RLM (U+200E, U+200F), which Hebrew and Arabic names use and which reorder nothing beyond
 #: their own neighbours, pass.
 _BIDI_CONTROL = r"\u202a-\u202e\u2066-\u2069"
-ONE_LINE = rf"^[^{_LINE_BREAKING}{_BIDI_CONTROL}]*$"
-_BAD = re.compile(f"[{_LINE_BREAKING}{_BIDI_CONTROL}]")
+#: Nor a character that shows nothing and joins nothing: the zero-width space (U+200B), the
+#: word joiner and invisible operators (U+2060..U+2064), the zero-width no-break space
+#: (U+FEFF). One would make "Al\u200bice" a second Alice in the standings. The joiners ZWNJ
+#: and ZWJ (U+200C, U+200D), which Persian and Indic names need, pass.
+_INVISIBLE = r"\u200b\u2060-\u2064\ufeff"
+ONE_LINE = rf"^[^{_LINE_BREAKING}{_BIDI_CONTROL}{_INVISIBLE}]*$"
+_BAD = re.compile(f"[{_LINE_BREAKING}{_BIDI_CONTROL}{_INVISIBLE}]")
 _BIDI = re.compile(f"[{_BIDI_CONTROL}]")
+_HIDDEN = re.compile(f"[{_INVISIBLE}]")
 
 
 def _one_line(text: str) -> str:
     """``text`` when it is one line (:data:`ONE_LINE`); ValueError naming the first control
-    character, line separator or bidirectional control and its place, for the 422's detail."""
+    character, line separator, bidirectional control or invisible character and its place,
+    for the 422's detail."""
     if (bad := _BAD.search(text)) is not None:
         c, at = bad.group(), bad.start()
         what = ("line separator" if c in "\u2028\u2029" else
-                "bidirectional control" if _BIDI.match(c) else "control character")
+                "bidirectional control" if _BIDI.match(c) else
+                "invisible character" if _HIDDEN.match(c) else "control character")
         raise ValueError(f"one line of text: {what} U+{ord(c):04X} at position {at}")
+    return text
+
+
+def _visible(text: str) -> str:
+    """``text`` when it has a letter, digit, punctuation mark or symbol (Unicode categories L,
+    N, P, S): a name of blanks, marks and joiners alone shows as nothing. ValueError else."""
+    if not any(unicodedata.category(c)[0] in "LNPS" for c in text):
+        raise ValueError("a name with nothing visible in it (no letter, digit, punctuation or symbol)")
     return text
 
 
@@ -60,6 +77,12 @@ def _line(longest: int, shortest: int = 0) -> Any:
     to ``longest`` characters."""
     return Annotated[str, Field(min_length=shortest, max_length=longest, json_schema_extra={"pattern": ONE_LINE}),
                      AfterValidator(_one_line)]
+
+
+def _name(longest: int) -> Any:
+    """A one-line name of at most ``longest`` characters with something visible in it
+    (:func:`_visible`)."""
+    return Annotated[_line(longest, 1), AfterValidator(_visible)]
 
 
 #: Field name -> the bounded type of that field in every request body that has it (a field
@@ -83,9 +106,9 @@ BOUNDS: dict[str, Any] = {
     "fide_id": _line(20),
     "title": _line(10),
     # the event's and the players' text (the lengths of the contracts, one line)
-    "name": _line(200, 1),
+    "name": _name(200),
     "club": _line(200),
-    "team": _line(200, 1),
+    "team": _name(200),
     "grade": _line(8),
     "sex": _line(3),
     "federation": _line(3),

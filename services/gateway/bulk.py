@@ -27,7 +27,7 @@ import asyncio
 import secrets
 from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -145,7 +145,7 @@ def bulk_router(GW: Any, CONTEXT: Any, send_outcome: Any) -> APIRouter:
     reserved: set[str] = set()  # bulk ids being published by this process
 
     @router.post("/bulk-pairings")
-    async def create_bulk(body: BulkBody, ctx=CONTEXT, gw=GW) -> JSONResponse:
+    async def create_bulk(body: BulkBody, request: Request, ctx=CONTEXT, gw=GW) -> JSONResponse:
         """Check every player's token and every game, then create them all (201), or none:
         422 ``bad-players`` with ``errors`` (index, seat, code, detail), 409 ``already-exists``,
         401/403 for the caller; ``dry_run``: 200 with the games it would create."""
@@ -159,6 +159,8 @@ def bulk_router(GW: Any, CONTEXT: Any, send_outcome: Any) -> APIRouter:
         if bulk_id in gw.rm.bulks or bulk_id in reserved:
             raise HTTPError(409, f"bulk pairing {bulk_id} already exists", code="already-exists")
         cmds, errors = _games(gw, body, bulk_id)
+        for e in errors:  # each token that is none of ours is a failed authentication: a
+            gw.rates.count_auth_failure(request.scope, e["code"])  # list is no faster way to guess
         if errors:
             raise HTTPError(422, f"{len(errors)} bad entr{'y' if len(errors) == 1 else 'ies'}: nothing "
                                  "was created", code="bad-players", errors=errors[:200])

@@ -19,7 +19,8 @@ Rate limits use the ``limits`` library (moving windows; its rate syntax, e.g.
   floods one game's log (rejected moves included, since they are recorded) and one player's
   flood does not lock out his opponent;
 - per client address: the failed authentications (:data:`GUESSES`: a bearer token that does
-  not verify or is no token at all, a wrong ``X-Arbiter-Token``), so that nobody tries tokens
+  not verify or is no token at all, a wrong ``X-Arbiter-Token``, each such token a bulk
+  pairing or a revocation shows in its body), so that nobody tries tokens
   at full speed (:class:`AuthFailureLimit`). Once an address has used them up, every request
   of it that presents credentials is 429 before they are read, a right token as a wrong one
   (else the answers would still tell the right guess); requests without credentials and other

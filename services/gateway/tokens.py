@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.messages import IDENTITY, RevokeToken
@@ -37,14 +37,16 @@ class RevokeBody(BaseModel):
         return self
 
 
-def _target(secret: str, body: RevokeBody, p: Principal, now_s: int) -> Principal:
+def _target(secret: str, body: RevokeBody, p: Principal, now_s: int, on_refused: Any) -> Principal:
     """The token to revoke: the one shown (read with ``secret``, expired or not; a forged or
-    malformed one is 422 ``token-unreadable``), or by ``jti`` alone (administrator only:
+    malformed one is 422 ``token-unreadable``, its refusal code handed to ``on_refused`` first:
+    a guess counts as a failed authentication), or by ``jti`` alone (administrator only:
     403 ``admins-only``; expiring at the longest lifetime from ``now_s``)."""
     if body.token is not None:
         try:
             return identity.read_token(secret, body.token, expired_ok=True)
         except identity.AuthError as e:
+            on_refused(e.code)
             raise HTTPError(422, f"the token to revoke is not one of this gateway's: {e.detail}",
                             code="token-unreadable") from None
     if p.role != "admin":
@@ -60,7 +62,7 @@ def revocation_router(gateway: Any, context: Any) -> APIRouter:
     router = APIRouter(tags=["identity"])
 
     @router.post("/tokens/revocations")
-    async def revoke_token(body: RevokeBody, ctx: Any = context, gw: Any = gateway) -> dict:
+    async def revoke_token(body: RevokeBody, request: Request, ctx: Any = context, gw: Any = gateway) -> dict:
         """Revoke a bearer token (see the module's docstring). Answer ``{"jti", "sub", "role",
         "expires_at_s", "command_id", "stream", "seq"}`` (``sub``/``role`` null when revoked by
         jti). 409 ``identity-off`` without ARBITER_JWT_SECRET, 409 ``already-revoked``, 422
@@ -69,7 +71,8 @@ def revocation_router(gateway: Any, context: Any) -> APIRouter:
             raise HTTPError(409, "identity is off (ARBITER_JWT_SECRET is not set): no tokens to revoke",
                             code="identity-off")
         p = gw.caller(ctx)
-        target = _target(gw.jwt_secret, body, p, int(time.time()))
+        target = _target(gw.jwt_secret, body, p, int(time.time()),
+                         lambda code: gw.rates.count_auth_failure(request.scope, code))
         if gw.rm.revoked.revoked(target.jti):
             raise HTTPError(409, f"token {target.jti} is already revoked", code="already-revoked")
         creators = {t: (v.created_by if (v := gw.rm.tournament(t)) else None) for t in target.events}

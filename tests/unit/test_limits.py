@@ -164,6 +164,26 @@ async def test_an_address_over_its_failed_authentications_is_429_before_its_cred
         await refused(alice, log, 401, "token-forged", "/games/g1/moves", MOVE, FORGED)  # its own budget
 
 
+async def test_tokens_in_request_bodies_that_are_none_of_ours_count_as_failed_authentications():
+    """A bulk pairing names its players by their tokens, a revocation shows the token: each one
+    that does not verify is a guess like one in the header (a helper checked 1,000 forged
+    tokens a request with no limit). Four a hour here: a bulk with two forged tokens and a
+    revocation of a malformed one take three; one more and the address is 429, its
+    organiser's own valid token too. An expired token in a bulk counts nothing."""
+    org = bearer("organiser", "olga")
+    good, forged = bearer("player", "ann", ["*"])["Authorization"][7:], FORGED["Authorization"][7:]
+    expired = bearer("player", "ben", ["*"], ttl_s=60, now_s=time.time() - 3600)["Authorization"][7:]
+    async with started(HttpLimits(auth_failure_rate="4/hour")) as (app, log), client_of(app, "10.0.0.66") as c:
+        bulk = {"games": [{"white": forged, "black": good}, {"white": expired, "black": forged + "x"}],
+                "time_control": "600+5", "dry_run": True}
+        r = await refused(c, log, 422, "bad-players", "/bulk-pairings", bulk, org)
+        assert sorted(e["code"] for e in r.json()["errors"]) == ["token-expired", "token-forged", "token-forged"]
+        r = await refused(c, log, 422, "token-unreadable", "/tokens/revocations", {"token": "not-a-jwt"}, org)
+        r = await refused(c, log, 401, "token-forged", "/games/g1/moves", MOVE, FORGED)  # the fourth
+        r = await refused(c, log, 429, "rate-limited", "/bulk-pairings", bulk, org)
+        assert "address 10.0.0.66 is over its limit of 4 per 1 hour of failed authentications" in r.json()["detail"]
+
+
 async def test_expired_and_revoked_tokens_are_no_guesses_and_no_limit_unless_configured():
     """A page polling with an expired token (the console every 3 s) does not lock its address
     out: the gateway signed that token. Without a rate (the default of ``create_app``) forged
@@ -370,6 +390,8 @@ async def test_a_field_out_of_its_bounds_is_422_naming_it_and_nothing_logged(pat
     ("\u2067Ann", "bidirectional control U+2067 at position 0"),
     ("Ann\u2028B", "line separator U+2028 at position 3"),
     ("Ann\x1bB", "control character U+001B at position 3"),
+    ("Al\u200bice", "invisible character U+200B at position 2"),
+    ("\ufeffAnn", "invisible character U+FEFF at position 0"),
 ])
 async def test_a_one_line_refusal_names_the_character_and_its_place(name, what):
     async with gateway(jwt_secret=None) as (client, log):
@@ -388,6 +410,21 @@ async def test_the_bidi_marks_of_hebrew_and_arabic_names_pass():
         for pid, name in (("p1", "\u05d3\u05d5\u05d3 (Tel Aviv)\u200e"), ("p2", "\u0639\u0644\u064a\u200f 2")):
             r = await client.post("/tournaments/T/players", json={"player_id": pid, "name": name}, headers=ADMIN)
             assert r.status_code == 200, r.text
+
+
+async def test_a_name_with_nothing_visible_is_refused_and_the_joiners_of_persian_names_pass():
+    """A name of blanks, joiners or combining marks alone shows as nothing in the standings
+    (a helper registered "\u200b"); ZWNJ (U+200C), which Persian writes inside words, passes."""
+    async with gateway(jwt_secret=None) as (client, log):
+        r = await client.post("/tournaments", json={"tournament_id": "T", "name": "T"})
+        assert r.status_code == 200, r.text
+        for name in (" ", "\u200c\u200d", "\u0301", "\u3000"):
+            r = await refused(client, log, 422, "malformed", "/tournaments/T/players",
+                              {"player_id": "p", "name": name}, ADMIN)
+            assert "nothing visible" in r.json()["detail"][0]["msg"], r.text
+        r = await client.post("/tournaments/T/players", headers=ADMIN,
+                              json={"player_id": "p", "name": "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"})
+        assert r.status_code == 200, r.text
 
 
 # ------------------------------------------------------------------------------------ CORS

@@ -57,7 +57,7 @@ def _write_json(path: Optional[Path], data) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         except OSError as e:
-            _fail(f"cannot write {path}: {e.strerror}", 1)
+            _fail(f"cannot write {path}: {e.strerror}")
         err.print(f"wrote {path}")
 
 
@@ -647,7 +647,7 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
             _fail(f"no messages {f'for {stream} ' if stream else ''}in {log or bus}: nothing audited", 1)
         diffs = _run(run_audit(msgs, workers=os.cpu_count() or 1, pending=pending))
         try:
-            kept = read_ndjson(anchors) if anchors else []
+            kept = read_ndjson(anchors) if anchors else None
         except ValueError as e:
             _fail(f"--anchors: {e}")
         integrity = check(msgs, keys, kept)
@@ -673,7 +673,9 @@ def audit(log: Optional[Path] = typer.Option(None, "--log", exists=True, dir_oka
                                          "unattested_messages": integrity.unattested,
                                          "checkpoints": integrity.checkpoints,
                                          "trusted_checkpoints": integrity.trusted,
-                                         "signatures_checked": integrity.signatures_checked}})
+                                         "signatures_checked": integrity.signatures_checked,
+                                         "anchors": integrity.anchors,
+                                         "trusted_anchors": integrity.anchors_trusted}})
     raise typer.Exit(1 if diffs or integrity.findings else 0)
 
 

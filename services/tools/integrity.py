@@ -78,7 +78,9 @@ class Finding:
 class Integrity:
     """The check's result: ``findings``; ``unchained`` (streams without any chain),
     ``unattested`` (chained messages after their stream's last trusted checkpoint),
-    ``checkpoints`` (trusted / in the log), ``signatures_checked`` (a key was configured)."""
+    ``checkpoints`` (trusted / in the log), ``signatures_checked`` (a key was configured),
+    ``anchors`` / ``anchors_trusted`` (checkpoints read from the anchors / of them trusted;
+    None without anchors)."""
 
     findings: list[Finding] = field(default_factory=list)
     unchained: int = 0
@@ -86,22 +88,28 @@ class Integrity:
     checkpoints: int = 0
     trusted: int = 0
     signatures_checked: bool = False
+    anchors: int | None = None
+    anchors_trusted: int | None = None
 
     def summary(self) -> str:
         sig = (f"{self.trusted} of {self.checkpoints} checkpoint(s) signed by a trusted key"
                if self.signatures_checked else
                f"{self.checkpoints} checkpoint(s), signatures NOT checked (no --verify-key)")
+        anchors = ("" if self.anchors is None else
+                   f"; anchors: {self.anchors} checkpoint(s) read, {self.anchors_trusted} trusted")
         return (f"{len(self.findings)} integrity finding(s); {sig}; {self.unchained} unchained "
-                f"stream(s); {self.unattested} message(s) after their stream's last checkpoint")
+                f"stream(s); {self.unattested} message(s) after their stream's last checkpoint"
+                + anchors)
 
 
 def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None,
-          anchors: list[Envelope] = ()) -> Integrity:
+          anchors: list[Envelope] | None = None) -> Integrity:
     """Verify ``messages`` (a log, or an export-log selection, in log order). ``keys``: the
     trusted public keys by key id (:func:`shared.signing.verify_keys`); None or empty: the
     chains are checked and the checkpoints taken as they are, and the result says the
     signatures were not checked. ``anchors``: messages of a copy kept outside the log (see the
-    module doc); only their checkpoints are read."""
+    module doc); only their checkpoints are read, and anchors without a trusted one are a
+    finding (``anchors empty``: they vouch for nothing). None: no anchors given."""
     res = Integrity(signatures_checked=bool(keys))
     by_stream: dict[str, dict[int, Envelope]] = {}
     cps = []
@@ -119,7 +127,8 @@ def check(messages: list[Envelope], keys: dict[str, Ed25519PublicKey] | None,
                                         "before the chain, or every chain stripped"))
     _own_commands(messages, res)
     _checkpoint_gaps(cps, res)
-    cps += _anchors(cps, anchors, keys, res)
+    if anchors is not None:
+        cps += _anchors(cps, anchors, keys, res)
     signed = _signed_heads(cps, keys, res)
     for stream, heads in signed.items():
         _against_heads(stream, heads, by_stream.get(stream, {}), res)
@@ -210,13 +219,24 @@ def _anchors(cps: list[Envelope], anchors: list[Envelope], keys, res: Integrity)
     then checked against the log like its own checkpoints'."""
     have = {cp.event_id for cp in cps}
     out = []
+    res.anchors = res.anchors_trusted = 0
     for a in anchors:
-        if a.payload.TOPIC != CHECKPOINTS or a.event_id in have or (keys and verify(a, keys) is not None):
+        if a.payload.TOPIC != CHECKPOINTS:
+            continue
+        res.anchors += 1
+        if keys and verify(a, keys) is not None:
+            continue
+        res.anchors_trusted += 1
+        if a.event_id in have:
             continue
         have.add(a.event_id)
         out.append(a)
         res.findings.append(Finding(a.stream, a.seq, str(a.event_id), "checkpoint missing",
                                     "a checkpoint kept outside the log (an anchor) is not in it"))
+    if not res.anchors_trusted:
+        res.findings.append(Finding("(anchors)", 0, None, "anchors empty",
+                                    f"{res.anchors} checkpoint(s) in the anchors, none signed by a "
+                                    "trusted key: they vouch for nothing"))
     return out
 
 

@@ -20,11 +20,20 @@ from shared.eventlog.base import applied_once, open_log  # applied_once: read he
 def read_ndjson(path: str | Path) -> list[Envelope]:
     """The messages of an ``export-log`` file (one JSON envelope a line, UTF-8), in file order.
     Raises ``ValueError`` "line N of FILE: not a valid Arbiter message: <reason>" for a line
-    that does not parse (e.g. a truncated last line), ``OSError`` when the file is unreadable.
-    Lines end at ``\n`` only (NDJSON): a message's JSON holds U+2028, U+2029 or NEL unescaped
-    where a recorded name has one, which ``str.splitlines`` would cut."""
+    that does not parse (e.g. a truncated last line), or naming the file, line and byte of the
+    first one that is not UTF-8 (a binary file); ``OSError`` when the file is unreadable. A
+    UTF-8 byte order mark at the start (an editor's) is skipped. Lines end at ``\n`` only
+    (NDJSON): a message's JSON holds U+2028, U+2029 or NEL unescaped where a recorded name has
+    one, which ``str.splitlines`` would cut."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ValueError(f"line {line} of {path}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset "
+                         f"{e.start}): export-log writes UTF-8 NDJSON, one message a line") from None
     out = []
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").split("\n"), start=1):
+    for i, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

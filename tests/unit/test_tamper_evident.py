@@ -119,9 +119,19 @@ async def test_an_anchor_kept_outside_the_log_names_a_tail_cut_off_with_its_chec
         if m.type != "StreamsCheckpointed":
             first_cut.setdefault(m.stream, m.seq)
     assert game == set(first_cut.items()) and len(game) >= 3  # each stream from its first message cut
-    assert check(log, keys, anchors=log).findings == []
+    whole = check(log, keys, anchors=log)
+    assert whole.findings == []
+    n = sum(1 for m in log if m.type == "StreamsCheckpointed")
+    assert (whole.anchors, whole.anchors_trusted) == (n, n) and n > 0
+    assert f"anchors: {n} checkpoint(s) read, {n} trusted" in whole.summary()
+    # anchors that vouch for nothing are said so (a helper's empty anchors passed in silence)
     stranger = {"k": Ed25519PrivateKey.generate().public_key()}
-    assert check(cut, stranger, anchors=log).findings == check(cut, stranger).findings
+    untrusted = check(cut, stranger, anchors=log)
+    assert [f for f in untrusted.findings if f.what != "anchors empty"] == check(cut, stranger).findings
+    assert [f.what for f in untrusted.findings].count("anchors empty") == 1
+    assert (untrusted.anchors, untrusted.anchors_trusted) == (n, 0)
+    assert [f.what for f in check(log, keys, anchors=[]).findings] == ["anchors empty"]
+    assert check(log, keys).anchors is None and "anchors" not in check(log, keys).summary()
 
 
 @pytest.mark.parametrize("edit", ["actor", "move"])
@@ -484,3 +494,27 @@ def test_a_log_file_is_cut_at_newlines_only(keys, tmp_path):
     back = read_ndjson(f)
     assert [m.model_dump_json() for m in back] == [m.model_dump_json() for m in log]
     assert back[i].payload.reason == "a\u2028b\u2029c\x85d"
+
+
+def test_a_log_file_with_a_byte_order_mark_reads_and_a_binary_one_is_named(keys, tmp_path):
+    """An export an editor saved with a UTF-8 byte order mark reads as the same messages (it
+    was "line 1: Invalid JSON"); a file that is not UTF-8 is refused naming the file, the line
+    and the byte, not a bare codec error (a helper's findings)."""
+    import asyncio
+
+    from typer.testing import CliRunner
+
+    from services.cli import app
+    from services.tools.logio import read_ndjson
+
+    log = asyncio.run(_played())
+    text = "".join(m.model_dump_json() + "\n" for m in log)
+    bom = tmp_path / "bom.ndjson"
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert [m.model_dump_json() for m in read_ndjson(bom)] == [m.model_dump_json() for m in log]
+    binary = tmp_path / "binary.ndjson"
+    binary.write_bytes(text.encode()[:200] + b"\n\xf1\x00\xff")
+    with pytest.raises(ValueError, match=rf"line 2 of {binary}: not UTF-8 text \(byte 0xf1 at offset 201\)"):
+        read_ndjson(binary)
+    r = CliRunner().invoke(app, ["audit", "--log", str(binary)])
+    assert r.exit_code == 2 and "not UTF-8 text" in " ".join(r.output.split()), r.output

@@ -946,6 +946,8 @@ async def correct_result(gid: str, body: CorrectionBody,  # type: ignore[valid-t
         gw.require_arbiter(ctx.token)
     g = game_or_404(gw, gid)
     if not g.tournament_id:
+        if p is not None:
+            identity.arbiter_actor(p, None)  # who may not rule the game hears 403, not why not
         raise HTTPError(409, f"game {gid} is not a tournament game: only a tournament game's "
                              "result is corrected", code="invalid")
     t = tournament_or_404(gw, g.tournament_id)

@@ -314,11 +314,14 @@ def player_actor(p: Principal, player_id: str, seats: tuple[str | None, str | No
     """The actor of a player's command naming ``player_id`` in a game of tournament ``tid``
     whose ``seats`` are (white, black): the arbiter of the event (or the administrator) acting
     for him, else the player himself, in his own game, in an event his token covers. Raises
-    :class:`AuthError` 403: ``players-only`` (an organiser or integrator), ``not-yourself``
+    :class:`AuthError` 403: ``not-your-event`` (an arbiter of other events), ``players-only``
+    (an organiser or integrator), ``not-yourself``
     (another player's id), ``not-your-game`` (he does not sit at this game),
     ``not-your-event`` (the game's event is not among the token's)."""
     if may_arbitrate(p, tid):
         return _actor(p, "arbiter")
+    if p.role == "arbiter":
+        arbiter_actor(p, tid)  # raises: he arbitrates other events
     if p.role != "player":
         raise AuthError(403, "players-only", f"{with_article(p.role)} does not act for a player here")
     if p.sub != player_id:

@@ -162,6 +162,10 @@ async def test_a_players_token_acts_only_in_its_events(idn):
                   {"player_id": "ann", "move": "e4"}, bearer("organiser", "olga", ["*"]))
     await refused(client, log, 403, "players-only", "/games/free/resign",
                   {"player_id": "ann"}, bearer("integrator", "tv", ["*"]))
+    # an arbiter of another event: not this game's arbiter (he is one, elsewhere)
+    r = await refused(client, log, 403, "not-your-event", "/games/free/resign",
+                      {"player_id": "ann"}, bearer("arbiter", "ref2", ["T2"]))
+    assert r.json()["detail"] == "arbiter ref2 is not an arbiter of games outside any event (an arbiter token with events ['*'])"
     # a recorded time is an arbiter's
     await refused(client, log, 403, "arbiters-only", "/games/free/moves",
                   {"player_id": "ann", "move": "e4", "at_ms": NOW}, bearer("player", "ann", ["*"]))
@@ -322,6 +326,11 @@ async def test_a_game_outside_events_is_ruled_by_the_admin_or_an_arbiter_of_ever
     assert r.status_code == 202 and await _last_actor(log) == Actor(kind="arbiter", id="ref9")
     r = await client.post("/games/g1/result", json={"result": "1-0"}, headers=bearer("admin", "root"))
     assert r.status_code == 200 and await _last_actor(log) == Actor(kind="arbiter", id="admin:root")
+    # a correction (tournament games only): a player hears 403 first, not the game's kind
+    await refused(client, log, 403, "not-your-event", "/games/g1/correction",
+                  {"result": "0-1", "reason": "appeal"}, bearer("player", "alice", ["*"]))
+    await refused(client, log, 409, "invalid", "/games/g1/correction",
+                  {"result": "0-1", "reason": "appeal"}, bearer("arbiter", "ref9", ["*"]))
 
 
 async def test_corrections_after_the_event_is_finished_need_the_chief_arbiter(idn):

@@ -110,6 +110,19 @@ def keyed_partitioner(key: bytes | None, all_partitions: list[int], available: l
     return all_partitions[partition_of(key, len(all_partitions))]
 
 
+def broker_silence(bootstrap: str, timeout_s: float = 5.0) -> str | None:
+    """None when a Kafka broker at ``bootstrap`` (``HOST:PORT``) answers a metadata request
+    within ``timeout_s`` seconds, else librdkafka's reason (one line) why none did."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    try:
+        AdminClient({"bootstrap.servers": bootstrap, "log_level": 0}).list_topics(timeout=timeout_s)
+    except KafkaException as e:
+        return e.args[0].str() if e.args and hasattr(e.args[0], "str") else str(e)
+    return None
+
+
 async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = LOG_TOPICS,
                         compacted: Sequence[str] = (), compacted_config: dict | None = None,
                         config: dict | None = None) -> None:

@@ -24,3 +24,23 @@ def test_a_broker_failure_is_one_line_and_exit_1(exc, capsys):
     err = " ".join(capsys.readouterr().err.split())
     assert err.startswith("arbiter: cannot use the event log:") and "Is the broker running?" in err, err
     assert "Traceback" not in err
+
+
+def test_up_without_a_broker_is_one_line_and_exit_1_before_starting_any_process(monkeypatch):
+    """``arbiter up`` on a bus where nothing answers printed every child process's traceback
+    (96 lines, a helper's finding) before its own line; now it asks the broker first."""
+    from typer.testing import CliRunner
+
+    import services.tools.supervisor as supervisor
+    from services.cli import app
+
+    started = []
+    monkeypatch.setattr(supervisor, "run_all", lambda *a, **kw: started.append(a) or 0)
+    import shared.eventlog.kafka as kafka_log
+    probe = kafka_log.broker_silence
+    monkeypatch.setattr(kafka_log, "broker_silence", lambda bootstrap: probe(bootstrap, timeout_s=1.0))
+    r = CliRunner().invoke(app, ["up", "--bus", "kafka://127.0.0.1:1"])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 1 and started == [], r.output
+    assert said.startswith("arbiter: no Kafka broker answers at kafka://127.0.0.1:1 (") and "make kafka-up" in said
+    assert "Traceback" not in said

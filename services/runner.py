@@ -10,7 +10,9 @@ partitions, restored from snapshot + tail on assignment) plus a small HTTP app w
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
+import os
 import sys
 from contextlib import asynccontextmanager
 
@@ -40,7 +42,15 @@ def uvicorn_options() -> dict:
     ``X-Forwarded-For`` names. uvicorn's own default (trust loopback) is not kept: a local
     tunnel or proxy passing a client's header through would let the client name any address.
     Raises :class:`shared.config.ConfigError` for settings that cannot be used."""
-    proxies = ",".join(str(n) for n in parse_networks(settings().trusted_proxies))
+    if os.environ.get("FORWARDED_ALLOW_IPS"):
+        logging.getLogger("arbiter").warning(
+            "FORWARDED_ALLOW_IPS is not read: the proxies whose X-Forwarded-For names the client "
+            "are ARBITER_TRUSTED_PROXIES")
+    nets = parse_networks(settings().trusted_proxies)
+    # on "::" an IPv4 proxy connects as ::ffff:a.b.c.d, which uvicorn does not match to a.b.c.d
+    mapped = [ipaddress.ip_network(f"::ffff:{n.network_address}/{96 + n.prefixlen}")
+              for n in nets if n.version == 4]
+    proxies = ",".join(str(n) for n in (*nets, *mapped))
     return {"log_level": "warning", "h11_max_incomplete_event_size": HTTP_HEAD_BYTES,
             "proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import secrets
+import unicodedata
 
 from limits import RateLimitItem, parse_many
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -44,8 +45,8 @@ class Settings(BaseSettings):
     admin_token: SecretStr | None = Field(None, min_length=1, description="the administrator's token "
                                         "(X-Arbiter-Token; at least 32 characters beyond loopback)")
     jwt_secret: SecretStr | None = Field(None, description="signs bearer tokens (at least 32 "
-                                         "characters, not all blank); roles enforced; unset: "
-                                         "loopback only")
+                                         "letters, digits, punctuation or symbols); roles "
+                                         "enforced; unset: loopback only")
     snapshot_key: SecretStr | None = Field(None, min_length=1, description="seals snapshots; same in every process")
     snapshot_key_previous: SecretStr | None = Field(None, min_length=1, description="the key "
                                                     "before a rotation: still opens snapshots")
@@ -96,8 +97,11 @@ class Settings(BaseSettings):
     @field_validator("jwt_secret")
     @classmethod
     def _secret_length(cls, v: SecretStr | None) -> SecretStr | None:
-        if v is not None and (n := len(v.get_secret_value().strip())) < MIN_TOKEN_CHARS:
-            raise ValueError(f"must have at least 32 characters other than blanks around them, not {n}")
+        # letters, digits, punctuation, symbols: blanks and invisible characters count nothing
+        if v is not None and (n := sum(1 for c in v.get_secret_value()
+                                       if unicodedata.category(c)[0] in "LNPS")) < MIN_TOKEN_CHARS:
+            raise ValueError(f"must have at least 32 letters, digits, punctuation marks or symbols "
+                             f"(`openssl rand -hex 32` makes 64), not {n}")
         return v
 
     @field_validator("rate_principal", "rate_game", "rate_auth_failures")

@@ -42,13 +42,24 @@ _LINE_BREAKING = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"  # (the tab is allow
 _BIDI_CONTROL = r"\u202a-\u202e\u2066-\u2069"
 #: Nor a character that shows nothing and joins nothing: the zero-width space (U+200B), the
 #: word joiner and invisible operators (U+2060..U+2064), the zero-width no-break space
-#: (U+FEFF). One would make "Al\u200bice" a second Alice in the standings. The joiners ZWNJ
-#: and ZWJ (U+200C, U+200D), which Persian and Indic names need, pass.
-_INVISIBLE = r"\u200b\u2060-\u2064\ufeff"
+#: (U+FEFF), the soft hyphen (U+00AD), the combining grapheme joiner (U+034F), the Hangul
+#: fillers (U+115F, U+1160, U+3164, U+FFA0), the Braille blank (U+2800), the deprecated
+#: format characters (U+206A..U+206F), the interlinear annotation marks (U+FFF9..U+FFFB) and
+#: the musical formatting marks (U+1D173..U+1D17A). One would make "Al\u200bice" a second
+#: Alice in the standings. The joiners ZWNJ and ZWJ (U+200C, U+200D), which Persian and Indic
+#: names and emoji need, pass (in a name, not after a Latin, Greek or Cyrillic letter: :func:`_name`).
+_INVISIBLE = (r"\u00ad\u034f\u115f\u1160\u200b\u2060-\u2064\u206a-\u206f\u2800\u3164\ufeff\uffa0"
+              r"\ufff9-\ufffb\U0001d173-\U0001d17a")
 ONE_LINE = rf"^[^{_LINE_BREAKING}{_BIDI_CONTROL}{_INVISIBLE}]*$"
 _BAD = re.compile(f"[{_LINE_BREAKING}{_BIDI_CONTROL}{_INVISIBLE}]")
 _BIDI = re.compile(f"[{_BIDI_CONTROL}]")
 _HIDDEN = re.compile(f"[{_INVISIBLE}]")
+#: What joins or selects a form of the character before it and shows nothing itself: ZWNJ,
+#: ZWJ, the variation selectors, the tag characters (of a subdivision flag's emoji sequence).
+_JOINING = re.compile("[\u200c\u200d\ufe00-\ufe0f\U000e0020-\U000e007f]")
+#: The scripts whose letters nothing joins: a joiner or selector after one of their letters
+#: only hides itself ("Al\u200dice" shows as Alice).
+_UNJOINED_SCRIPTS = ("LATIN ", "GREEK ", "CYRILLIC ")
 
 
 def _one_line(text: str) -> str:
@@ -64,12 +75,21 @@ def _one_line(text: str) -> str:
     return text
 
 
-def _visible(text: str) -> str:
-    """``text`` when it has a letter, digit, punctuation mark or symbol (Unicode categories L,
-    N, P, S): a name of blanks, marks and joiners alone shows as nothing. ValueError else."""
-    if not any(unicodedata.category(c)[0] in "LNPS" for c in text):
+def _shown(text: str) -> str:
+    """A name as it shows: ``text`` without the blanks around it, which has a letter, digit,
+    punctuation mark or symbol (Unicode categories L, N, P, S; ``""`` stays ``""``) and no
+    joiner or selector (:data:`_JOINING`) at its start, after a blank or after a Latin, Greek
+    or Cyrillic letter, where it would show nothing. ValueError else, naming the character."""
+    out = text.strip()
+    if text and not any(unicodedata.category(c)[0] in "LNPS" for c in out):
         raise ValueError("a name with nothing visible in it (no letter, digit, punctuation or symbol)")
-    return text
+    for m in _JOINING.finditer(out):
+        at = m.start()
+        before = out[at - 1] if at else " "
+        if before.isspace() or unicodedata.name(before, "").startswith(_UNJOINED_SCRIPTS):
+            raise ValueError(f"one line of text: invisible character U+{ord(m.group()):04X} at "
+                             f"position {at + len(text) - len(text.lstrip())} (it joins nothing there)")
+    return out
 
 
 def _line(longest: int, shortest: int = 0) -> Any:
@@ -79,10 +99,10 @@ def _line(longest: int, shortest: int = 0) -> Any:
                      AfterValidator(_one_line)]
 
 
-def _name(longest: int) -> Any:
-    """A one-line name of at most ``longest`` characters with something visible in it
-    (:func:`_visible`)."""
-    return Annotated[_line(longest, 1), AfterValidator(_visible)]
+def _name(longest: int, shortest: int = 1) -> Any:
+    """A one-line name of ``shortest`` to ``longest`` characters as it shows (:func:`_shown`:
+    the blanks around it dropped)."""
+    return Annotated[_line(longest, shortest), AfterValidator(_shown)]
 
 
 #: Field name -> the bounded type of that field in every request body that has it (a field
@@ -107,7 +127,7 @@ BOUNDS: dict[str, Any] = {
     "title": _line(10),
     # the event's and the players' text (the lengths of the contracts, one line)
     "name": _name(200),
-    "club": _line(200),
+    "club": _name(200, 0),
     "team": _name(200),
     "grade": _line(8),
     "sex": _line(3),

@@ -19,8 +19,8 @@ Rate limits use the ``limits`` library (moving windows; its rate syntax, e.g.
   floods one game's log (rejected moves included, since they are recorded) and one player's
   flood does not lock out his opponent;
 - per client address: the failed authentications (:data:`GUESSES`: a bearer token that does
-  not verify or is no token at all, a wrong ``X-Arbiter-Token``, each such token a bulk
-  pairing or a revocation shows in its body), so that nobody tries tokens
+  not verify or is no token at all, a wrong ``X-Arbiter-Token``, a bulk pairing or a
+  revocation showing such tokens in its body: one a request), so that nobody tries tokens
   at full speed (:class:`AuthFailureLimit`). Once an address has used them up, every request
   of it that presents credentials is 429 before they are read, a right token as a wrong one
   (else the answers would still tell the right guess); requests without credentials and other
@@ -40,6 +40,7 @@ installed). They are the gateway's edge, not a decision of the log: a refusal is
 """
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from dataclasses import dataclass
@@ -176,7 +177,13 @@ def client_address(scope: Scope) -> str:
     ``X-Forwarded-For`` only from ``ARBITER_TRUSTED_PROXIES``: :func:`services.runner.
     uvicorn_options`), ``unknown`` when it has none."""
     client = scope.get("client")
-    return client[0] if client else "unknown"
+    if not client:
+        return "unknown"
+    try:  # an IPv4 client of a gateway listening on "::" comes as ::ffff:a.b.c.d
+        mapped = getattr(ipaddress.ip_address(client[0]), "ipv4_mapped", None)
+    except ValueError:
+        return client[0]
+    return str(mapped) if mapped is not None else client[0]
 
 
 def presents_credentials(scope: Scope) -> bool:

@@ -96,7 +96,9 @@ class Integrity:
                if self.signatures_checked else
                f"{self.checkpoints} checkpoint(s), signatures NOT checked (no --verify-key)")
         anchors = ("" if self.anchors is None else
-                   f"; anchors: {self.anchors} checkpoint(s) read, {self.anchors_trusted} trusted")
+                   f"; anchors: {self.anchors} checkpoint(s) read, {self.anchors_trusted} trusted"
+                   if self.signatures_checked else
+                   f"; anchors: {self.anchors} checkpoint(s) read, signatures NOT checked")
         return (f"{len(self.findings)} integrity finding(s); {sig}; {self.unchained} unchained "
                 f"stream(s); {self.unattested} message(s) after their stream's last checkpoint"
                 + anchors)
@@ -235,8 +237,9 @@ def _anchors(cps: list[Envelope], anchors: list[Envelope], keys, res: Integrity)
                                     "a checkpoint kept outside the log (an anchor) is not in it"))
     if not res.anchors_trusted:
         res.findings.append(Finding("(anchors)", 0, None, "anchors empty",
-                                    f"{res.anchors} checkpoint(s) in the anchors, none signed by a "
-                                    "trusted key: they vouch for nothing"))
+                                    f"{res.anchors} checkpoint(s) in the anchors"
+                                    + (", none signed by a trusted key" if res.anchors else "")
+                                    + ": they vouch for nothing"))
     return out
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import httpx
 
@@ -40,6 +41,11 @@ def ensure_signing_key() -> str:
     return public
 
 
+#: The folder holding this code's packages (services, shared, contracts): the instances import
+#: from it.
+CODE_ROOT = str(Path(__file__).resolve().parents[2])
+
+
 def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[str, str] | None = None,
           output=None) -> subprocess.Popen:
     """Start one instance (``python -m services.<process>``) with its HTTP port; ``restarts``
@@ -60,10 +66,14 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
         os.environ["ARBITER_WEBHOOK_KEY"] = secrets.token_hex(32)
     ensure_signing_key()
     # -P: the working directory is not put first on sys.path; where the caller stands beside
-    # a folder named like a package of ours (../shared, the data), it would hide the package
+    # a folder named like a package of ours (../shared, the data), it would hide the package.
+    # The tree this code runs from goes first instead, so that the instances run the same code
+    # (a checkout beside the one the environment has installed: a worktree, a clone)
+    path = os.pathsep.join(p for p in (CODE_ROOT, os.environ.get("PYTHONPATH")) if p)
     return subprocess.Popen([sys.executable, "-P", "-m", f"services.{process_name(instance)}",
                              "--bus", bus, "--port", str(port)],
-                            env={**os.environ, "ARBITER_RESTARTS": str(restarts), **(env or {})},
+                            env={**os.environ, "PYTHONPATH": path, "ARBITER_RESTARTS": str(restarts),
+                                 **(env or {})},
                             stdout=output, stderr=output, preexec_fn=_stop_with_parent())
 
 

@@ -27,6 +27,7 @@ def test_defaults_and_environment(monkeypatch):
                                        ("ARBITER_SNAPSHOT_EVERY_S", "soon"), ("ARBITER_COMMIT_INTERVAL_MS", "-5"),
                                        ("ARBITER_ADMIN_TOKEN", ""),
                                        ("ARBITER_JWT_SECRET", "j" * 31), ("ARBITER_JWT_SECRET", " " * 40),
+                                       ("ARBITER_JWT_SECRET", "\u200b" * 40), ("ARBITER_JWT_SECRET", "a" + " " * 30 + "b"),
                                        ("ARBITER_TRUSTED_PROXIES", "10.0.0.0/33"),
                                        ("ARBITER_WEBHOOK_ALLOW_HOSTS", "10.0.0.0/33"),
                                        ("ARBITER_WEBHOOK_ALLOW_HOSTS", "http://intranet/")])

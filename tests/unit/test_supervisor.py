@@ -87,3 +87,6 @@ def test_an_instance_started_beside_a_folder_named_like_our_package_imports_ours
         p.kill()
     assert b"ModuleNotFoundError" not in err
     assert b"Unable to bootstrap from" in err  # no broker on port 1: it got that far
+    # and it ran this tree's code, not another checkout's the environment may have installed
+    from services.tools.supervisor import CODE_ROOT
+    assert f"{CODE_ROOT}/shared/eventlog/kafka.py".encode() in err

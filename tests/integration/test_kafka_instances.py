@@ -639,10 +639,10 @@ def test_a_decision_too_large_for_the_broker_is_refused_not_retried_forever(kafk
 def test_a_crash_across_an_upgrade_checks_the_tail_against_the_log(kafka_bootstrap, monkeypatch):
     """Item 2 of issue 10: a restore never silently trusts history decided by other code. A
     game host of "old" code writes a snapshot (graceful stop), decides 2. Nf3 after it, and
-    crashes (no last snapshot): the restore by today's code decides Nf3 again and finds the
-    decisions the log holds (``tail_verified``). Code that decides it otherwise (here: other
-    event ids) is refused the partition: not ready, /healthz names the decision, nothing
-    written."""
+    crashes (no last snapshot). Code that decides Nf3 otherwise (here: other event ids) is
+    refused the partition: not ready, /healthz names the decision, nothing written. The
+    restore by today's code decides Nf3 again and finds the decisions the log holds
+    (``tail_verified``)."""
     import shared.kafkahost as kh
     import shared.service as service
     from contracts.messages import CreateGame, SubmitMove
@@ -668,26 +668,30 @@ def test_a_crash_across_an_upgrade_checks_the_tail_against_the_log(kafka_bootstr
             before, ds = await c.settle(3)
             await h.stop()  # a crash: no last snapshot, Nf3 is the tail
             monkeypatch.setattr(kh, "CODE", "new")
-            h = await _game_host(kafka_bootstrap, snapshot_on_stop=False)
+
+            # first code that decides otherwise (a restore that verifies the tail snapshots the
+            # partition at once, after which no tail is left to compare)
+            with monkeypatch.context() as m:
+                m.setattr(service, "derived_id", lambda *a: uuid.uuid4())
+                h = kh.KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"),
+                                 snapshot_every_s=3600, snapshot_on_stop=False)
+                await h.start()
+                try:
+                    for _ in range(100):
+                        if str(n) in h.status()["failing"]:
+                            break
+                        await asyncio.sleep(0.1)
+                    st = h.status()
+                    assert not st["ready"] and n not in st["partitions"], st
+                    assert "TailDiverged" in st["failing"][str(n)]["error"], st
+                    assert "MoveAccepted" in st["failing"][str(n)]["error"], st
+                    assert "event_id: recorded" in st["failing"][str(n)]["error"], st
+                finally:
+                    await h.stop()
+
+            h = await _game_host(kafka_bootstrap, snapshot_on_stop=False)  # today's code: the same
             assert h.restored[n]["code_changed"] and h.restored[n]["tail_verified"] >= 1, h.restored[n]
             await h.stop()
-
-            monkeypatch.setattr(service, "derived_id", lambda *a: uuid.uuid4())  # decides otherwise
-            h = kh.KafkaHost("game", kafka_bootstrap, lambda: make_processor("game"),
-                             snapshot_every_s=3600, snapshot_on_stop=False)
-            await h.start()
-            try:
-                for _ in range(100):
-                    if str(n) in h.status()["failing"]:
-                        break
-                    await asyncio.sleep(0.1)
-                st = h.status()
-                assert not st["ready"] and n not in st["partitions"], st
-                assert "TailDiverged" in st["failing"][str(n)]["error"], st
-                assert "MoveAccepted" in st["failing"][str(n)]["error"], st
-                assert "event_id: recorded" in st["failing"][str(n)]["error"], st
-            finally:
-                await h.stop()
             after, _ = await _move_decisions(kafka_bootstrap, gid)
             assert [m.event_id for m in after] == [m.event_id for m in before]
             assert ds == [("MoveAccepted", "e4"), ("MoveAccepted", "e5"), ("MoveAccepted", "Nf3")]

@@ -47,7 +47,7 @@ _BIDI_CONTROL = r"\u202a-\u202e\u2066-\u2069"
 #: format characters (U+206A..U+206F), the interlinear annotation marks (U+FFF9..U+FFFB) and
 #: the musical formatting marks (U+1D173..U+1D17A). One would make "Al\u200bice" a second
 #: Alice in the standings. The joiners ZWNJ and ZWJ (U+200C, U+200D), which Persian and Indic
-#: names and emoji need, pass (in a name, not after a Latin, Greek or Cyrillic letter: :func:`_name`).
+#: names and emoji need, pass (in a name, not after a Latin, Greek or Cyrillic letter: :func:`_shown`).
 _INVISIBLE = (r"\u00ad\u034f\u115f\u1160\u200b\u2060-\u2064\u206a-\u206f\u2800\u3164\ufeff\uffa0"
               r"\ufff9-\ufffb\U0001d173-\U0001d17a")
 ONE_LINE = rf"^[^{_LINE_BREAKING}{_BIDI_CONTROL}{_INVISIBLE}]*$"

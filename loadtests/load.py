@@ -1,11 +1,13 @@
 """Open-loop load test of the move path, the services as separate processes on Kafka.
 
     python -m loadtests.load --bus kafka://HOST:PORT --games 10000 --move-every 5 --duration 60 \\
-        [--instances N] [--via log|http] [--rates 200,500,1000,2000] [--kill-every S] [--no-audit] --json OUT
+        [--instances N [--cpu-per-instance CORES]] [--via log|http] [--rates 200,500,1000,2000] \\
+        [--kill-every S] [--no-audit] --json OUT
 
 1. Starts the services as processes (:func:`start_services`: ``python -m services.<name>`` for
    the gateway and every back-end service, ``--instances`` processes of each back-end service)
-   and waits for them to be ready.
+   and waits for them to be ready; with ``--cpu-per-instance`` each back-end instance is then
+   capped at that many cores (:mod:`loadtests.cpucap`: a machine of its own for each).
 2. Creates ``--games`` chess games: CreateGame commands published on the log as the gateway
    would (``--via log``: the load generator is one more gateway instance, stream
    ``game-<id>.commands.<instance>``, gap-free seq, ``occurred_at`` = send time, actor the
@@ -55,6 +57,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loadtests.cpucap import CpuCaps
 from loadtests.helpers import (DECISIONS, match_decisions, moves_per_game, percentile,
                                plan_game, schedule, step_games, summary, throughput, timeline)
 
@@ -651,12 +654,16 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
     log_path = Path(a.json).with_name(Path(a.json).stem + "-services.log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     print(f"  service output: {log_path}", flush=True)
+    caps = CpuCaps(a.cpu_per_instance, games.run_id) if a.cpu_per_instance else None
     procs = start_services(a.bus, a.instances, a.base_port, log_path, gateway=a.via == "http")
     kills: list[float] = []
     try:
         missing = await asyncio.to_thread(wait_ready, procs, a.ready_timeout)
         if missing:
             raise SystemExit(f"loadtest: not ready after {a.ready_timeout:.0f}s: {', '.join(missing)}")
+        for name, (p, _) in procs.items():  # recovered at full speed, then capped
+            if caps is not None and name != "gateway":
+                caps.cap(name, p.pid)
         pids = {name: p.pid for name, (p, _) in procs.items()}
         pids["loader"] = None
         pids["kafka-broker"] = broker_pid(bootstrap)
@@ -695,10 +702,13 @@ async def system_phase(a, bootstrap: str, steps: list[dict], games: Games) -> di
         return {"rows": rows, "match": m, "games_started": started, "send_errors": submitter.errors,
                 "send_error_samples": getattr(submitter, "error_samples", []),
                 "cpu": machine_cpu(cpu_delta(cpu0, cpu1), window),
-                "commands": len(submitter.commands), "histograms": histograms, "kills": len(kills)}
+                "commands": len(submitter.commands), "histograms": histograms, "kills": len(kills),
+                "throttled_s": caps.throttled_s() if caps is not None else None}
     finally:
         print("stopping services", flush=True)
         await asyncio.to_thread(stop_all, procs)
+        if caps is not None:
+            caps.remove()
 
 
 #: The processes' own timings read from their ``/metrics`` at the end of the system phase.
@@ -937,7 +947,8 @@ def _report(a, run_id: str, sysres: dict, base: dict | None, aud: dict | None) -
              for r in rows]
     report = {
         "bus": a.bus, "broker_jvm_opts": getattr(a, "broker_jvm_opts", None), "via": a.via,
-        "instances": a.instances, "run_id": run_id, "seed": a.seed, "games": a.games, "games_started": sysres["games_started"],
+        "instances": a.instances, "cpu_per_instance": a.cpu_per_instance or None,
+        "throttled_s": sysres["throttled_s"], "run_id": run_id, "seed": a.seed, "games": a.games, "games_started": sysres["games_started"],
         "move_every_s": a.move_every, "duration_s": a.duration,
         "target_moves_per_s": top["target_moves_per_s"], "moves_per_s": top["moves_per_s"],
         "latency_ms": {k: top[k] for k in ("p50", "p95", "p99", "max")},
@@ -1006,6 +1017,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rates", type=parse_rates, default=None,
                     help="offered loads in moves/s, e.g. 200,500,1000 (default games/move-every)")
     ap.add_argument("--instances", type=int, default=1, help="processes per back-end service")
+    ap.add_argument("--cpu-per-instance", type=float, default=0.0, metavar="CORES",
+                    help="cap each back-end instance at this many cores (a cgroup each, see "
+                         "loadtests.cpucap; needs root): how throughput grows with instances when "
+                         "each has cores of its own (0: no cap)")
     ap.add_argument("--via", choices=("log", "http"), default="log")
     ap.add_argument("--json", default=".bench/loadtest.json", help="report (the PNG goes beside it)")
     ap.add_argument("--seed", type=int, default=1)
@@ -1024,6 +1039,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.bus != "own" and not a.bus.startswith("kafka://"):
         ap.error("--bus must be kafka://HOST:PORT or own: the services run as separate processes")
+    if a.cpu_per_instance and a.kill_every:
+        ap.error("--cpu-per-instance and --kill-every do not go together (a restarted process is not capped)")
     if a.kill_every < 0:
         ap.error("--kill-every must be 0 (never) or positive")
     if a.games < 1 or a.instances < 1 or a.duration <= 0 or a.move_every <= 0 or a.warmup < 0:
@@ -1048,7 +1065,8 @@ def main(argv: list[str] | None = None) -> int:
 
     plot_curves(report["offered_curve"], (report.get("baseline") or {}).get("offered_curve", []),
                 png, f"Arbiter move path, {a.games} games, via {a.via}, "
-                     f"{a.instances} instance(s), {a.duration:g}s per load")
+                     f"{a.instances} instance(s)"
+                     f"{f' of {a.cpu_per_instance:g} core' if a.cpu_per_instance else ''}, {a.duration:g}s per load")
     brief = {k: report[k] for k in ("target_moves_per_s", "moves_per_s", "latency_ms", "lost",
                                      "doubled", "audit_differences")}
     if "baseline" in report:

@@ -20,6 +20,7 @@ in one process on the memory log; ``python -m services.<name>`` runs one alone o
 """
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 
 from contracts.messages import GAME_COMMANDS, TOURNAMENT_COMMANDS, TOURNAMENT_EVENTS
@@ -37,22 +38,24 @@ PROCESS_CORES = {
 SERVICES = tuple(PROCESS_CORES)
 
 
+#: Where each core is: (module, class). A process imports only its own cores (a game
+#: process never loads the pairing engines and networkx).
+CORES = {
+    "validation": ("services.validation.core", "ValidationCore"),
+    "clock": ("services.clock.service", "ClockCore"),
+    "adjudication": ("services.adjudication.core", "AdjudicationCore"),
+    "penalties": ("services.penalties.core", "PenaltiesCore"),
+    "forward": ("services.game.forward", "ForwardCore"),
+    "pairing": ("services.pairing.service", "PairingCore"),
+    "standings": ("services.standings.service", "StandingsCore"),
+    "starts": ("services.tournament.starts", "StartsCore"),
+}
+
+
 def make_core(name: str) -> Core:
     """A fresh core of service ``name``; raises ``KeyError`` for an unknown name."""
-    from services.adjudication.core import AdjudicationCore
-    from services.clock.service import ClockCore
-    from services.game.forward import ForwardCore
-    from services.tournament.starts import StartsCore
-    from services.pairing.service import PairingCore
-    from services.penalties.core import PenaltiesCore
-    from services.standings.service import StandingsCore
-    from services.validation.core import ValidationCore
-
-    return {
-        "validation": ValidationCore, "clock": ClockCore, "adjudication": AdjudicationCore,
-        "penalties": PenaltiesCore, "pairing": PairingCore, "standings": StandingsCore,
-        "forward": ForwardCore, "starts": StartsCore,
-    }[name]()
+    module, cls = CORES[name]
+    return getattr(importlib.import_module(module), cls)()
 
 
 def make_processor(name: str) -> Processor:

@@ -36,7 +36,6 @@ from services.gateway import identity
 from services.gateway.errors import HTTPError
 from services.gateway.feeds import game_summary
 from services.gateway.identity import AuthError, Principal
-from services.gateway.limits import GUESSES
 from shared.rules.games import CreationRefused, resolve_creation
 
 _ID = r"^[A-Za-z0-9_\-]{1,60}$"
@@ -163,7 +162,7 @@ def bulk_router(GW: Any, CONTEXT: Any, send_outcome: Any) -> APIRouter:
         # tokens that are none of ours are one failed authentication of the request, however
         # many: an organiser's list of stale tokens (another secret's) must not lock every
         # player behind his address out of their games (a helper's finding with one per token)
-        gw.rates.count_auth_failure(request.scope, next((e["code"] for e in errors if e["code"] in GUESSES), ""))
+        gw.rates.count_auth_failure(request.scope, *(e["code"] for e in errors))
         if errors:
             raise HTTPError(422, f"{len(errors)} bad entr{'y' if len(errors) == 1 else 'ies'}: nothing "
                                  "was created", code="bad-players", errors=errors[:200])

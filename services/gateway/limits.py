@@ -150,10 +150,11 @@ class RateLimits:
         its client address has used up its failed authentications (nothing is counted)."""
         self._test(self.auth_failure_rates, "address", client_address(scope), " of failed authentications")
 
-    def count_auth_failure(self, scope: Scope, code: str) -> None:
-        """Count a failed authentication of ASGI request ``scope``'s client address when its
-        refusal ``code`` is one of :data:`GUESSES` (another refusal counts nothing)."""
-        if code in GUESSES:
+    def count_auth_failure(self, scope: Scope, *codes: str) -> None:
+        """Count one failed authentication of ASGI request ``scope``'s client address when one
+        of its refusal ``codes`` is in :data:`GUESSES` (other refusals count nothing; many
+        guesses in one request, as in a bulk pairing's list of tokens, count once)."""
+        if not GUESSES.isdisjoint(codes):
             self._hit(self.auth_failure_rates, "address", client_address(scope))
 
     def _admit(self, rates: list[RateLimitItem], scope: str, key: str) -> None:

@@ -51,3 +51,15 @@ def test_shared_and_contracts_import_no_service():
                 assert not (node.module or "").startswith("services"), (str(f), node.module)
             if isinstance(node, ast.Import):
                 assert not any(a.name.startswith("services") for a in node.names), str(f)
+
+
+def test_a_game_process_does_not_load_the_pairing_engines():
+    """Each process imports only its own cores (services/system.py ``CORES``): the game process
+    starts without the pairing engines and networkx (~90 ms of its start, and memory)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from services.system import make_processor; make_processor('game'); "
+            "print(sorted(m for m in sys.modules if m.startswith(('networkx', 'services.pairing'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -718,14 +718,12 @@ def up(bus: Optional[str] = typer.Option(None, help="Kafka bootstrap (kafka://HO
        port: int = typer.Option(8000, help="gateway HTTP port; the game and tournament processes port+1, port+2")):
     """Start the game and tournament processes and the gateway on Kafka (Ctrl-C stops)."""
     from services.tools.supervisor import run_all
-    from shared.eventlog.kafka import broker_silence
+    from shared.eventlog.kafka import no_broker
     bus = bus or _settings().bus
     if not bus.startswith("kafka://"):
         _fail("arbiter up needs --bus kafka://HOST:PORT (make kafka-up starts a local broker)")
-    # one line, not every process's traceback, when nothing answers
-    if (why := broker_silence(bus[len("kafka://"):])) is not None:
-        _fail(f"no Kafka broker answers at {bus} ({why}): start one (make kafka-up) or name "
-              "yours with --bus or ARBITER_BUS", 1)
+    if (why := no_broker(bus)) is not None:  # one line, not every process's traceback
+        _fail(why, 1)
     raise typer.Exit(run_all(bus, port))
 
 

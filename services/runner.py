@@ -113,7 +113,8 @@ def run_service(name: str, bus: str | None = None, port: int | None = None,
     a setting that cannot be used, or an address the settings do not allow
     (:func:`shared.config.require_for_address`: the gateway beyond loopback needs
     ``ARBITER_JWT_SECRET``; a game or tournament process ``ARBITER_SIGNING_KEY``; webhooks
-    ``ARBITER_WEBHOOK_KEY``)."""
+    ``ARBITER_WEBHOOK_KEY``). ``SystemExit`` (one line) when it cannot listen or no broker
+    answers at a ``kafka://`` bus within 5 s."""
     import uvicorn
 
     from shared.metrics import observe_gc
@@ -125,6 +126,12 @@ def run_service(name: str, bus: str | None = None, port: int | None = None,
     # the port first: a second instance started by mistake on a taken port stops here, before
     # its transactional producer (same id) would fence the instance that holds the port
     sock = _bind(name, host, port)
+    if bus.startswith("kafka://"):
+        from shared.eventlog.kafka import no_broker
+
+        if (why := no_broker(bus)) is not None:  # one line, not the Kafka client's traceback
+            sock.close()
+            raise SystemExit(f"{name}: {why}")
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {name}:{port} %(levelname)s %(message)s")
     # aiokafka tells every coordinator lookup at INFO and, while the broker is away, every failed
     # connection and fetch at ERROR, each many times a second (13 MB of log in 30 s of outage,

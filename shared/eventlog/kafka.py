@@ -123,6 +123,16 @@ def broker_silence(bootstrap: str, timeout_s: float = 5.0) -> str | None:
     return None
 
 
+def no_broker(bus: str) -> str | None:
+    """What to tell a person when no broker answers at ``bus`` (``kafka://HOST:PORT``) within
+    5 s (:func:`broker_silence`): one line with the reason and what to do; None when one does.
+    ``arbiter up`` and every service process ask before they start, instead of failing in
+    the Kafka client with a traceback."""
+    why = broker_silence(bus.removeprefix("kafka://"))
+    return None if why is None else (f"no Kafka broker answers at {bus} ({why}): start one "
+                                     "(make kafka-up) or name yours with --bus or ARBITER_BUS")
+
+
 async def ensure_topics(bootstrap: str, partitions: int, topics: Sequence[str] = LOG_TOPICS,
                         compacted: Sequence[str] = (), compacted_config: dict | None = None,
                         config: dict | None = None) -> None:

@@ -44,3 +44,24 @@ def test_up_without_a_broker_is_one_line_and_exit_1_before_starting_any_process(
     assert r.exit_code == 1 and started == [], r.output
     assert said.startswith("arbiter: no Kafka broker answers at kafka://127.0.0.1:1 (") and "make kafka-up" in said
     assert "Traceback" not in said
+
+
+@pytest.mark.parametrize("service", ["game", "gateway"])
+def test_a_service_without_a_broker_is_one_line(service, monkeypatch):
+    """``arbiter serve game`` (``python -m services.game``) alone with no broker printed the
+    Kafka client's traceback from the app's start-up (a helper's finding); now the process
+    asks the broker before it starts serving and exits with one line."""
+    import socket
+
+    import shared.eventlog.kafka as kafka_log
+    from services.runner import run_service
+
+    probe = kafka_log.broker_silence
+    monkeypatch.setattr(kafka_log, "broker_silence", lambda bootstrap: probe(bootstrap, timeout_s=1.0))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(SystemExit) as e:
+        run_service(service, "kafka://127.0.0.1:1", port)
+    said = str(e.value.code)
+    assert said.startswith(f"{service}: no Kafka broker answers at kafka://127.0.0.1:1 (") and "\n" not in said, said

@@ -73,20 +73,22 @@ def test_an_instance_started_beside_a_folder_named_like_our_package_imports_ours
     """``arbiter up`` run from the folder that holds the data (``../shared`` of the README's
     layout) started its instances there, and ``python -m`` put that folder first on
     ``sys.path``: its ``shared/`` hid the code package (``No module named 'shared.rules.games'``,
-    reported as "is Kafka up?"; a helper's finding). The instance gets as far as the broker."""
+    reported as "is Kafka up?"; a helper's finding). The instance gets as far as the broker,
+    and says which files it imported (``PYTHONVERBOSE``)."""
     from services.tools.supervisor import spawn
 
     for var in ("ARBITER_SNAPSHOT_KEY", "ARBITER_WEBHOOK_KEY", "ARBITER_SIGNING_KEY", "ARBITER_VERIFY_KEYS"):
         monkeypatch.setenv(var, os.environ.get(var, ""))  # spawn draws keys into os.environ: restored after
     (tmp_path / "shared" / "rules").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONVERBOSE", "1")
     p = spawn("game", "kafka://127.0.0.1:1", 18_498, output=subprocess.PIPE)
     try:
         _, err = p.communicate(timeout=60)
     finally:
         p.kill()
     assert b"ModuleNotFoundError" not in err
-    assert b"Unable to bootstrap from" in err  # no broker on port 1: it got that far
+    assert b"game: no Kafka broker answers at kafka://127.0.0.1:1" in err  # it got that far
     # and it ran this tree's code, not another checkout's the environment may have installed
     from services.tools.supervisor import CODE_ROOT
     assert f"{CODE_ROOT}/shared/eventlog/kafka.py".encode() in err

@@ -36,7 +36,7 @@ class CpuCaps:
             raise ValueError(f"cores per instance must be 0.01-64, got {cores:g}")
         self.quota_us = round(cores * PERIOD_US)
         self.tag = tag
-        self.groups: list[Path] = []
+        self.groups: dict[str, Path] = {}  # instance name -> its cgroup
         if (_V1 / "cpu.cfs_quota_us").exists():
             self.root, self.v2 = _V1, False
         elif "cpu" in _read(_V2 / "cgroup.controllers").split():
@@ -52,7 +52,7 @@ class CpuCaps:
         """Move process ``pid`` (instance ``name``, used in the cgroup's name) under the cap."""
         group = self.root / f"arbiter-load-{self.tag}-{name.replace('#', '-')}"
         group.mkdir(exist_ok=True)
-        self.groups.append(group)
+        self.groups[name] = group
         if self.v2:
             (group / "cpu.max").write_text(f"{self.quota_us} {PERIOD_US}")
         else:
@@ -61,19 +61,19 @@ class CpuCaps:
         (group / "cgroup.procs").write_text(str(pid))
 
     def throttled_s(self) -> dict[str, float]:
-        """Seconds each cgroup's processes were held back by the cap so far, by cgroup name
-        (``cpu.stat``: v1 ``throttled_time`` in ns, v2 ``throttled_usec``)."""
+        """Seconds each capped instance was held back by its cap so far (since :meth:`cap`),
+        by instance name (``cpu.stat``: v1 ``throttled_time`` in ns, v2 ``throttled_usec``)."""
         out = {}
-        for g in self.groups:
+        for name, g in self.groups.items():
             stat = dict(line.split() for line in _read(g / "cpu.stat").splitlines() if line.strip())
-            out[g.name] = (int(stat.get("throttled_usec", 0)) / 1e6 if self.v2
+            out[name] = (int(stat.get("throttled_usec", 0)) / 1e6 if self.v2
                            else int(stat.get("throttled_time", 0)) / 1e9)
         return out
 
     def remove(self) -> None:
         """Delete the cgroups (their processes must have exited; one that cannot be removed is
         left, named in the warning)."""
-        for g in self.groups:
+        for g in self.groups.values():
             try:
                 g.rmdir()
             except OSError as e:

@@ -1039,6 +1039,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.bus != "own" and not a.bus.startswith("kafka://"):
         ap.error("--bus must be kafka://HOST:PORT or own: the services run as separate processes")
+    if a.cpu_per_instance and not 0.01 <= a.cpu_per_instance <= 64:
+        ap.error("--cpu-per-instance must be 0 (no cap) or 0.01-64 cores")
     if a.cpu_per_instance and a.kill_every:
         ap.error("--cpu-per-instance and --kill-every do not go together (a restarted process is not capped)")
     if a.kill_every < 0:

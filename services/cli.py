@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Optional
@@ -28,7 +29,9 @@ BUS_HELP = "event log: 'memory' (one process) or kafka://HOST:PORT"
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err.print(f"[red]arbiter: {escape(msg)}[/red]")  # escaped: SGF's RE[...] is no rich markup
+    # escaped: SGF's RE[...] is no rich markup; soft_wrap: one line however narrow the
+    # terminal (or 80 columns when stderr is not one), for a script or a log to read
+    err.print(f"[red]arbiter: {escape(msg)}[/red]", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -37,6 +40,9 @@ def _run(coro):
     errors, and confluent-kafka's, which the audit's decided offsets are read with)."""
     from aiokafka.errors import KafkaError
     from confluent_kafka import KafkaException
+    # aiokafka logs each failed connection itself (through logging's last resort: a line
+    # before ours); the failure that matters reaches us as an exception
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     try:
         return asyncio.run(coro)
     except (KafkaError, KafkaException, ConnectionError, OSError) as e:

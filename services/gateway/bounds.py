@@ -138,14 +138,22 @@ BOUNDS: dict[str, Any] = {
     "members": Annotated[tuple[PlayerId, ...], Field(max_length=200)],
     "requested_byes": Annotated[dict[PlayerId, RequestedBye], Field(max_length=10_000)],
     "boards": Annotated[tuple[ManualBoard, ...], Field(max_length=5000)],
+    "move": _line(16, 1),  # SAN, UCI, ICCS, WXF or Chinese notation (the contract's 16)
 }
+#: Free text of a command (an arbiter's or a player's reason, a note): one line too
+#: (:func:`_one_line`), its lengths the contract's own. Only where the contract's type is
+#: ``str``: a claim's ``reason`` is one of the rule's codes, left as it is.
+TEXTS = frozenset({"reason", "note"})
+TEXT = Annotated[str, Field(json_schema_extra={"pattern": ONE_LINE}), AfterValidator(_one_line)]
 
 
 def bounded(name: str, annotation: Any) -> Any:
     """The type of request-body field ``name`` declared ``annotation`` in its command:
-    :data:`BOUNDS`'s when it names one (optional when ``annotation`` allows None), else
-    ``annotation`` unchanged."""
+    :data:`BOUNDS`'s when it names one (optional when ``annotation`` allows None), one line
+    of text for a :data:`TEXTS` field of type ``str``, else ``annotation`` unchanged."""
     optional = get_origin(annotation) in (Union, UnionType) and NoneType in get_args(annotation)
+    if name in TEXTS and annotation is str:
+        return TEXT
     if name not in BOUNDS:
         return annotation
     return BOUNDS[name] | None if optional else BOUNDS[name]

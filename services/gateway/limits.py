@@ -283,9 +283,9 @@ class BodyLimit:
         await self.app(scope, _replay([whole], receive), send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int | None) -> None:
-        said = f"{size:,} bytes" if size is not None else "more bytes"
-        await error_response(413, f"the request body is {said}, over the gateway's limit of "
-                                  f"{self.max_bytes:,}", code="too-large")(scope, receive, send)
+        said = f"is {size:,} bytes" if size is not None else "goes on past"  # chunked: not known
+        await error_response(413, f"the request body {said}, over the gateway's limit of "
+                                  f"{self.max_bytes:,} bytes", code="too-large")(scope, receive, send)
 
 
 def _replay(first: list[Message], receive: Receive) -> Receive:

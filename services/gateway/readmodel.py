@@ -612,10 +612,11 @@ class TournamentView:
 
     def player_list(self, private: bool = True) -> list[dict]:
         """Each registered player: :data:`PLAYER_FIELDS` (``private=False``: ``fide_id``
-        None), ``withdrawn_from`` (the first round missed, None) and ``number`` (the drawn
-        lot, else the registration order)."""
+        None), ``withdrawn_from`` (the first round missed, None) and ``number`` (the start
+        number the TRF export writes too: :meth:`~shared.domain.record.TournamentRecord.start_numbers`;
+        the registration order before the record exists)."""
         rec = self.record
-        numbers = (rec.numbers if rec is not None else None) or {}
+        numbers = rec.start_numbers() if rec is not None else {}
         shown = PLAYER_FIELDS if private else tuple(k for k in PLAYER_FIELDS if k != "fide_id")
         return [{**dict.fromkeys(PLAYER_FIELDS), **{k: getattr(x, k) for k in shown},
                  "withdrawn_from": rec.withdrawn.get(pid),

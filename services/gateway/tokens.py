@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.messages import IDENTITY, RevokeToken
-from services.gateway import identity
+from services.gateway import bounds, identity
 from services.gateway.errors import HTTPError
 from services.gateway.identity import Principal
 
@@ -28,7 +28,7 @@ class RevokeBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     token: str | None = Field(default=None, min_length=1, max_length=identity.MAX_TOKEN_CHARS)
     jti: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_\-]{1,64}$")
-    reason: str = Field(default="", max_length=500)
+    reason: bounds.TEXT = Field(default="", max_length=500)
 
     @model_validator(mode="after")
     def _one(self) -> RevokeBody:

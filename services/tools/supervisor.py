@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import httpx
@@ -100,9 +100,31 @@ def start_all(bus: str, base_port: int = 8000, instances: Mapping[str, int] | No
     count, default 1 each; the gateway may have several too; webhooks one at most). Returns
     instance name (``game``, ``game#2`` ...) -> (process, HTTP port); ports count up from
     ``base_port`` (the first gateway's)."""
+    return {inst: (spawn(inst, bus, base_port + k), base_port + k)
+            for k, inst in enumerate(instance_names(instances))}
+
+
+def instance_names(instances: Mapping[str, int] | None = None) -> list[str]:
+    """The instances :func:`start_all` starts, in port order: ``gateway``, ``game``,
+    ``game#2`` ..., ``tournament``, ``webhooks``."""
     counts = {name: (instances or {}).get(name, 1) for name in ("gateway",) + SERVICES + ("webhooks",)}
-    names = [name if i == 0 else f"{name}#{i + 1}" for name, n in counts.items() for i in range(n)]
-    return {inst: (spawn(inst, bus, base_port + k), base_port + k) for k, inst in enumerate(names)}
+    return [name if i == 0 else f"{name}#{i + 1}" for name, n in counts.items() for i in range(n)]
+
+
+def taken_ports(ports: Iterable[int], host: str = "127.0.0.1") -> list[int]:
+    """Those of ``ports`` on ``host`` where something listens already: a bind fails with
+    SO_REUSEADDR set, as the instances bind (a port's closed connections do not count)."""
+    import socket
+
+    taken = []
+    for port in ports:
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((host, port))
+            except OSError:
+                taken.append(port)
+    return taken
 
 
 def health(port: int) -> dict | None:
@@ -176,6 +198,12 @@ def run_all(bus: str, base_port: int = 8000, max_restarts: int = 5,
     ``max_restarts`` times within ``window_s`` seconds (:func:`restart_allowed`; each restart
     is reported by the instance: ``/healthz`` ``restarts`` and ``arbiter_restarts_total``).
     Returns the exit code."""
+    ports = range(base_port, base_port + len(instance_names(instances)))
+    if taken := taken_ports(ports):  # else its /healthz answers for ours: "ready", then restarts
+        print(f"arbiter up: port{'s' * (len(taken) > 1)} {', '.join(map(str, taken))} in use "
+              f"(another arbiter up?): stop it, or give --port (this run takes {ports[0]}-{ports[-1]})",
+              file=sys.stderr)
+        return 1
     drawn = ensure_signing_key()
     if drawn:
         print(f"arbiter up: no ARBITER_SIGNING_KEY: this run signs its checkpoints with a key of "

@@ -127,6 +127,19 @@ class TournamentRecord:
     penalties: dict[str, tuple[int, int]] = field(default_factory=dict)
     finished: bool = False
 
+    def start_numbers(self) -> dict[str, int]:
+        """Player id -> start number, one numbering for the crosstable and the TRF export:
+        the players' ``start_number`` when every player has a distinct one (an imported TRF
+        keeps its own), else the drawn lots when every player has one (a round robin's Berger
+        table numbers), else the Swiss systems' pairing numbers (:func:`pairing_order`: rating,
+        higher first, then name; FIDE C.04.2)."""
+        given = [x.start_number for x in self.players]
+        if self.players and None not in given and len(set(given)) == len(given):
+            return {x.player_id: x.start_number for x in self.players}
+        if self.numbers and all(x.player_id in self.numbers for x in self.players):
+            return {x.player_id: self.numbers[x.player_id] for x in self.players}
+        return {x.player_id: i + 1 for i, x in enumerate(pairing_order(self.players))}
+
     # ------------------------------------------------------------------------------- the fold
     def apply(self, p) -> None:
         """Fold one event of this tournament (other payloads are ignored)."""

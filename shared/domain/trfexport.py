@@ -7,11 +7,11 @@ the standings and the crosstable read), whose cells become the round entries of
 message repeated in the log (same stream and seq) is applied once
 (:func:`shared.eventlog.base.applied_once`).
 
-Start numbers: the players' ``start_number`` when every player has a distinct one (an imported
-TRF keeps its own), else the pairing numbers of the Swiss systems (rating, higher first, then
-name). Round entries: the opponent's start number, colour ``w``/``b`` and ``1 = 0`` for games
-played, ``+``/``-`` for forfeits (xiangqi 1999 art. 21.4, FIDE TRF), ``-``/``-`` for a double
-forfeit, ``0000 - U`` for a pairing bye, ``0000 - F/H/Z`` for a requested bye; a player not
+Start numbers: :meth:`shared.domain.record.TournamentRecord.start_numbers` (an imported TRF's
+own, else the drawn lots, else the Swiss pairing numbers), as the crosstable numbers them.
+Round entries: the opponent's start number, colour ``w``/``b`` and ``1 = 0`` for games played,
+``+``/``-`` for forfeits (xiangqi 1999 art. 21.4, FIDE TRF), ``-``/``-`` for a double forfeit,
+``0000 - U`` for a pairing bye, ``0000 - F/H/Z`` for a requested bye; a player not
 paired in a round gets ``0000 - Z``. A round robin is written as its standings count it: a rest
 (odd Berger table) ``0000 - Z`` (0 points), the games of a withdrawn player whose results are
 annulled (xiangqi 1999 art. 20.3) ``0000 - Z`` on both lines, the boards a withdrawal left
@@ -40,21 +40,13 @@ from contracts.messages import PlayerRegistered, StandingsUpdated, TournamentCre
 from shared.domain.trf import (
     RESULT_POINTS, RoundEntry, Tournament, TrfPlayer, entries_from_cells, write_trf,
 )
-from shared.domain.record import Records, TournamentRecord, pairing_order
+from shared.domain.record import Records, TournamentRecord
 from shared.eventlog.base import applied_once
 
 
 def _split_header(line: str) -> tuple[str, str]:
     """``"042 28. 07. 2005"`` -> ``("042", "28. 07. 2005")`` (a TournamentCreated.trf_headers line)."""
     return line[:3], line[4:]
-
-
-def _start_numbers(players: list[PlayerRegistered]) -> dict[str, int]:
-    """player id -> start number (see the module docstring)."""
-    given = [x.start_number for x in players]
-    if players and None not in given and len(set(given)) == len(given):
-        return {x.player_id: x.start_number for x in players}
-    return {x.player_id: i + 1 for i, x in enumerate(pairing_order(players))}
 
 
 def _recorded_letters(entries: list[RoundEntry | None], cells: str | None) -> list[RoundEntry | None]:
@@ -104,7 +96,7 @@ def _player_lines(t: TournamentRecord, standings: StandingsUpdated | None) -> li
     their sum, rank the last standings' when they cover every written round and no game is
     open (see the module docstring)."""
     players = t.players
-    no = _start_numbers(players)
+    no = t.start_numbers()
     entries = entries_from_cells(t.cells(), no)
     ranked = standings is not None and not t.open_games() and standings.round >= len(t.rounds)
     rows = {row.player_id: row for row in (standings.rows if ranked else ())}

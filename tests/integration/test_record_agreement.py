@@ -73,6 +73,8 @@ def disagreements(st: dict, ct: dict, trf_text: str, system: str, rounds: int) -
     for pid, row in rows.items():
         p = trf[row["name"]]
         cells = row["cells"]
+        if row["number"] != p.number:  # one numbering (a helper's finding: registration order)
+            out.append(f"{pid}: crosstable number {row['number']}, TRF start number {p.number}")
         if not (row["score"] == p.points == p.result_sum == sum(_cell_points(c, system) for c in cells)):
             out.append(f"{pid}: crosstable {row['score']} ({cells}), TRF {p.points} ({p.rounds})")
         if pid not in {r["player_id"] for r in st["rows"]} and "annulled" not in cells:

@@ -260,7 +260,7 @@ async def test_a_body_over_the_limit_is_413_without_being_read():
     status, body, read = await _asgi(limit, "POST", [(b"content-length", b"50000000")],
                                      iter(lambda: b"x" * 65_536, None))
     assert (status, body["code"], read) == (413, "too-large", 0)
-    assert body["detail"] == "the request body is 50,000,000 bytes, over the gateway's limit of 100,000"
+    assert body["detail"] == "the request body is 50,000,000 bytes, over the gateway's limit of 100,000 bytes"
     status, body, read = await _asgi(limit, "POST", [(b"transfer-encoding", b"chunked")],
                                      iter(lambda: b"x" * 65_536, None))
     assert (status, body["code"], read) == (413, "too-large", 2)
@@ -380,6 +380,12 @@ def test_every_field_of_every_request_body_is_bounded():
     ("/tournaments", {"name": "Open \u202aX"}, "name"),
     ("/tournaments/T/players", {"player_id": "p", "name": "P", "club": "C\u2066x\u2069"}, "club"),
     ("/tournaments/T/players", {"player_id": "p", "name": "P", "team": "T\u2069"}, "team"),
+    # a move and an arbiter's reason are written into the log and shown in the console too
+    # (a helper's finding: a move with NUL or U+202E was published and recorded as refused)
+    ("/games/g1/moves", {"player_id": "alice", "move": "e4\x00"}, "move"),
+    ("/games/g1/moves", {"player_id": "alice", "move": "\u202ee4"}, "move"),
+    ("/games/g1/penalties", {"player_id": "alice", "kind": "warning", "note": "x\u202ey"}, "note"),
+    ("/games/g1/result", {"result": "1-0", "reason": "forfeit\n[Result \"0-1\"]"}, "reason"),
 ])
 async def test_a_field_out_of_its_bounds_is_422_naming_it_and_nothing_logged(path, body, field):
     async with gateway(jwt_secret=None) as (client, log):

@@ -97,6 +97,10 @@ async def test_the_administrator_revokes_any_token_also_by_jti_and_bad_requests_
         await refused(client, log, 422, "malformed", "/tokens/revocations", {"jti": jti, "token": ref}, ADMIN)
         await refused(client, log, 422, "malformed", "/tokens/revocations", {}, ADMIN)
         await refused(client, log, 422, "malformed", "/tokens/revocations", {"jti": "no spaces"}, ADMIN)
+        # the reason is one line of text, as the other fields an arbiter sees (a helper's finding)
+        r = await refused(client, log, 422, "malformed", "/tokens/revocations",
+                          {"jti": jti, "reason": "test \u202e"}, ADMIN)
+        assert "bidirectional control U+202E at position 5" in r.text, r.text
         forged = issue_token("another-secret-of-forty-characters-00000", "player", "x", ["*"], ttl_s=60)
         await refused(client, log, 422, "token-unreadable", "/tokens/revocations", {"token": forged}, ADMIN)
         await refused(client, log, 401, "unauthenticated", "/tokens/revocations", {"jti": jti})

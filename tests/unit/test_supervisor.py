@@ -92,3 +92,26 @@ def test_an_instance_started_beside_a_folder_named_like_our_package_imports_ours
     # and it ran this tree's code, not another checkout's the environment may have installed
     from services.tools.supervisor import CODE_ROOT
     assert f"{CODE_ROOT}/shared/eventlog/kafka.py".encode() in err
+
+
+def test_arbiter_up_on_ports_in_use_stops_at_once_with_one_line(monkeypatch, capsys):
+    """A second ``arbiter up`` on the ports of a running one printed the first one's ready
+    banner (its /healthz answered) and then restarted its own instances, which could not
+    listen, five times each (a helper's finding). Now it names the ports and starts nothing."""
+    import socket
+
+    import services.tools.supervisor as supervisor
+
+    started = []
+    monkeypatch.setattr(supervisor, "start_all", lambda *a, **kw: started.append(a) or {})
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        assert supervisor.taken_ports([port]) == [port]
+        code = supervisor.run_all("kafka://127.0.0.1:1", base_port=port - 1)
+    err = capsys.readouterr().err
+    assert code == 1 and started == []
+    assert err.startswith("arbiter up: port") and str(port) in err.split(" in use")[0], err
+    assert len(err.strip().splitlines()) == 1, err
+    assert supervisor.taken_ports([port]) == []  # closed: free again

@@ -110,6 +110,11 @@ def demo(bus: str = typer.Option("memory", help=BUS_HELP),
     if serve:
         return _serve_demo(port, seed, game)
     from services.tools.demo import run_demo
+    from services.tools.supervisor import ensure_keys
+    # one run's own keys (as arbiter up draws them), not a warning for each one missing
+    if (drawn := ensure_keys()) and bus != "memory":
+        err.print(f"arbiter demo: no ARBITER_SIGNING_KEY: this run signs its checkpoints with a key "
+                  f"of its own; audit them with --verify-key {drawn}", soft_wrap=True)
     try:
         if game not in ("chess", "xiangqi", "go"):
             raise ValueError(f"unknown game {game!r}: chess, xiangqi or go")

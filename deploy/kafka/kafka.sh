@@ -22,7 +22,7 @@ fetch() {
   if [ ! -f "$jars/.complete" ]; then
     echo "kafka: fetching broker jars from Maven Central into $jars" >&2
     rm -rf "$jars"
-    mvn -q -B -f "$here/pom.xml" dependency:copy-dependencies \
+    mvn -q -B -Dstyle.color=never -f "$here/pom.xml" dependency:copy-dependencies \
       -DoutputDirectory="$jars" -DincludeScope=runtime >&2
     touch "$jars/.complete"
   fi

@@ -25,6 +25,19 @@ def process_name(instance: str) -> str:
     return instance.split("#", 1)[0]
 
 
+def ensure_keys() -> str:
+    """The keys a run shares among the processes it starts, drawn into the environment where
+    it has none: the snapshot key (``ARBITER_SNAPSHOT_KEY``: they load each other's
+    snapshots), the webhook key (the gateway's subscription secrets and the webhooks process's
+    signatures derive from it) and the checkpoint signing key (:func:`ensure_signing_key`,
+    whose drawn public key is returned, else "")."""
+    if not os.environ.get(KEY_ENV):
+        os.environ[KEY_ENV] = secrets.token_hex(32)
+    if not os.environ.get("ARBITER_WEBHOOK_KEY"):
+        os.environ["ARBITER_WEBHOOK_KEY"] = secrets.token_hex(32)
+    return ensure_signing_key()
+
+
 def ensure_signing_key() -> str:
     """Without ``ARBITER_SIGNING_KEY`` in the environment, draw one for the processes this one
     starts (they listen on loopback only without a configured key) and trust its public key
@@ -60,11 +73,7 @@ def spawn(instance: str, bus: str, port: int, restarts: int = 0, env: Mapping[st
     On Linux the instance gets SIGTERM (a graceful stop) when the thread that started it
     ends, so no instance outlives a supervisor or a test run killed with SIGKILL: call it
     from a thread that lives as long as the instances should (the main thread)."""
-    if not os.environ.get(KEY_ENV):  # one snapshot key for every process this one starts
-        os.environ[KEY_ENV] = secrets.token_hex(32)
-    if not os.environ.get("ARBITER_WEBHOOK_KEY"):  # one webhook key for the gateway and webhooks
-        os.environ["ARBITER_WEBHOOK_KEY"] = secrets.token_hex(32)
-    ensure_signing_key()
+    ensure_keys()
     # -P: the working directory is not put first on sys.path; where the caller stands beside
     # a folder named like a package of ours (../shared, the data), it would hide the package.
     # The tree this code runs from goes first instead, so that the instances run the same code

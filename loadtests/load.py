@@ -25,7 +25,11 @@
 4. Latency of each move = submission -> its MoveAccepted / MoveRejected, read by a raw librdkafka
    consumer of ``arbiter.game.events`` (header ``type`` + a few JSON fields), matched by the
    decision's ``causation_id`` = the command's ``event_id``. A command with no decision at the
-   end is lost; one with two decisions, or two events at one (stream, seq), is doubled.
+   end is lost, unless the audit's read of the log shows it decided after the collector
+   stopped (``decided_after_the_run``) or still behind the game process's decided offsets
+   when the services stopped (``undecided_at_stop``: the backlog of a run over capacity, which
+   the audit leaves out as ``arbiter audit`` does on a live log); one with two decisions, or
+   two events at one (stream, seq), is doubled.
    The consumer reads committed records only, as the services do. After the last step, waits
    until the run's events stop coming (``--settle`` quiet seconds: every process has caught
    up), so the audit sees a finished log.
@@ -607,7 +611,7 @@ def finish_curve(rows: list[dict], commands: dict, collector: Collector) -> tupl
         lat = [m.latency[c] for c in cids if c in m.latency]
         r.update(summary(lat))
         r["timeline"] = timeline(commands, m.latency, cids, t0)
-        r["lost"] = sum(1 for c in cids if c in lost)
+        r["lost"] = [c for c in cids if c in lost]  # no decision seen: see _classify_unseen
     return rows, m
 
 
@@ -866,16 +870,11 @@ async def audit_phase(bus: str, run_id: str, chunk: int = 250) -> dict:
     """Audit the run's games: read the log back (``read_many`` over every topic), keep the
     run's aggregates, and re-derive them ``chunk`` games at a time (each game's audit is
     independent of the others')."""
-    from contracts.messages import TOPICS
     from services.tools.audit import audit
-    from shared.eventlog.base import open_log
+    from services.tools.logio import audit_input
 
     t0 = time.perf_counter()
-    log = open_log(bus)
-    try:
-        msgs = await log.read_many(TOPICS)
-    finally:
-        await log.stop()
+    msgs, pending = await audit_input(bus)  # as arbiter audit --bus: undecided inputs left out
     prefix = f"game-lt{run_id}-"
     mine = [m for m in msgs if m.aggregate.startswith(prefix)]
     order: dict[str, int] = {}
@@ -885,13 +884,27 @@ async def audit_phase(bus: str, run_id: str, chunk: int = 250) -> dict:
     n_chunks = (len(order) + chunk - 1) // chunk
     for k in range(n_chunks):
         part = [m for m in mine if order[m.aggregate] // chunk == k]
-        diffs += await audit(part)
+        diffs += await audit(part, pending=pending)
         print(f"  audit: {min((k + 1) * chunk, len(order))}/{len(order)} games, "
               f"{len(diffs)} differences", flush=True)
     kinds = Counter(f"{d.type}: {d.what}" for d in diffs)
     return {"differences": len(diffs), "messages": len(mine), "games": len(order),
             "seconds": round(time.perf_counter() - t0, 1), "by_kind": dict(kinds.most_common()),
-            "examples": [str(d) for d in diffs[:10]]}
+            "examples": [str(d) for d in diffs[:10]],
+            "decided": {str(m.causation_id) for m in mine if m.type in DECISIONS},
+            "undecided": {str(i) for ids in pending.values() for i in ids}}
+
+
+def _classify_unseen(unseen: set[str], aud: dict | None) -> tuple[set[str], set[str], set[str]]:
+    """The commands of the run whose decision the collector did not see (``unseen``), split
+    by the log as the audit read it (``aud``: :func:`audit_phase`): (decided after the run
+    stopped collecting, in the log; not decided yet when the services stopped, their offsets
+    behind them: a backlog, not a loss; lost: neither). Without an audit all are lost."""
+    if aud is None:
+        return set(), set(), unseen
+    late = unseen & aud["decided"]
+    undecided = (unseen - late) & aud["undecided"]
+    return late, undecided, unseen - late - undecided
 
 
 # ---------------------------------------------------------------------------------- main
@@ -938,6 +951,9 @@ def _report(a, run_id: str, sysres: dict, base: dict | None, aud: dict | None) -
     """The run's JSON report: the system under load (the last step's figures, the offered
     curve, the warm-up apart), the audit and the bare-Kafka baseline where they ran."""
     rows, m = sysres["rows"], sysres["match"]
+    late, undecided, lost = _classify_unseen(set(m.lost), aud)
+    for r in rows:
+        r["lost"] = sum(1 for c in r["lost"] if c in lost)
     warm, rows = [r for r in rows if r["warmup"]], [r for r in rows if not r["warmup"]]
     top = rows[-1] if rows else {"target_moves_per_s": None, "moves_per_s": None, "p50": None,
                                  "p95": None, "p99": None, "max": None}
@@ -952,7 +968,8 @@ def _report(a, run_id: str, sysres: dict, base: dict | None, aud: dict | None) -
         "move_every_s": a.move_every, "duration_s": a.duration,
         "target_moves_per_s": top["target_moves_per_s"], "moves_per_s": top["moves_per_s"],
         "latency_ms": {k: top[k] for k in ("p50", "p95", "p99", "max")},
-        "moves_sent": sysres["commands"], "lost": len(m.lost), "doubled": m.doubled,
+        "moves_sent": sysres["commands"], "lost": len(lost), "doubled": m.doubled,
+        "decided_after_the_run": len(late), "undecided_at_stop": len(undecided),
         "doubled_commands": len(m.doubled_commands),
         "duplicate_stream_seq": len(m.duplicate_positions),
         "rejected": m.rejected, "unmatched_decisions": m.unmatched,
@@ -979,6 +996,8 @@ def _report(a, run_id: str, sysres: dict, base: dict | None, aud: dict | None) -
 def _baseline_report(base: dict) -> dict:
     """The bare-Kafka baseline's figures at its last step and its offered curve."""
     brows, bm = [r for r in base["rows"] if not r["warmup"]], base["match"]
+    for r in base["rows"]:
+        r["lost"] = len(r["lost"])  # the bare chain has no audit: every unseen command is lost
     btop = brows[-1] if brows else {k: None for k in ("moves_per_s", "p50", "p95", "p99", "max")}
     return {
         "moves_per_s": btop["moves_per_s"], "p50_ms": btop["p50"], "p95_ms": btop["p95"],

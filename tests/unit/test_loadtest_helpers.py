@@ -189,3 +189,15 @@ def test_kill_every_kills_the_game_process_and_starts_it_again_on_its_port(monke
     assert first.signals == [signal.SIGKILL] and tournament.signals == []
     assert started[:2] == [("game", "kafka://x:1", 18100, 1), ("game", "kafka://x:1", 18100, 2)]
     assert procs["game"][1] == 18100 and procs["game"][0].name == f"game@{len(kills)}"
+
+
+def test_a_command_unseen_by_the_collector_is_lost_only_when_the_log_shows_no_backlog():
+    """A run over capacity stops its services with a backlog: those commands were reported
+    lost (7,865 in a capped run), and the audit, reading the log without the decided offsets,
+    called each one's decisions missing (3,730 differences). The audit's read of the log tells
+    a late decision and a backlog from a loss."""
+    from loadtests.load import _classify_unseen
+
+    aud = {"decided": {"a", "x"}, "undecided": {"b"}}
+    assert _classify_unseen({"a", "b", "c"}, aud) == ({"a"}, {"b"}, {"c"})
+    assert _classify_unseen({"a", "b", "c"}, None) == (set(), set(), {"a", "b", "c"})

@@ -92,11 +92,14 @@ def _shown(text: str) -> str:
     return out
 
 
+#: One line of text (:func:`_one_line`; :data:`ONE_LINE` in the schema), its lengths left to
+#: whoever uses it: :func:`_line`, and the free text of :data:`TEXTS`.
+TEXT = Annotated[str, Field(json_schema_extra={"pattern": ONE_LINE}), AfterValidator(_one_line)]
+
+
 def _line(longest: int, shortest: int = 0) -> Any:
-    """A one-line string (:func:`_one_line`; :data:`ONE_LINE` in the schema) of ``shortest``
-    to ``longest`` characters."""
-    return Annotated[str, Field(min_length=shortest, max_length=longest, json_schema_extra={"pattern": ONE_LINE}),
-                     AfterValidator(_one_line)]
+    """:data:`TEXT` of ``shortest`` to ``longest`` characters."""
+    return Annotated[TEXT, Field(min_length=shortest, max_length=longest)]
 
 
 def _name(longest: int, shortest: int = 1) -> Any:
@@ -144,7 +147,6 @@ BOUNDS: dict[str, Any] = {
 #: (:func:`_one_line`), its lengths the contract's own. Only where the contract's type is
 #: ``str``: a claim's ``reason`` is one of the rule's codes, left as it is.
 TEXTS = frozenset({"reason", "note"})
-TEXT = Annotated[str, Field(json_schema_extra={"pattern": ONE_LINE}), AfterValidator(_one_line)]
 
 
 def bounded(name: str, annotation: Any) -> Any:

@@ -652,8 +652,9 @@ class KafkaHost:
                 await self._verify_tail(n, before, decided, snap["written"])
                 verified = len(decided)
             # a partition that replayed a tail is due at once, so a second crash does not replay
-            # it again; the others' first snapshots are staggered over the interval
-            due_in = 0.0 if replayed else self.snapshot_every_s * n / self.partitions
+            # it again; the others hold what their snapshot holds, and their first snapshots are
+            # staggered over the interval: partition n of P at (n + 1) / P of it, none at once
+            due_in = 0.0 if replayed else self.snapshot_every_s * (n + 1) / self.partitions
             ends = {tp.topic: high for tp, (_, high) in zip(tps, highs)}  # the log's end now
             proc.keep_wire = True  # what it decides from now on is published
             part = _Part(n, proc, offsets=dict(committed), inputs_since_snapshot=replayed, ends=ends,

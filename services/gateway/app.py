@@ -151,8 +151,11 @@ def _body(name: str, payload: type[Payload], drop: tuple[str, ...] = (),
         if n in optional:
             fields[n] = (_strict(bounds.bounded(n, f.annotation) | None),
                          Field(default=None, description=f.description))
-        else:
-            fields[n] = (_strict(bounds.bounded(n, f.annotation)), f)
+        else:  # the contract's constraints and default, beside (not over) the bound's schema
+            kind = _strict(bounds.bounded(n, f.annotation))
+            fields[n] = (Annotated[kind, *f.metadata] if f.metadata else kind,
+                         Field(default=f.default, default_factory=f.default_factory,
+                               description=f.description))
     if at_ms:
         fields["at_ms"] = (_strict(int | None), Field(
             default=None, ge=0, le=bounds.MAX_AT_MS, description="Arbiter only: the recorded "

@@ -92,8 +92,8 @@ def test_the_offsets_record_and_the_group_offsets_the_higher_wins(monkeypatch):
 def test_a_partition_restored_with_a_tail_snapshots_first(monkeypatch):
     """After a crash, a partition that replayed inputs decided since its last snapshot is due
     for a snapshot at once (a second crash must not replay that tail again); a partition that
-    replayed nothing (a graceful handover) waits its staggered turn: partition n of 8, n/8 of
-    the interval."""
+    replayed nothing (a graceful handover) waits its staggered turn: partition n of 8,
+    (n + 1)/8 of the interval (partition 0 too: its snapshot holds its state already)."""
     from contracts.envelope import Actor, dt_of
     from contracts.messages import CreateGame, envelope
 
@@ -116,10 +116,12 @@ def test_a_partition_restored_with_a_tail_snapshots_first(monkeypatch):
     now = kh.time.monotonic()
     hosts[1]._snapshots_due(now)
     assert crashed.snapshotting is not None
-    handed_over.inputs_since_snapshot = 1  # an input since; due 15 s after the restore
+    handed_over.inputs_since_snapshot = 1  # an input since; due 5/8 of 30 s after the restore
     hosts[0]._snapshots_due(now)
     assert handed_over.snapshotting is None
-    hosts[0]._snapshots_due(now + 15.5)
+    hosts[0]._snapshots_due(now + 18.5)
+    assert handed_over.snapshotting is None
+    hosts[0]._snapshots_due(now + 19.0)
     assert handed_over.snapshotting is not None
 
 

@@ -350,6 +350,31 @@ def test_every_field_of_every_request_body_is_bounded():
     assert found == []
 
 
+def test_the_openapi_gives_the_one_line_rule_of_each_text_field_as_its_pattern():
+    """An integrator reads the rule from the schema: each field refused below for a line break,
+    a bidirectional control or an invisible character has :data:`~services.gateway.bounds.
+    ONE_LINE` as its pattern (a required field once showed only its lengths: the contract's
+    own field replaced the bound's schema)."""
+    from services.gateway.bounds import ONE_LINE
+
+    doc = create_app(MemoryLog()).openapi()
+    comps = doc["components"]["schemas"]
+
+    def text(path: str, field: str) -> dict:
+        ref = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        s = comps[ref["$ref"].rsplit("/", 1)[1]]["properties"][field]
+        return next(x for x in s.get("anyOf", [s]) if x.get("type") == "string")
+
+    for path, field in (("/tournaments", "name"), ("/tournaments", "time_control"),
+                        ("/tournaments/{tid}/players", "name"),
+                        ("/tournaments/{tid}/players", "club"),
+                        ("/tournaments/{tid}/players", "federation"),
+                        ("/tournaments/{tid}/players", "team"),
+                        ("/games", "time_control"), ("/games/{gid}/moves", "move"),
+                        ("/games/{gid}/penalties", "note"), ("/games/{gid}/result", "reason")):
+        assert text(path, field).get("pattern") == ONE_LINE, (path, field)
+
+
 @pytest.mark.parametrize("path,body,field", [
     ("/tournaments", {"name": "x", "tiebreaks": ["SB"] * 21}, "tiebreaks"),
     ("/tournaments", {"name": "x", "start_fen": "8/" * 3000}, "start_fen"),

@@ -201,3 +201,40 @@ def test_a_command_unseen_by_the_collector_is_lost_only_when_the_log_shows_no_ba
     aud = {"decided": {"a", "x"}, "undecided": {"b"}}
     assert _classify_unseen({"a", "b", "c"}, aud) == ({"a"}, {"b"}, {"c"})
     assert _classify_unseen({"a", "b", "c"}, None) == (set(), set(), {"a", "b", "c"})
+
+
+def test_the_report_counts_each_steps_losses_by_the_audits_read_of_the_log():
+    """Each step's ``lost`` in the JSON is a count of its own commands that neither reached
+    the collector nor show in the log as decided or backlog; the top-level figures are the
+    run's. The bare baseline has no audit: its unseen commands are all lost."""
+    from types import SimpleNamespace
+
+    from loadtests.load import _baseline_report, _report, finish_curve
+
+    commands = {"c1": 1.0, "c2": 1.1, "c3": 2.0, "c4": 2.1, "c5": 2.2}
+    collector = SimpleNamespace(decisions=[("c1", 1.01, "MoveAccepted", None),
+                                           ("c3", 2.02, "MoveAccepted", None)],
+                                events=[("game-a", 1, "MoveAccepted", "c1"),
+                                        ("game-a", 2, "MoveAccepted", "c3")])
+
+    def rows():
+        return [{"target_moves_per_s": r, "games": 10, "interval_s": 5.0, "sent": len(cids),
+                 "moves_per_s": float(r), "send_lag_ms": 0.0, "cpu": {}, "warmup": False,
+                 "_cids": cids, "_t0": t0}
+                for r, cids, t0 in ((2, ["c1", "c2"], 1.0), (3, ["c3", "c4", "c5"], 2.0))]
+
+    done, m = finish_curve(rows(), commands, collector)
+    sysres = {"rows": done, "match": m, "throttled_s": None, "games_started": 10, "commands": 5,
+              "send_errors": 0, "send_error_samples": [], "cpu": ({}, {}), "histograms": {},
+              "kills": 0}
+    a = SimpleNamespace(bus="kafka://x:1", via="log", instances=1, cpu_per_instance=0.0,
+                        seed=1, games=10, move_every=5.0, duration=1.0, warmup=0.0)
+    aud = {"decided": {"c4"}, "undecided": {"c2"}, "differences": 0, "messages": 9, "games": 1,
+           "seconds": 0.1, "by_kind": {}, "examples": []}
+    report = _report(a, "run", sysres, None, aud)
+    assert [r["lost"] for r in report["offered_curve"]] == [0, 1]  # c2 backlog, c4 late, c5 lost
+    assert (report["lost"], report["decided_after_the_run"], report["undecided_at_stop"]) == (1, 1, 1)
+    assert report["target_moves_per_s"] == 3 and report["latency_ms"]["max"] == 20.0
+    done, m = finish_curve(rows(), commands, collector)
+    base = _baseline_report({"rows": done, "match": m, "cpu": ({}, {})})
+    assert [r["lost"] for r in base["offered_curve"]] == [1, 2] and base["lost"] == 3
